@@ -1,0 +1,26 @@
+# Set-up is implicit: every target builds .venv (and the Cython engine) first when needed.
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+SOURCES := pyproject.toml setup.py $(wildcard solver/*.pyx solver/*.pxd)
+
+.PHONY: demo test bench clean
+
+$(STAMP): $(SOURCES)
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)  ## analyze the bundled sample deal
+	$(BIN)/hearts-dd analyze --deal "$$(cat data/sample-deal.txt)" --play "C2 CA C5 C4 D4 D3"
+
+test: $(STAMP)  ## the whole test suite
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)  ## benchmarks, with DDS for comparison
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pytest benchmarks -q --benchmark-only
+
+clean:
+	rm -rf $(VENV) build solver/*.c solver/*.so

@@ -1,0 +1,105 @@
+# Move generation: legal cards under the rules, one card per run of equivalent cards,
+# and a Hearts-aware ordering for alpha-beta. Header-only so the search inlines it.
+from libc.stdint cimport uint64_t
+from solver._state cimport Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE
+
+
+cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexcept nogil:
+    cdef uint64_t h = s.hand[player]
+    cdef uint64_t L, f
+    if s.ntrick > 0:
+        f = h & (<uint64_t>SUIT_LANE << (16 * (s.trick[0] >> 4)))
+        L = f if f else h
+    elif s.forced_lead >= 0:
+        L = (<uint64_t>1) << s.forced_lead
+    elif g.hearts_break != BREAK_NONE and not s.broken:
+        f = h & ~(<uint64_t>SUIT_LANE << (16 * HEARTS))
+        L = f if f else h
+    else:
+        L = h
+    if s.first_trick and not g.first_trick_points:
+        f = L & ~g.point_mask
+        if f:
+            L = f
+    return L
+
+
+cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps,
+                            uint64_t* runs) noexcept nogil:
+    """One representative (the lowest card) per run of equivalent legal cards: same suit,
+    same value, no card still in play between them. ``runs`` (may be NULL) gets each run."""
+    cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3] | s.on_table
+    cdef int n = 0, c, prev = -1
+    cdef uint64_t bit, between
+    while L:
+        c = msb(L)
+        bit = (<uint64_t>1) << c
+        L &= ~bit
+        if prev >= 0 and (prev >> 4) == (c >> 4) and g.values[prev] == g.values[c]:
+            between = present & ((((<uint64_t>1) << prev) - 1) & ~((bit << 1) - 1))
+            if between == 0:
+                reps[n - 1] = c
+                if runs != NULL:
+                    runs[n - 1] |= bit
+                prev = c
+                continue
+        reps[n] = c
+        if runs != NULL:
+            runs[n] = bit
+        n += 1
+        prev = c
+    return n
+
+
+cdef inline int winning_index(const State* s) noexcept nogil:
+    """Position in s.trick of the card now winning the trick (s.ntrick > 0)."""
+    cdef int best = 0, i
+    cdef int suit = s.trick[0] >> 4
+    for i in range(1, s.ntrick):
+        if (s.trick[i] >> 4) == suit and s.trick[i] > s.trick[best]:
+            best = i
+    return best
+
+
+cdef inline void order_moves(const Game* g, const State* s, int player, int* moves, int n,
+                             int first, int wants_target) noexcept nogil:
+    """Sort moves best-first: ``first`` (a remembered best card, or -1) leads, then cards that
+    leave the trick with the side the player wants it to go to (the target's side when
+    ``wants_target``), dumping value on it."""
+    cdef int w[16]
+    cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows, minimizer
+    cdef int led
+    minimizer = not wants_target
+    if s.ntrick > 0:
+        wi = winning_index(s)
+        wc = s.trick[wi]
+        wseat = (s.leader + wi) & 3
+        led = wc >> 4
+    for i in range(n):
+        c = moves[i]
+        if c == first:
+            w[i] = 1000000
+            continue
+        if s.ntrick == 0:
+            # Leading: the minimizer leads low, the others lead high.
+            w[i] = -(c & 15) if minimizer else (c & 15)
+            continue
+        follows = (c >> 4) == led
+        wins = follows and c > wc
+        tw = (s.side[player] if wins else s.side[wseat]) == s.target
+        if minimizer:
+            if not tw:
+                w[i] = 10000 + 64 * g.values[c] + (c & 15)
+            else:
+                w[i] = -64 * g.values[c] - (c & 15)
+        else:
+            if tw:
+                w[i] = 10000 + 64 * g.values[c] + (c & 15)
+            else:
+                w[i] = -(c & 15) - 64 * g.values[c]
+    for i in range(1, n):
+        j = i
+        while j > 0 and w[j] > w[j - 1]:
+            tmp = w[j]; w[j] = w[j - 1]; w[j - 1] = tmp
+            tmp = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = tmp
+            j -= 1

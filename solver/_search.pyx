@@ -1,0 +1,383 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Search driver: fail-soft alpha-beta over the target's score to go, a table at trick
+boundaries, an MTD(f) loop of null-window passes, and an AND/OR search for moon shots.
+
+Values are "to go": the target's points from the searched position on, with the moon's effect
+folded in at the end, so a value depends only on what is left to play (and who has taken points
+so far), and the table can share it between positions reached by different histories."""
+from libc.stdint cimport uint64_t, int64_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
+                            INF, popcount, ctz)
+from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
+from solver._bounds cimport quick_bounds, terminal_value
+from solver._ttable cimport (Table, Entry, tt_init, tt_free, tt_clear, tt_probe, tt_store,
+                             make_key, KIND_SCORE, KIND_MOON)
+
+
+class SearchAborted(Exception):
+    """The node or time budget ran out before the search finished."""
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline bint _tick(State* s) noexcept nogil:
+    """Count a node; True when the budget is spent."""
+    s.nodes += 1
+    if (s.nodes & 1023) == 0:
+        if s.node_limit and s.nodes >= s.node_limit:
+            s.aborted = 1
+        elif s.deadline > 0 and _now() > s.deadline:
+            s.aborted = 1
+    return s.aborted
+
+
+ctypedef struct Undo:
+    int leader, moon, broken, first_trick, forced_lead
+    int trick[4]
+    uint64_t on_table
+
+
+cdef inline int _finish_trick(const Game* g, State* s, Undo* u, int* winner_side) noexcept nogil:
+    """Close a full trick: winner leads, moon and hearts state move on. Returns the target's
+    points for the trick."""
+    cdef int wi = winning_index(s)
+    cdef int wseat = (s.leader + wi) & 3
+    cdef int ws = s.side[wseat]
+    cdef int pts = 0, i
+    u.leader = s.leader
+    u.moon = s.moon
+    u.broken = s.broken
+    u.first_trick = s.first_trick
+    u.forced_lead = s.forced_lead
+    u.on_table = s.on_table
+    for i in range(4):
+        u.trick[i] = s.trick[i]
+    if s.on_table & g.point_mask:
+        if s.moon == 0:
+            s.moon = ws + 1
+        elif s.moon != ws + 1:
+            s.moon = MOON_DEAD
+    if (s.on_table >> (16 * HEARTS)) & SUIT_LANE:
+        s.broken = 1
+    elif g.hearts_break == BREAK_QUEEN and (s.on_table & g.queen):
+        s.broken = 1
+    s.leader = wseat
+    s.ntrick = 0
+    s.on_table = 0
+    s.first_trick = 0
+    s.forced_lead = -1
+    winner_side[0] = ws
+    if ws != s.target:
+        return 0
+    for i in range(4):
+        pts += g.values[s.trick[i]]
+    return pts + g.trick_points
+
+
+cdef inline void _undo_trick(State* s, const Undo* u) noexcept nogil:
+    cdef int i
+    for i in range(4):
+        s.trick[i] = u.trick[i]
+    s.leader = u.leader
+    s.moon = u.moon
+    s.broken = u.broken
+    s.first_trick = u.first_trick
+    s.forced_lead = u.forced_lead
+    s.on_table = u.on_table
+    s.ntrick = 4
+
+
+cdef inline void _play(State* s, int player, int c) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t>1) << c
+    s.hand[player] &= ~bit
+    s.on_table |= bit
+    s.trick[s.ntrick] = c
+    s.ntrick += 1
+    s.cards_left -= 1
+
+
+cdef inline void _unplay(State* s, int player, int c) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t>1) << c
+    s.ntrick -= 1
+    s.hand[player] |= bit
+    s.on_table &= ~bit
+    s.cards_left += 1
+
+
+cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcept nogil:
+    """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise."""
+    cdef int moves[16]
+    cdef uint64_t key[5]
+    cdef Entry* e
+    cdef Undo u
+    cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws
+    cdef int boundary = s.ntrick == 0
+    cdef int alpha0, beta0, maximizing
+    if _tick(s):
+        return 0
+    if boundary:
+        if s.cards_left == 0:
+            return terminal_value(g, s)
+        quick_bounds(g, s, &lo, &hi)
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+        make_key(g, s, KIND_SCORE, key)
+        e = tt_probe(tt, key)
+        if e != NULL:
+            if e.lo > lo:
+                lo = e.lo
+            if e.hi < hi:
+                hi = e.hi
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+            ttmove = e.best
+        if lo > alpha:
+            alpha = lo
+        if hi < beta:
+            beta = hi
+    alpha0 = alpha
+    beta0 = beta
+    player = (s.leader + s.ntrick) & 3
+    maximizing = s.side[player] != s.target
+    n = group_moves(g, s, legal_mask(g, s, player), moves, NULL)
+    order_moves(g, s, player, moves, n, ttmove, maximizing)
+    best = -INF if maximizing else INF
+    for i in range(n):
+        c = moves[i]
+        _play(s, player, c)
+        if s.ntrick == 4:
+            delta = _finish_trick(g, s, &u, &ws)
+            v = delta + search(g, s, tt, alpha - delta, beta - delta)
+            _undo_trick(s, &u)
+        else:
+            v = search(g, s, tt, alpha, beta)
+        _unplay(s, player, c)
+        if s.aborted:
+            return 0
+        if maximizing:
+            if v > best:
+                best = v
+                bestmove = c
+                if v > alpha:
+                    alpha = v
+        else:
+            if v < best:
+                best = v
+                bestmove = c
+                if v < beta:
+                    beta = v
+        if alpha >= beta:
+            break
+    if boundary:
+        if best <= alpha0:
+            tt_store(tt, key, -INF, best, bestmove, s.cards_left)
+        elif best >= beta0:
+            tt_store(tt, key, best, INF, bestmove, s.cards_left)
+        else:
+            tt_store(tt, key, best, best, bestmove, s.cards_left)
+    return best
+
+
+cdef int moon_search(const Game* g, State* s, Table* tt) noexcept nogil:
+    """1 when the target's side can make sure of taking every point card still out."""
+    cdef int moves[16]
+    cdef uint64_t key[5]
+    cdef Entry* e
+    cdef Undo u
+    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1
+    cdef int boundary = s.ntrick == 0
+    if _tick(s):
+        return 0
+    if boundary:
+        if s.moon != 0 and s.moon != s.target + 1:
+            return 0
+        if ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & g.point_mask) == 0:
+            return s.moon == s.target + 1
+        make_key(g, s, KIND_MOON, key)
+        e = tt_probe(tt, key)
+        if e != NULL:
+            return e.lo
+    player = (s.leader + s.ntrick) & 3
+    either = s.side[player] == s.target
+    n = group_moves(g, s, legal_mask(g, s, player), moves, NULL)
+    order_moves(g, s, player, moves, n, ttmove, either)
+    result = 0 if either else 1
+    for i in range(n):
+        c = moves[i]
+        _play(s, player, c)
+        if s.ntrick == 4:
+            _finish_trick(g, s, &u, &ws)
+            if s.moon != 0 and s.moon != s.target + 1:
+                r = 0
+            else:
+                r = moon_search(g, s, tt)
+            _undo_trick(s, &u)
+        else:
+            r = moon_search(g, s, tt)
+        _unplay(s, player, c)
+        if s.aborted:
+            return 0
+        if r == either:
+            result = r
+            bestmove = c
+            break
+    if boundary:
+        tt_store(tt, key, result, result, bestmove, s.cards_left)
+    return result
+
+
+cdef class Engine:
+    """A solver for one rule set: the rule constants and one transposition table, reused by
+    every question asked (all seats, every card) while the rules and moon total stay the same."""
+
+    cdef Game g
+    cdef Table tt
+    cdef State s
+    cdef public long long nodes
+
+    def __cinit__(self, values, int moon_mode, int trick_points, bint partnership,
+                  int hearts_break, bint first_trick_points, int queen, size_t table_bytes):
+        cdef int i, suit, k, common, best_count, cnt, v
+        if len(values) != 64:
+            raise ValueError("values must have 64 entries")
+        self.g.point_mask = 0
+        self.g.valued_mask = 0
+        for i in range(64):
+            self.g.values[i] = values[i]
+            if values[i] > 0:
+                self.g.point_mask |= (<uint64_t>1) << i
+            if values[i] != 0:
+                self.g.valued_mask |= (<uint64_t>1) << i
+        self.g.queen = (<uint64_t>1) << queen
+        self.g.moon_mode = moon_mode
+        self.g.moon_total = 0
+        self.g.trick_points = trick_points
+        self.g.partnership = partnership
+        self.g.hearts_break = hearts_break
+        self.g.first_trick_points = first_trick_points
+        for suit in range(4):
+            # the commonest value of the suit is implied; the others are "special"
+            common = 0
+            best_count = -1
+            for i in range(13):
+                v = self.g.values[suit * 16 + i]
+                cnt = 0
+                for k in range(13):
+                    if self.g.values[suit * 16 + k] == v:
+                        cnt += 1
+                if cnt > best_count:
+                    best_count = cnt
+                    common = v
+            self.g.nspecial[suit] = 0
+            for i in range(13):
+                if self.g.values[suit * 16 + i] != common:
+                    self.g.special[suit][self.g.nspecial[suit]] = suit * 16 + i
+                    self.g.nspecial[suit] += 1
+            self.g.suit_absolute[suit] = self.g.nspecial[suit] > MAX_SPECIAL
+        if tt_init(&self.tt, table_bytes) != 0:
+            raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
+        self.nodes = 0
+
+    def __dealloc__(self):
+        tt_free(&self.tt)
+
+    def set_moon_total(self, int total):
+        """Values depend on M, so a new M starts a new table generation."""
+        if total != self.g.moon_total:
+            self.g.moon_total = total
+            tt_clear(&self.tt)
+
+    def clear(self):
+        tt_clear(&self.tt)
+
+    @property
+    def table_stats(self):
+        return {"entries": self.tt.nbuckets * 4, "probes": self.tt.probes,
+                "hits": self.tt.hits, "stores": self.tt.stores}
+
+    cdef void _load(self, hands, trick, int leader, bint broken, bint first_trick,
+                    int forced_lead, int moon, int target, long long node_limit,
+                    double seconds) except *:
+        cdef int i
+        cdef State* s = &self.s
+        s.cards_left = 0
+        for i in range(4):
+            s.hand[i] = hands[i]
+            s.cards_left += popcount(s.hand[i])
+            s.side[i] = (i & 1) if self.g.partnership else i
+        if len(trick) > 3:
+            raise ValueError("a trick in progress holds at most 3 cards")
+        s.ntrick = len(trick)
+        s.on_table = 0
+        for i in range(s.ntrick):
+            s.trick[i] = trick[i]
+            s.on_table |= (<uint64_t>1) << s.trick[i]
+        s.leader = leader
+        s.broken = broken
+        s.first_trick = first_trick
+        s.forced_lead = forced_lead
+        s.moon = moon
+        s.target = target
+        s.nodes = 0
+        s.node_limit = node_limit
+        s.deadline = _now() + seconds if seconds > 0 else 0
+        s.aborted = 0
+
+    def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
+              int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
+        """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
+        points it takes from here on with best play, the moon's effect included."""
+        cdef int lo = -INF, hi = INF, g = guess, beta, v
+        self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
+                   node_limit, seconds)
+        with nogil:
+            while lo < hi:
+                beta = g + 1 if g == lo else g
+                v = search(&self.g, &self.s, &self.tt, beta - 1, beta)
+                if self.s.aborted:
+                    break
+                if v < beta:
+                    hi = v
+                else:
+                    lo = v
+                g = v
+        self.nodes += self.s.nodes
+        if self.s.aborted:
+            raise SearchAborted("search budget exhausted")
+        return g
+
+    def moon(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
+             int moon, int target, long long node_limit=0, double seconds=0):
+        """Can ``target`` make sure of taking every point card of the deal?"""
+        cdef int r
+        if self.g.moon_total <= 0 or (moon != 0 and moon != target + 1):
+            return False
+        self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
+                   node_limit, seconds)
+        with nogil:
+            r = moon_search(&self.g, &self.s, &self.tt)
+        self.nodes += self.s.nodes
+        if self.s.aborted:
+            raise SearchAborted("search budget exhausted")
+        return bool(r)
+
+    def move_groups(self, hands, trick, int leader, bint broken, bint first_trick,
+                    int forced_lead):
+        """Legal cards of the player to move as runs of equivalent cards: [(card, run_mask)]."""
+        cdef int reps[16]
+        cdef uint64_t runs[16]
+        cdef int n, i, player
+        self._load(hands, trick, leader, broken, first_trick, forced_lead, 0, 0, 0, 0)
+        player = (self.s.leader + self.s.ntrick) & 3
+        n = group_moves(&self.g, &self.s, legal_mask(&self.g, &self.s, player), reps, runs)
+        return [(reps[i], runs[i]) for i in range(n)]

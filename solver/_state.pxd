@@ -1,0 +1,63 @@
+# The search state shared by the engine modules: rule constants (Game) and the mutable
+# position being searched (State). Card sets are 64-bit masks, index = suit * 16 + rank.
+from libc.stdint cimport uint64_t, int64_t
+
+cdef extern from *:
+    """
+    static inline int hdd_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int hdd_ctz(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int hdd_msb(unsigned long long x) { return 63 - __builtin_clzll(x); }
+    """
+    int popcount "hdd_popcount"(uint64_t x) noexcept nogil
+    int ctz "hdd_ctz"(uint64_t x) noexcept nogil
+    int msb "hdd_msb"(uint64_t x) noexcept nogil
+
+cdef enum:
+    SUIT_LANE = 0x1FFF
+    HEARTS = 1
+    SPADES = 0
+    MOON_ADD = 0
+    MOON_SUBTRACT = 1
+    MOON_NONE = 2
+    BREAK_HEARTS = 0
+    BREAK_QUEEN = 1
+    BREAK_NONE = 2
+    MOON_DEAD = 7          # State.moon: 0 nobody took points, 1 + side: only that side, 7 several
+    MAX_SPECIAL = 8        # specials per suit that still fit a relative key
+    INF = 30000            # fits the table's int16 bounds
+
+ctypedef struct Game:
+    int values[64]
+    uint64_t point_mask          # value > 0
+    uint64_t valued_mask         # value != 0
+    uint64_t queen               # the card that also breaks hearts under BREAK_QUEEN
+    int moon_mode
+    int moon_total               # M for the deal being searched
+    int trick_points
+    int partnership
+    int hearts_break
+    int first_trick_points
+    # Transposition keys: a suit is keyed by the owners of its remaining cards, top down
+    # ("relative ranks"), plus where its special cards (value != the suit's common value)
+    # sit in that order; a suit with too many specials is keyed by absolute cards.
+    int suit_absolute[4]
+    int nspecial[4]
+    int special[4][13]           # card indices of the specials, per suit
+
+ctypedef struct State:
+    uint64_t hand[4]
+    uint64_t on_table            # cards of the current trick
+    int trick[4]                 # cards of the current trick in play order
+    int ntrick                   # cards in the current trick
+    int leader                   # leader of the current trick
+    int broken                   # hearts may be led
+    int first_trick              # 1 while trick 1 is being played
+    int forced_lead              # card that must lead trick 1, or -1
+    int moon                     # see MOON_DEAD
+    int target                   # the side being scored (seat, or seat & 1 with partnership)
+    int side[4]                  # side of each seat
+    int cards_left               # cards still in hands
+    int64_t nodes
+    int64_t node_limit           # 0: none
+    double deadline              # 0: none; CLOCK_MONOTONIC seconds
+    int aborted

@@ -1,0 +1,129 @@
+"""Cards, suits, ranks and seats, and the 64-bit card-set layout shared with the engine.
+
+A card's index is ``suit * 16 + rank`` with suits ``S H D C`` = 0..3 and ranks ``2..A`` = 0..12,
+so a set of cards is one 64-bit integer and each suit is a 16-bit lane.
+
+>>> Card.parse("10h"), Card.parse("♠q")
+(Card('HT'), Card('SQ'))
+>>> str(Seat.N.next()), str(Seat.E.partner)
+('E', 'W')
+"""
+from __future__ import annotations
+
+import enum
+from typing import Iterable, Iterator
+
+from .errors import CardError
+
+SUITS = "SHDC"
+RANKS = "23456789TJQKA"
+SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+FULL_SUIT = 0x1FFF
+DECK = sum(FULL_SUIT << (16 * s) for s in range(4))
+
+
+class Seat(enum.IntEnum):
+    N = 0
+    E = 1
+    S = 2
+    W = 3
+
+    def next(self, steps: int = 1) -> "Seat":
+        return Seat((self + steps) % 4)
+
+    @property
+    def partner(self) -> "Seat":
+        return Seat((self + 2) % 4)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def parse(cls, text: str) -> "Seat":
+        t = str(text).strip().upper()
+        if len(t) != 1 or t not in "NESW":
+            raise CardError(f"unknown seat {text!r} (expected one of N E S W)")
+        return cls("NESW".index(t))
+
+
+class Card(int):
+    """A card as its engine index; ``str(card)`` is the canonical ``SQ`` form."""
+
+    __slots__ = ()
+
+    def __new__(cls, suit: int, rank: int) -> "Card":
+        if not (0 <= suit < 4 and 0 <= rank < 13):
+            raise CardError(f"no card with suit {suit} and rank {rank}")
+        return super().__new__(cls, suit * 16 + rank)
+
+    @classmethod
+    def from_index(cls, index: int) -> "Card":
+        return cls(index >> 4, index & 15)
+
+    @property
+    def suit(self) -> int:
+        return int(self) >> 4
+
+    @property
+    def rank(self) -> int:
+        return int(self) & 15
+
+    @property
+    def mask(self) -> int:
+        return 1 << int(self)
+
+    def __str__(self) -> str:
+        return SUITS[self.suit] + RANKS[self.rank]
+
+    def __repr__(self) -> str:
+        return f"Card({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> "Card":
+        """Read ``SQ``, ``sq``, ``S10``, ``♠Q``, ``Q♠`` or ``10h`` (suit first or last)."""
+        raw = str(text).strip()
+        t = "".join(SUIT_SYMBOLS.get(ch, ch) for ch in raw).upper()
+        if len(t) >= 2 and t[0] in SUITS:
+            suit, rank = t[0], t[1:]
+        elif len(t) >= 2 and t[-1] in SUITS:
+            suit, rank = t[-1], t[:-1]
+        else:
+            raise CardError(f"cannot read card {text!r} (expected suit then rank, like SQ or H10)")
+        rank = "T" if rank == "10" else rank
+        if len(rank) != 1 or rank not in RANKS:
+            raise CardError(f"cannot read card {text!r}: unknown rank {rank!r}")
+        return cls(SUITS.index(suit), RANKS.index(rank))
+
+
+def rank_index(ch: str) -> int:
+    """Index 0..12 of a rank character (``T`` or ``10`` for ten)."""
+    c = ch.upper()
+    if c == "10":
+        c = "T"
+    if len(c) != 1 or c not in RANKS:
+        raise CardError(f"unknown rank {ch!r}")
+    return RANKS.index(c)
+
+
+def cards_of(mask: int) -> Iterator[Card]:
+    """Cards of a mask, highest suit lane first (S, H, D, C), high rank first."""
+    for suit in range(4):
+        lane = (mask >> (16 * suit)) & FULL_SUIT
+        for rank in range(12, -1, -1):
+            if lane >> rank & 1:
+                yield Card(suit, rank)
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+
+def suit_mask(suit: int) -> int:
+    return FULL_SUIT << (16 * suit)
+
+
+def format_cards(mask: int) -> str:
+    return " ".join(str(c) for c in cards_of(mask))

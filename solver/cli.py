@@ -1,0 +1,85 @@
+"""The ``hearts-dd`` command: thin over the library. Bad input exits 2 with one line on stderr."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .analysis import SearchAborted, Solver
+from .cards import Seat
+from .deal import Deal
+from .errors import HeartsError
+from .position import Position
+from .report import render
+from .rules import Rules
+
+SEAT = click.Choice(["N", "E", "S", "W"], case_sensitive=False)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Leave with one line on stderr, nothing on stdout."""
+    click.echo(f"hearts-dd: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hearts-dd")
+def cli() -> None:
+    """Exact double-dummy analysis of Hearts deals."""
+
+
+@cli.command()
+@click.option("--deal", "deal_text", required=True, help='PBN deal, e.g. "N:AK.. ... ... ..."')
+@click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
+@click.option("--rules", "rules_text", default=None, help="Preset name or JSON rule object.")
+@click.option("--leader", type=SEAT, default=None, help="Leader of trick 1 (with a free first lead).")
+@click.option("--player", type=SEAT, default=None, help="Only this seat's guarantee and moon flag.")
+@click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
+@click.option("--table-mb", type=click.IntRange(1, 256), default=128, show_default=True,
+              help="Transposition table size cap.")
+@click.option("--time-limit", type=click.FloatRange(0), default=0.0, help="Seconds before giving up (0: none).")
+def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | None, player: str | None,
+            line_for: str | None, as_json: bool, table_mb: int, time_limit: float) -> None:
+    """Guarantee and moon feasibility for every seat, and the value of every legal card."""
+    try:
+        rules = Rules.parse(rules_text)
+        deal = Deal.parse(deal_text)
+        pos = Position.from_play(deal, rules, play, leader)
+    except HeartsError as e:
+        fail(str(e))
+    solver = Solver(table_mb=table_mb, time_limit=time_limit)
+    try:
+        result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
+        line = solver.line(pos, line_for) if line_for else None
+    except SearchAborted:
+        fail(f"no answer within the time limit of {time_limit} s", code=3)
+    out = result.to_json()
+    if line is not None:
+        out["line"] = {"for": line_for.upper(), "cards": [f"{st.seat}:{st.card}" for st in line]}
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    click.echo(render(result))
+    if line is not None:
+        click.echo(f"Optimal line for {line_for.upper()}: " + " ".join(out["line"]["cards"]))
+
+
+def main() -> None:
+    """Entry point: click's own usage errors are also reduced to one line, exit 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.UsageError as e:
+        where = f"{e.ctx.command_path}: " if e.ctx else ""
+        fail(where + e.format_message().replace("\n", " "))
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.Abort:
+        fail("interrupted", code=130)
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""Positions: a deal, the rules and the cards played so far, checked card by card.
+
+>>> from solver.deal import Deal
+>>> d = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+>>> p = Position.start(d).play_all("C2 CA C5 C4")
+>>> str(p.to_move), p.trick_number, p.raw_points(Seat.E)
+('E', 2, 0)
+>>> p.play("HK")
+Traceback (most recent call last):
+...
+solver.errors.PlayError: trick 2: E cannot lead HK (hearts are not broken)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .cards import SUITS, Card, Seat, cards_of, suit_mask
+from .deal import Deal
+from .errors import CardError, PlayError
+from .rules import Rules
+
+HEART_MASK = suit_mask(SUITS.index("H"))
+CLUB = SUITS.index("C")
+SQ = Card.parse("SQ")
+SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs"}
+
+
+def first_leader(deal: Deal, rules: Rules, leader: Seat | str | None = None) -> Seat:
+    """Who leads trick 1: the holder of the lowest club, or the given seat with a free lead."""
+    given = Seat.parse(leader) if isinstance(leader, str) else leader
+    if rules.first_lead == "free":
+        if given is None:
+            raise PlayError("the rules have a free first lead: give the leader (--leader SEAT)")
+        return given
+    clubs = deal.all_cards & suit_mask(CLUB)
+    if not clubs:
+        if given is None:
+            raise PlayError("the deal has no clubs to lead: give the leader (--leader SEAT)")
+        return given
+    low = Card.from_index((clubs & -clubs).bit_length() - 1)
+    holder = deal.holder(low)
+    assert holder is not None
+    if given is not None and given != holder:
+        raise PlayError(f"leader {given} given, but {holder} holds {low} and must lead it")
+    return holder
+
+
+@dataclass(frozen=True)
+class Position:
+    """Immutable: ``play`` returns a new position. Sides are seats, or seat & 1 with partnerships."""
+
+    deal: Deal
+    rules: Rules
+    leader0: Seat
+    played: tuple[Card, ...] = ()
+    # derived state, filled by _advance
+    hands: tuple[int, int, int, int] = field(default=(0, 0, 0, 0), compare=False)
+    trick: tuple[Card, ...] = field(default=(), compare=False)
+    leader: Seat = field(default=Seat.N, compare=False)
+    taken: tuple[int, int, int, int] = field(default=(0, 0, 0, 0), compare=False)
+    tricks_won: tuple[int, int, int, int] = field(default=(0, 0, 0, 0), compare=False)
+    broken: bool = field(default=False, compare=False)
+
+    @classmethod
+    def start(cls, deal: Deal, rules: Rules | None = None, leader: Seat | str | None = None) -> "Position":
+        r = rules or Rules()
+        lead = first_leader(deal, r, leader)
+        return cls(deal, r, lead, (), deal.hands, (), lead, (0, 0, 0, 0), (0, 0, 0, 0),
+                   r.hearts_break == "none")
+
+    @classmethod
+    def from_play(cls, deal: Deal, rules: Rules | None = None, play: str | Sequence = "",
+                  leader: Seat | str | None = None) -> "Position":
+        return cls.start(deal, rules, leader).play_all(play)
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def trick_number(self) -> int:
+        return len(self.played) // 4 + 1
+
+    @property
+    def is_over(self) -> bool:
+        return not any(self.hands) and not self.trick
+
+    @property
+    def to_move(self) -> Seat | None:
+        return None if self.is_over else self.leader.next(len(self.trick))
+
+    @property
+    def first_trick(self) -> bool:
+        return len(self.played) < 4
+
+    @property
+    def forced_lead(self) -> Card | None:
+        """The card that must lead trick 1 (the lowest club), if the rules force one."""
+        if self.played or self.rules.first_lead != "C2":
+            return None
+        clubs = self.deal.all_cards & suit_mask(CLUB)
+        return Card.from_index((clubs & -clubs).bit_length() - 1) if clubs else None
+
+    def side(self, seat: Seat) -> int:
+        return int(seat) & 1 if self.rules.partnership else int(seat)
+
+    def side_seats(self, side: int) -> tuple[Seat, ...]:
+        return (Seat(side), Seat(side + 2)) if self.rules.partnership else (Seat(side),)
+
+    @property
+    def moon_state(self) -> int:
+        """0: nobody has taken a point card; 1 + side: only that side has; 7: several have."""
+        pm = self.rules.point_mask
+        takers = {self.side(s) for s in Seat if self.taken[s] & pm}
+        if not takers:
+            return 0
+        return next(iter(takers)) + 1 if len(takers) == 1 else 7
+
+    @property
+    def moon_total(self) -> int:
+        return self.rules.moon_total_of(self.deal.all_cards)
+
+    def raw_points(self, side: int) -> int:
+        """Card values and trick points a side has taken, before any moon."""
+        seats = self.side_seats(side)
+        cards = 0
+        tricks = 0
+        for s in seats:
+            cards |= self.taken[s]
+            tricks += self.tricks_won[s]
+        return sum(self.rules.values[c] for c in cards_of(cards)) + self.rules.trick_points * tricks
+
+    def score(self, seat: Seat) -> int:
+        """The final hand score of a seat (its side's score with partnerships), moon applied."""
+        if not self.is_over:
+            raise ValueError("the hand is not over")
+        side = self.side(seat)
+        raw = self.raw_points(side)
+        ms = self.moon_state
+        M = self.moon_total
+        if M <= 0 or ms in (0, 7):
+            return raw
+        mode = self.rules.moon
+        seats = self.side_seats(side)
+        pos = sum(max(self.rules.values[c], 0) for s in seats for c in cards_of(self.taken[s]))
+        if ms - 1 == side:
+            return raw - pos + {"add": 0, "subtract": -M, "none": M}[mode]
+        return raw + {"add": M, "subtract": 0, "none": 0}[mode]
+
+    # -- legality ----------------------------------------------------------------------
+    def legal_mask(self) -> int:
+        seat = self.to_move
+        if seat is None:
+            return 0
+        h = self.hands[seat]
+        if self.trick:
+            follow = h & suit_mask(self.trick[0].suit)
+            legal = follow or h
+        elif (fl := self.forced_lead) is not None:
+            legal = fl.mask
+        elif not self.broken and h & ~HEART_MASK:
+            legal = h & ~HEART_MASK
+        else:
+            legal = h
+        if self.first_trick and not self.rules.first_trick_points:
+            safe = legal & ~self.rules.point_mask
+            legal = safe or legal
+        return legal
+
+    def legal_moves(self) -> list[Card]:
+        return list(cards_of(self.legal_mask()))
+
+    def _why_illegal(self, card: Card, seat: Seat) -> str:
+        h = self.hands[seat]
+        verb = "follow with" if self.trick else "lead"
+        if not h >> card & 1:
+            holder = self.deal.holder(card)
+            if holder is None:
+                return f"{seat} cannot play {card}: it is not in the deal"
+            if holder != seat:
+                return f"{seat} cannot play {card}: it is {holder}'s card"
+            return f"{seat} cannot play {card}: it was already played"
+        if self.trick and h & suit_mask(self.trick[0].suit):
+            return f"{seat} cannot play {card}: must follow {SUIT_NAMES[self.trick[0].suit]}"
+        fl = self.forced_lead
+        if not self.trick and fl is not None and card != fl:
+            return f"{seat} cannot lead {card}: {fl} must lead the first trick"
+        if not self.trick and card.mask & HEART_MASK and not self.broken:
+            return f"{seat} cannot lead {card} (hearts are not broken)"
+        return f"{seat} cannot {verb} {card}: no point cards on the first trick"
+
+    def play(self, card: Card | str) -> "Position":
+        c = card if isinstance(card, Card) else Card.parse(card)
+        seat = self.to_move
+        if seat is None:
+            raise PlayError(f"card {c}: the hand is already over")
+        if not self.legal_mask() >> c & 1:
+            raise PlayError(f"trick {self.trick_number}: {self._why_illegal(c, seat)}")
+        hands = list(self.hands)
+        hands[seat] &= ~c.mask
+        trick = self.trick + (c,)
+        taken, won, leader, broken = self.taken, self.tricks_won, self.leader, self.broken
+        if len(trick) == 4:
+            best = max((t for t in trick if t.suit == trick[0].suit), key=int)
+            winner = self.leader.next(trick.index(best))
+            tl = list(taken)
+            tl[winner] |= sum(t.mask for t in trick)
+            taken = tuple(tl)  # type: ignore[assignment]
+            wl = list(won)
+            wl[winner] += 1
+            won = tuple(wl)  # type: ignore[assignment]
+            if any(t.mask & HEART_MASK for t in trick) or (
+                    self.rules.hearts_break == "queen" and SQ in trick):
+                broken = True
+            leader, trick = winner, ()
+        return Position(self.deal, self.rules, self.leader0, self.played + (c,), tuple(hands),  # type: ignore[arg-type]
+                        trick, leader, taken, won, broken)
+
+    def play_all(self, cards: str | Iterable) -> "Position":
+        """Play a sequence (a space- or comma-separated string, or cards); errors name the card."""
+        tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+        p = self
+        for i, tok in enumerate(tokens):
+            try:
+                c = tok if isinstance(tok, Card) else Card.parse(tok)
+            except CardError as e:
+                raise PlayError(f"play card {i + 1} (trick {i // 4 + 1}): {e}") from None
+            p = p.play(c)
+        return p

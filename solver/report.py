@@ -1,0 +1,50 @@
+"""Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from."""
+from __future__ import annotations
+
+from .analysis import Analysis
+from .cards import FULL_SUIT, RANKS, SUITS, Seat
+
+_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _suit_lines(mask: int) -> list[str]:
+    lines = []
+    for suit in range(4):
+        lane = (mask >> (16 * suit)) & FULL_SUIT
+        ranks = "".join(RANKS[r] for r in range(12, -1, -1) if lane >> r & 1)
+        lines.append(f"{_SYMBOL[SUITS[suit]]} {ranks or '-'}")
+    return lines
+
+
+def diagram(hands: tuple[int, int, int, int]) -> str:
+    """North on top, West and East beside each other, South below."""
+    n, e, s, w = (_suit_lines(h) for h in hands)
+    pad = " " * 18
+    out = [f"{pad}N"] + [pad + line for line in n]
+    out.append("W" + " " * 35 + "E")
+    out += [f"{wl:<36}{el}" for wl, el in zip(w, e)]
+    out += [f"{pad}S"] + [pad + line for line in s]
+    return "\n".join(out)
+
+
+def render(a: Analysis) -> str:
+    p = a.position
+    lines = [diagram(p.hands), ""]
+    if p.trick:
+        lines.append("Trick {}: {}".format(
+            p.trick_number, " ".join(f"{p.leader.next(i)}:{c}" for i, c in enumerate(p.trick))))
+    if p.to_move is None:
+        lines.append("The hand is over.")
+    else:
+        lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.preset}"
+                     + ("" if p.rules.to_dict()["values"] == {} else " (values changed)"))
+    lines += ["", "Seat  Guarantee  Moon possible"]
+    for seat, r in a.players.items():
+        lines.append(f"{str(seat):<6}{r.guarantee:>9}  {'yes' if r.moon_possible else 'no'}")
+    if a.moves:
+        lines += ["", f"Cards for {p.to_move}   (* best)", "Card  Guarantee  Moon possible"]
+        for m in a.moves:
+            mark = "*" if m.best else " "
+            lines.append(f"{mark}{str(m.card):<5}{m.guarantee:>9}  {'yes' if m.moon_possible else 'no'}")
+    lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
+    return "\n".join(lines)

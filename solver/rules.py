@@ -1,0 +1,215 @@
+"""Rule sets (SPEC §2): presets, card values and the play options, parsed from JSON.
+
+>>> r = Rules.parse('{"preset": "omnibus", "moon": "subtract"}')
+>>> r.value(Card.parse("DJ")), r.moon_total, r.moon
+(-10, 26, 'subtract')
+>>> Rules.parse("spot").value(Card.parse("SQ"))
+25
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from .cards import SUITS, Card, cards_of, DECK
+from .errors import CardError, RulesError
+
+MOON_MODES = ("add", "subtract", "none")
+HEARTS_BREAK = ("hearts", "queen", "none")
+FIRST_LEAD = ("C2", "free")
+KEYS = ("preset", "values", "moon", "first_trick_points", "hearts_break", "first_lead",
+        "trick_points", "partnership")
+
+_HEARTS = SUITS.index("H")
+_SQ = Card.parse("SQ")
+
+
+def _standard_values() -> dict[int, int]:
+    v = {int(c): 0 for c in cards_of(DECK)}
+    for c in cards_of(DECK):
+        if c.suit == _HEARTS:
+            v[int(c)] = 1
+    v[int(_SQ)] = 13
+    return v
+
+
+def _preset_table() -> dict[str, dict[str, Any]]:
+    std = _standard_values()
+    omni = dict(std)
+    omni[int(Card.parse("DJ"))] = -10
+    spot = dict(std)
+    for c in cards_of(DECK):
+        if c.suit == _HEARTS:
+            spot[int(c)] = c.rank + 2
+    spot[int(_SQ)] = 25
+    maria = dict(std)
+    maria[int(Card.parse("SK"))] = 10
+    maria[int(Card.parse("SA"))] = 7
+    base = dict(moon="add", first_trick_points=False, hearts_break="hearts", first_lead="C2",
+                trick_points=0, partnership=False)
+    return {
+        "standard": dict(base, values=std),
+        "omnibus": dict(base, values=omni),
+        "spot": dict(base, values=spot),
+        "rickety-kate": dict(base, values=std, moon="none"),
+        "black-maria": dict(base, values=maria),
+        # Notrump bridge play (SPEC §2): the mode checked against bridge double-dummy solvers.
+        "bridge": dict(base, values={k: 0 for k in std}, moon="none", first_trick_points=True,
+                       hearts_break="none", first_lead="free", trick_points=-1, partnership=True),
+    }
+
+
+PRESETS: dict[str, dict[str, Any]] = _preset_table()
+
+PRESET_DESCRIPTIONS = {
+    "standard": "hearts 1 each, SQ 13 (26 in all); moon adds 26 to the others",
+    "omnibus": "standard, and DJ scores -10",
+    "spot": "hearts at face value (J 11, Q 12, K 13, A 14), SQ 25",
+    "rickety-kate": "standard without shooting the moon",
+    "black-maria": "standard, and SK 10, SA 7",
+    "bridge": "notrump bridge play: partnerships, -1 per trick, no card values, free lead",
+}
+
+KEY_DESCRIPTIONS = {
+    "preset": "starting point: " + ", ".join(PRESETS),
+    "values": 'penalty values merged over the preset: {"H": 1, "SQ": 13}; a card key beats a suit key; 0 removes',
+    "moon": "shooting the moon: add (others +M), subtract (shooter -M) or none",
+    "first_trick_points": "may point cards be played to the first trick (true/false)",
+    "hearts_break": "when hearts may be led: hearts, queen (SQ also breaks) or none",
+    "first_lead": "C2 (holder of the lowest club leads it) or free (leader given with the position)",
+    "trick_points": "points every trick scores for its winner, besides its cards (integer)",
+    "partnership": "N+S and E+W pool their cards and score as one side (true/false)",
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A complete rule set; ``values`` is indexed by card index (64 slots, unused ones 0)."""
+
+    preset: str = "standard"
+    values: tuple[int, ...] = tuple(PRESETS["standard"]["values"].get(i, 0) for i in range(64))
+    moon: str = "add"
+    first_trick_points: bool = False
+    hearts_break: str = "hearts"
+    first_lead: str = "C2"
+    trick_points: int = 0
+    partnership: bool = False
+
+    @classmethod
+    def parse(cls, spec: "str | Mapping[str, Any] | Rules | None" = None) -> "Rules":
+        """Rules from a preset name, a JSON object (as text or a mapping), or None (standard)."""
+        if spec is None:
+            return cls()
+        if isinstance(spec, Rules):
+            return spec
+        if isinstance(spec, str):
+            text = spec.strip()
+            if text.startswith("{"):
+                try:
+                    spec = json.loads(text)
+                except json.JSONDecodeError as e:
+                    raise RulesError(f"rules are not valid JSON: {e.msg} at column {e.colno}") from None
+            else:
+                spec = {"preset": text}
+        if not isinstance(spec, Mapping):
+            raise RulesError(f"rules must be a preset name or a JSON object, got {type(spec).__name__}")
+        return cls._from_mapping(spec)
+
+    @classmethod
+    def _from_mapping(cls, spec: Mapping[str, Any]) -> "Rules":
+        for key in spec:
+            if key not in KEYS:
+                raise RulesError(f"unknown rule key {key!r} (known: {', '.join(KEYS)})")
+        preset = spec.get("preset", "standard")
+        if not isinstance(preset, str) or preset.lower() not in PRESETS:
+            raise RulesError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+        preset = preset.lower()
+        base = PRESETS[preset]
+        values = dict(base["values"])
+        if "values" in spec:
+            _merge_values(values, spec["values"])
+        return cls(
+            preset=preset,
+            values=tuple(values.get(i, 0) for i in range(64)),
+            moon=_choice(spec, base, "moon", MOON_MODES),
+            first_trick_points=_bool(spec, base, "first_trick_points"),
+            hearts_break=_choice(spec, base, "hearts_break", HEARTS_BREAK),
+            first_lead=_choice(spec, base, "first_lead", FIRST_LEAD),
+            trick_points=_int(spec.get("trick_points", base["trick_points"]), "trick_points"),
+            partnership=_bool(spec, base, "partnership"),
+        )
+
+    def value(self, card: int) -> int:
+        return self.values[int(card)]
+
+    @property
+    def point_mask(self) -> int:
+        """Cards whose value is above 0 (the cards a moon shooter must take)."""
+        return sum(1 << i for i, v in enumerate(self.values) if v > 0)
+
+    def moon_total_of(self, cards: int) -> int:
+        """M for a deal holding ``cards``: the sum of its positive values."""
+        return sum(v for i, v in enumerate(self.values) if v > 0 and cards >> i & 1)
+
+    @property
+    def moon_total(self) -> int:
+        return self.moon_total_of(DECK)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Canonical JSON form: the preset plus every setting, values listed where they differ."""
+        base = PRESETS[self.preset]["values"]
+        diff = {str(c): self.values[c] for c in cards_of(DECK) if self.values[c] != base.get(int(c), 0)}
+        return {"preset": self.preset, "values": diff, "moon": self.moon,
+                "first_trick_points": self.first_trick_points, "hearts_break": self.hearts_break,
+                "first_lead": self.first_lead, "trick_points": self.trick_points,
+                "partnership": self.partnership}
+
+    def with_(self, **changes: Any) -> "Rules":
+        return replace(self, **changes)
+
+
+def _merge_values(values: dict[int, int], given: Any) -> None:
+    if not isinstance(given, Mapping):
+        raise RulesError(f"rule 'values' must be an object like {{\"SQ\": 13}}, got {type(given).__name__}")
+    cards: list[tuple[int, int]] = []
+    for key, v in given.items():
+        val = _int(v, f"values[{key!r}]")
+        k = str(key).strip().upper()
+        if len(k) == 1 and k in SUITS:
+            s = SUITS.index(k)
+            for rank in range(13):
+                values[s * 16 + rank] = val
+            continue
+        try:
+            cards.append((int(Card.parse(key)), val))
+        except CardError:
+            raise RulesError(f"rule 'values': unknown card or suit {key!r}") from None
+    for card, val in cards:
+        values[card] = val
+
+
+def _choice(spec: Mapping[str, Any], base: Mapping[str, Any], key: str, options: tuple[str, ...]) -> str:
+    v = spec.get(key, base[key])
+    if isinstance(v, str):
+        for o in options:
+            if v.strip().lower() == o.lower():
+                return o
+    raise RulesError(f"rule {key!r}: unknown value {v!r} (expected one of {', '.join(options)})")
+
+
+def _bool(spec: Mapping[str, Any], base: Mapping[str, Any], key: str) -> bool:
+    v = spec.get(key, base[key])
+    if not isinstance(v, bool):
+        raise RulesError(f"rule {key!r}: expected true or false, got {v!r}")
+    return v
+
+
+def _int(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        raise RulesError(f"rule {what}: expected an integer, got {v!r}")
+    if abs(v) > 1000:
+        raise RulesError(f"rule {what}: {v} is out of range (-1000..1000)")
+    return v

@@ -1,0 +1,53 @@
+"""The sample positions of shared/cases (copied to tests/data) through `hearts-dd analyze --json`."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.open()]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_case_through_cli(case):
+    cmd = ["analyze", "--deal", case["deal"], "--json"]
+    if case.get("play"):
+        cmd += ["--play", case["play"]]
+    if case.get("rules"):
+        cmd += ["--rules", json.dumps(case["rules"])]
+    if case.get("leader"):
+        cmd += ["--leader", case["leader"]]
+    p = run_cli(*cmd)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
+    exp = case["expect"]
+    assert got["to_move"] == exp["to_move"]
+    for seat, e in exp["players"].items():
+        assert {k: got["players"][seat][k] for k in e} == e, seat
+    if "moves" in exp:
+        assert {m["card"]: (m["guarantee"], m["moon_possible"]) for m in got["moves"]} == \
+            {m["card"]: (m["guarantee"], m["moon_possible"]) for m in exp["moves"]}
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--deal", "N:AK.. ... ... ..."], "hand"),
+    (["--deal", "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4",
+      "--play", "C2 CA C5 C4 HK"], "trick 2"),
+    (["--deal", "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4",
+      "--rules", '{"mooon": "add"}'], "mooon"),
+    (["--deal", "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.KT4"], "twice"),
+    ([], "--deal"),
+])
+def test_bad_input_is_one_line_exit_2(args, words):
+    p = run_cli("analyze", *args, "--json")
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert words in p.stderr
