@@ -61,15 +61,46 @@ cdef inline int winning_index(const State* s) noexcept nogil:
     return best
 
 
+cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
+                            int wants_target) noexcept nogil:
+    """How promising a lead is. A player who wants the trick away from the target's side leads
+    where an opponent of the target must overtake; one who wants it won by the target leads
+    where the target's side must play above everyone else."""
+    cdef int suit = c >> 4, rank = c & 15, q, lo_q, hi_other = -1, lo_target = 99, tvoid = 1
+    cdef uint64_t lane
+    for q in range(4):
+        if q == player:
+            continue
+        lane = (s.hand[q] >> (16 * suit)) & SUIT_LANE
+        if lane == 0:
+            continue
+        if s.side[q] == s.target:
+            tvoid = 0
+            lo_q = ctz(lane)
+            if lo_q < lo_target:
+                lo_target = lo_q
+        else:
+            if not wants_target and ctz(lane) > rank:
+                return 3000 + 64 * g.values[c] - rank
+            if msb(lane) > hi_other:
+                hi_other = msb(lane)
+    if not wants_target:
+        return (1000 if hi_other > rank else 0) - 64 * g.values[c] - rank
+    if s.side[player] == s.target:
+        return 1000 + rank
+    if not tvoid and lo_target > rank and lo_target > hi_other:
+        return 3000 + rank
+    return (0 if tvoid else 1000) - rank
+
+
 cdef inline void order_moves(const Game* g, const State* s, int player, int* moves, int n,
                              int first, int wants_target) noexcept nogil:
     """Sort moves best-first: ``first`` (a remembered best card, or -1) leads, then cards that
     leave the trick with the side the player wants it to go to (the target's side when
-    ``wants_target``), dumping value on it."""
+    ``wants_target``), dumping value on it; the history of cut-offs breaks ties."""
     cdef int w[16]
-    cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows, minimizer
+    cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led
-    minimizer = not wants_target
     if s.ntrick > 0:
         wi = winning_index(s)
         wc = s.trick[wi]
@@ -78,25 +109,19 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     for i in range(n):
         c = moves[i]
         if c == first:
-            w[i] = 1000000
+            w[i] = 1 << 30
             continue
         if s.ntrick == 0:
-            # Leading: the minimizer leads low, the others lead high.
-            w[i] = -(c & 15) if minimizer else (c & 15)
-            continue
-        follows = (c >> 4) == led
-        wins = follows and c > wc
-        tw = (s.side[player] if wins else s.side[wseat]) == s.target
-        if minimizer:
-            if not tw:
-                w[i] = 10000 + 64 * g.values[c] + (c & 15)
-            else:
-                w[i] = -64 * g.values[c] - (c & 15)
+            w[i] = lead_weight(g, s, player, c, wants_target) << 16
         else:
-            if tw:
-                w[i] = 10000 + 64 * g.values[c] + (c & 15)
+            follows = (c >> 4) == led
+            wins = follows and c > wc
+            tw = (s.side[player] if wins else s.side[wseat]) == s.target
+            if tw == wants_target:
+                w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
             else:
-                w[i] = -(c & 15) - 64 * g.values[c]
+                w[i] = (-(c & 15) - 64 * g.values[c]) << 16
+        w[i] += s.hist[c] if s.hist[c] < 65535 else 65535
     for i in range(1, n):
         j = i
         while j > 0 and w[j] > w[j - 1]:

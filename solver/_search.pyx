@@ -177,6 +177,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
                 if v < beta:
                     beta = v
         if alpha >= beta:
+            s.hist[c] += s.cards_left
             break
     if boundary:
         if best <= alpha0:
@@ -244,6 +245,7 @@ cdef class Engine:
     cdef Table tt
     cdef State s
     cdef public long long nodes
+    cdef public list passes          # (window, value, nodes) of the last value() call
 
     def __cinit__(self, values, int moon_mode, int trick_points, bint partnership,
                   int hearts_break, bint first_trick_points, int queen, size_t table_bytes):
@@ -338,19 +340,23 @@ cdef class Engine:
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included."""
         cdef int lo = -INF, hi = INF, g = guess, beta, v
+        cdef int64_t before
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
-        with nogil:
-            while lo < hi:
-                beta = g + 1 if g == lo else g
+        self.passes = []
+        while lo < hi:
+            beta = g + 1 if g == lo else g
+            before = self.s.nodes
+            with nogil:
                 v = search(&self.g, &self.s, &self.tt, beta - 1, beta)
-                if self.s.aborted:
-                    break
-                if v < beta:
-                    hi = v
-                else:
-                    lo = v
-                g = v
+            if self.s.aborted:
+                break
+            self.passes.append((beta, v, self.s.nodes - before))
+            if v < beta:
+                hi = v
+            else:
+                lo = v
+            g = v
         self.nodes += self.s.nodes
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")

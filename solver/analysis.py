@@ -9,8 +9,9 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from .cards import Card, Seat, cards_of
 from .position import Position
@@ -89,6 +90,7 @@ class Solver:
         self._engine: Engine | None = None
         self._rules: Rules | None = None
         self._deadline = 0.0
+        self._depth = 0
 
     # -- engine plumbing -------------------------------------------------------------
     def _engine_for(self, p: Position) -> Engine:
@@ -106,6 +108,17 @@ class Solver:
         fl = p.forced_lead
         return (p.hands, [int(c) for c in p.trick], int(p.leader), p.broken, p.first_trick,
                 int(fl) if fl is not None else -1)
+
+    @contextmanager
+    def _question(self) -> Iterator[None]:
+        """The time limit covers one public call, however many searches it makes."""
+        if self._depth == 0:
+            self._deadline = time.monotonic() + self.time_limit
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
 
     def _budget(self) -> dict[str, Any]:
         if not self.time_limit:
@@ -129,12 +142,14 @@ class Solver:
         side = p.side(Seat.parse(seat) if isinstance(seat, str) else seat)
         raw = p.raw_points(side)
         g = 0 if guess is None else guess - raw
-        return raw + self.value_to_go(p, side, g)
+        with self._question():
+            return raw + self.value_to_go(p, side, g)
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         side = p.side(Seat.parse(seat) if isinstance(seat, str) else seat)
         e = self._engine_for(p)
-        return e.moon(*self._args(p), p.moon_state, side, **self._budget())
+        with self._question():
+            return e.moon(*self._args(p), p.moon_state, side, **self._budget())
 
     def move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         """Legal cards of the player to move, grouped into runs of equivalent cards."""
@@ -145,7 +160,10 @@ class Solver:
 
     def analyze(self, p: Position, seats: Iterable[Seat] | None = None, moves: bool = True) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values."""
-        self._deadline = time.monotonic() + self.time_limit
+        with self._question():
+            return self._analyze(p, seats, moves)
+
+    def _analyze(self, p: Position, seats: Iterable[Seat] | None, moves: bool) -> Analysis:
         t0 = time.perf_counter()
         n0 = self.nodes
         wanted = list(Seat) if seats is None else [Seat(s) for s in seats]
@@ -175,7 +193,10 @@ class Solver:
     def line(self, p: Position, target: Seat | str) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
         the others maximise it."""
-        self._deadline = time.monotonic() + self.time_limit
+        with self._question():
+            return self._line(p, target)
+
+    def _line(self, p: Position, target: Seat | str) -> list[LineStep]:
         t = Seat.parse(target) if isinstance(target, str) else target
         tside = p.side(t)
         out: list[LineStep] = []
