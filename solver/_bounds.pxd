@@ -1,6 +1,18 @@
-# Quick bounds on the value to go at a trick boundary, from what is still to be won.
+# Bounds on the value to go at a trick boundary. The value is one of three kinds of outcome
+# (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
+# what is still to be won; a kind that the state rules out is left out.
 from libc.stdint cimport uint64_t
 from solver._state cimport Game, State, ctz, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF
+
+ctypedef struct Outcomes:
+    int lo[3]          # OUT_NONE, OUT_SELF, OUT_OTHER
+    int hi[3]
+    int possible[3]
+
+cdef enum:
+    OUT_NONE = 0
+    OUT_SELF = 1
+    OUT_OTHER = 2
 
 
 cdef inline void moon_constants(const Game* g, int* c_self, int* c_other) noexcept nogil:
@@ -26,13 +38,11 @@ cdef inline int terminal_value(const Game* g, const State* s) noexcept nogil:
     return 0
 
 
-cdef inline void quick_bounds(const Game* g, const State* s, int* lo, int* hi) noexcept nogil:
-    """Every outcome's value to go lies in [lo, hi]: no moon, the target shoots, another shoots."""
+cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
     cdef uint64_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef uint64_t m = rem & g.valued_mask
     cdef int rp = 0, rn = 0, c, v, n = s.cards_left >> 2
-    cdef int tpmin = 0, tpmax = 0, c_self, c_other, l, h
-    cdef int can_none = 1, can_self = 0, can_other = 0
+    cdef int tpmin = 0, tpmax = 0, c_self, c_other
     while m:
         c = ctz(m)
         m &= m - 1
@@ -45,27 +55,41 @@ cdef inline void quick_bounds(const Game* g, const State* s, int* lo, int* hi) n
         tpmax = g.trick_points * n
     else:
         tpmin = g.trick_points * n
-    l = rn + tpmin
-    h = rp + tpmax
+    o.lo[OUT_NONE] = rn + tpmin
+    o.hi[OUT_NONE] = rp + tpmax
+    o.possible[OUT_NONE] = 1
+    o.possible[OUT_SELF] = 0
+    o.possible[OUT_OTHER] = 0
     if g.moon_total > 0 and s.moon != MOON_DEAD:
         moon_constants(g, &c_self, &c_other)
+        # the target shoots: it takes every point still out (rp) and c_self settles the rest
+        o.lo[OUT_SELF] = rn + tpmin + c_self + rp
+        o.hi[OUT_SELF] = tpmax + c_self + rp
+        o.lo[OUT_OTHER] = rn + tpmin + c_other
+        o.hi[OUT_OTHER] = tpmax + c_other
         if s.moon == 0:
-            can_self = 1
-            can_other = 1
+            o.possible[OUT_SELF] = 1
+            o.possible[OUT_OTHER] = 1
         elif s.moon - 1 == s.target:
-            can_self = 1
-            can_none = rp > 0
+            o.possible[OUT_SELF] = 1
+            o.possible[OUT_NONE] = rp > 0
         else:
-            can_other = 1
-            can_none = rp > 0
-        if not can_none:
-            l = INF
-            h = -INF
-        if can_self:
-            l = min(l, rn + tpmin + c_self + rp)
-            h = max(h, tpmax + c_self + rp)
-        if can_other:
-            l = min(l, rn + tpmin + c_other)
-            h = max(h, tpmax + c_other)
-    lo[0] = l
-    hi[0] = h
+            o.possible[OUT_OTHER] = 1
+            o.possible[OUT_NONE] = rp > 0
+
+
+cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:
+    """Lowest value over the possible outcomes, leaving out outcome ``skip`` (or -1)."""
+    cdef int k, r = INF
+    for k in range(3):
+        if o.possible[k] and k != skip and o.lo[k] < r:
+            r = o.lo[k]
+    return r
+
+
+cdef inline int bound_hi(const Outcomes* o, int skip) noexcept nogil:
+    cdef int k, r = -INF
+    for k in range(3):
+        if o.possible[k] and k != skip and o.hi[k] > r:
+            r = o.hi[k]
+    return r

@@ -11,7 +11,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
                             INF, popcount, ctz)
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
-from solver._bounds cimport quick_bounds, terminal_value
+from solver._bounds cimport (Outcomes, outcome_bounds, bound_lo, bound_hi, terminal_value,
+                             OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Entry, tt_init, tt_free, tt_clear, tt_probe, tt_store,
                              make_key, KIND_SCORE, KIND_MOON)
 
@@ -116,6 +117,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
     cdef uint64_t key[5]
     cdef Entry* e
     cdef Undo u
+    cdef Outcomes o
     cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
@@ -124,7 +126,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
     if boundary:
         if s.cards_left == 0:
             return terminal_value(g, s)
-        quick_bounds(g, s, &lo, &hi)
+        outcome_bounds(g, s, &o)
+        lo = bound_lo(&o, -1)
+        hi = bound_hi(&o, -1)
         if lo >= beta:
             return lo
         if hi <= alpha:
@@ -141,6 +145,20 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
             if hi <= alpha:
                 return hi
             ttmove = e.best
+        else:
+            # Whether the target can force its own moon settles the node when only that outcome
+            # keeps the value below beta; the moon search answers it, usually quickly.
+            if o.possible[OUT_SELF] and bound_lo(&o, OUT_SELF) >= beta:
+                if moon_search(g, s, tt):
+                    if o.hi[OUT_SELF] < hi:
+                        hi = o.hi[OUT_SELF]
+                else:
+                    lo = bound_lo(&o, OUT_SELF)
+            if s.aborted:
+                return 0
+            if lo >= beta or hi <= alpha or lo == hi:
+                tt_store(tt, key, lo, hi, -1, s.cards_left)
+                return lo if lo >= beta or lo == hi else hi
         if lo > alpha:
             alpha = lo
         if hi < beta:

@@ -68,4 +68,4 @@ cdef inline void make_key(const Game* g, const State* s, int kind, uint64_t* key
                     w |= (<uint64_t>(popcount(rem >> (bit + 1)) + 1)) << (32 + 4 * k)
         key[suit] = w
     key[4] = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
-              | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 9))
+              | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 10))

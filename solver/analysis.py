@@ -180,10 +180,15 @@ class Solver:
             side = p.side(mover)
             base = by_side.get(side)
             rows: list[MoveResult] = []
-            for rep, run in self.move_groups(p):
-                child = p.play(rep)
-                g = self.guarantee(child, mover, guess=base.guarantee if base else None)
-                m = self.moon_possible(child, mover)
+            groups = self.move_groups(p)
+            for rep, run in groups:
+                if len(groups) == 1 and base is not None:
+                    # a forced choice: the card's values are the position's own
+                    g, m = base.guarantee, base.moon_possible
+                else:
+                    child = p.play(rep)
+                    g = self.guarantee(child, mover, guess=base.guarantee if base else None)
+                    m = self.moon_possible(child, mover)
                 rows.extend(MoveResult(c, g, m) for c in run)
             best = min(r.guarantee for r in rows)
             results = sorted((MoveResult(r.card, r.guarantee, r.moon_possible, r.guarantee == best)
