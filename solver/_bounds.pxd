@@ -39,18 +39,8 @@ cdef inline int terminal_value(const Game* g, const State* s) noexcept nogil:
 
 
 cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
-    cdef uint64_t rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef uint64_t m = rem & g.valued_mask
-    cdef int rp = 0, rn = 0, c, v, n = s.cards_left >> 2
+    cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
     cdef int tpmin = 0, tpmax = 0, c_self, c_other
-    while m:
-        c = ctz(m)
-        m &= m - 1
-        v = g.values[c]
-        if v > 0:
-            rp += v
-        else:
-            rn += v
     if g.trick_points > 0:
         tpmax = g.trick_points * n
     else:

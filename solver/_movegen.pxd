@@ -24,13 +24,27 @@ cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexc
     return L
 
 
+cdef inline int winning_index(const State* s) noexcept nogil:
+    """Position in s.trick of the card now winning the trick (s.ntrick > 0)."""
+    cdef int best = 0, i
+    cdef int suit = s.trick[0] >> 4
+    for i in range(1, s.ntrick):
+        if (s.trick[i] >> 4) == suit and s.trick[i] > s.trick[best]:
+            best = i
+    return best
+
+
 cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps,
                             uint64_t* runs) noexcept nogil:
     """One representative (the lowest card) per run of equivalent legal cards: same suit,
-    same value, no card still in play between them. ``runs`` (may be NULL) gets each run."""
-    cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3] | s.on_table
+    same value, nothing between them that could still separate them: a card in a hand, or the
+    card winning the trick (other cards on the table lose and leave with the trick).
+    ``runs`` (may be NULL) gets each run."""
+    cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int n = 0, c, prev = -1
     cdef uint64_t bit, between
+    if s.ntrick > 0:
+        present |= (<uint64_t>1) << s.trick[winning_index(s)]
     while L:
         c = msb(L)
         bit = (<uint64_t>1) << c
@@ -49,16 +63,6 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
         n += 1
         prev = c
     return n
-
-
-cdef inline int winning_index(const State* s) noexcept nogil:
-    """Position in s.trick of the card now winning the trick (s.ntrick > 0)."""
-    cdef int best = 0, i
-    cdef int suit = s.trick[0] >> 4
-    for i in range(1, s.ntrick):
-        if (s.trick[i] >> 4) == suit and s.trick[i] > s.trick[best]:
-            best = i
-    return best
 
 
 cdef inline int lead_weight(const Game* g, const State* s, int player, int c,

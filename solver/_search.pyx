@@ -94,8 +94,12 @@ cdef inline void _undo_trick(State* s, const Undo* u) noexcept nogil:
     s.ntrick = 4
 
 
-cdef inline void _play(State* s, int player, int c) noexcept nogil:
+cdef inline void _play(const Game* g, State* s, int player, int c) noexcept nogil:
     cdef uint64_t bit = (<uint64_t>1) << c
+    if g.values[c] > 0:
+        s.hand_pos -= g.values[c]
+    else:
+        s.hand_neg -= g.values[c]
     s.hand[player] &= ~bit
     s.on_table |= bit
     s.trick[s.ntrick] = c
@@ -103,8 +107,12 @@ cdef inline void _play(State* s, int player, int c) noexcept nogil:
     s.cards_left -= 1
 
 
-cdef inline void _unplay(State* s, int player, int c) noexcept nogil:
+cdef inline void _unplay(const Game* g, State* s, int player, int c) noexcept nogil:
     cdef uint64_t bit = (<uint64_t>1) << c
+    if g.values[c] > 0:
+        s.hand_pos += g.values[c]
+    else:
+        s.hand_neg += g.values[c]
     s.ntrick -= 1
     s.hand[player] |= bit
     s.on_table &= ~bit
@@ -172,14 +180,14 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
     best = -INF if maximizing else INF
     for i in range(n):
         c = moves[i]
-        _play(s, player, c)
+        _play(g, s, player, c)
         if s.ntrick == 4:
             delta = _finish_trick(g, s, &u, &ws)
             v = delta + search(g, s, tt, alpha - delta, beta - delta)
             _undo_trick(s, &u)
         else:
             v = search(g, s, tt, alpha, beta)
-        _unplay(s, player, c)
+        _unplay(g, s, player, c)
         if s.aborted:
             return 0
         if maximizing:
@@ -233,7 +241,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt) noexcept nogil:
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
-        _play(s, player, c)
+        _play(g, s, player, c)
         if s.ntrick == 4:
             _finish_trick(g, s, &u, &ws)
             if s.moon != 0 and s.moon != s.target + 1:
@@ -243,7 +251,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt) noexcept nogil:
             _undo_trick(s, &u)
         else:
             r = moon_search(g, s, tt)
-        _unplay(s, player, c)
+        _unplay(g, s, player, c)
         if s.aborted:
             return 0
         if r == either:
@@ -335,6 +343,14 @@ cdef class Engine:
             s.hand[i] = hands[i]
             s.cards_left += popcount(s.hand[i])
             s.side[i] = (i & 1) if self.g.partnership else i
+        s.hand_pos = 0
+        s.hand_neg = 0
+        for i in range(64):
+            if ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> i) & 1:
+                if self.g.values[i] > 0:
+                    s.hand_pos += self.g.values[i]
+                else:
+                    s.hand_neg += self.g.values[i]
         if len(trick) > 3:
             raise ValueError("a trick in progress holds at most 3 cards")
         s.ntrick = len(trick)

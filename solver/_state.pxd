@@ -57,6 +57,8 @@ ctypedef struct State:
     int target                   # the side being scored (seat, or seat & 1 with partnership)
     int side[4]                  # side of each seat
     int cards_left               # cards still in hands
+    int hand_pos                 # sum of the positive values still in hands
+    int hand_neg                 # sum of the negative values still in hands
     int hist[64]                 # history heuristic: cut-offs made by each card
     int64_t nodes
     int64_t node_limit           # 0: none

@@ -1,6 +1,6 @@
 # Transposition table: bounds on the value to go, stored at trick boundaries, with a size cap.
 from libc.stdint cimport uint64_t, int16_t, uint8_t, int8_t
-from solver._state cimport Game, State, popcount, SUIT_LANE
+from solver._state cimport Game, State, popcount, msb, SUIT_LANE
 
 cdef enum:
     KEY_WORDS = 5
@@ -38,7 +38,7 @@ cdef inline void make_key(const Game* g, const State* s, int kind, uint64_t* key
     the places of the suit's special-valued cards in that order. Suits with many specials are
     keyed absolutely (3 bits a rank: gone or owner)."""
     cdef int suit, r, k, cnt, bit
-    cdef uint64_t h0, h1, h2, h3, rem, w, seq, owner
+    cdef uint64_t h0, h1, h2, h3, rem, w, seq, owner, m
     for suit in range(4):
         h0 = (s.hand[0] >> (16 * suit)) & SUIT_LANE
         h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
@@ -54,13 +54,13 @@ cdef inline void make_key(const Game* g, const State* s, int kind, uint64_t* key
         else:
             seq = 0
             cnt = 0
-            r = 12
-            while r >= 0:
-                if (rem >> r) & 1:
-                    owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
-                    seq = (seq << 2) | owner
-                    cnt += 1
-                r -= 1
+            m = rem
+            while m:
+                r = msb(m)
+                m &= ~((<uint64_t>1) << r)
+                owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
+                seq = (seq << 2) | owner
+                cnt += 1
             w = seq | (<uint64_t>cnt << 26)
             for k in range(g.nspecial[suit]):
                 bit = g.special[suit][k] & 15
