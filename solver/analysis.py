@@ -8,10 +8,12 @@
 """
 from __future__ import annotations
 
+import queue
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .cards import Card, Seat, cards_of
 from .position import Position
@@ -76,49 +78,59 @@ class Analysis:
 
 
 class Solver:
-    """Exact answers for positions under one rule set at a time; keeps one engine (and so one
-    transposition table) per rule set, reused across questions.
+    """Exact answers for positions under one rule set at a time.
 
-    ``node_limit`` / ``time_limit`` bound every search; past them ``SearchAborted`` is raised.
+    Keeps one engine per thread (each with its share of ``table_mb`` as its transposition
+    table) and reuses them across questions while the rules stay the same. With ``threads``
+    > 1, ``analyze`` answers its independent questions (seats, cards) in parallel; the
+    engine releases the GIL while it searches.
+
+    ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised.
     """
 
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
-                 time_limit: float = 0.0) -> None:
+                 time_limit: float = 0.0, threads: int = 1) -> None:
         self.table_mb = table_mb
         self.node_limit = node_limit
         self.time_limit = time_limit
-        self._engine: Engine | None = None
+        self.threads = max(1, threads)
+        self._engines: list[Engine] = []
+        self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._rules: Rules | None = None
+        self._retired_nodes = 0
         self._deadline = 0.0
-        self._depth = 0
 
     # -- engine plumbing -------------------------------------------------------------
-    def _engine_for(self, p: Position) -> Engine:
-        if self._engine is None or self._rules != p.rules:
+    @contextmanager
+    def _engine(self, p: Position) -> Iterator[Engine]:
+        """Borrow an idle engine set up for the position's rules and moon total."""
+        if self._rules != p.rules:
+            self._retired_nodes += sum(e.nodes for e in self._engines)
+            self._engines = []  # free the old tables before allocating new ones
+            self._free = queue.SimpleQueue()
             r = p.rules
-            self._engine = None  # free the old table before allocating the new one
-            self._engine = Engine(list(r.values), _MOON_MODES[r.moon], r.trick_points,
-                                  r.partnership, _BREAK[r.hearts_break], r.first_trick_points,
-                                  int(Card.parse("SQ")), self.table_mb << 20)
+            for _ in range(self.threads):
+                e = Engine(list(r.values), _MOON_MODES[r.moon], r.trick_points, r.partnership,
+                           _BREAK[r.hearts_break], r.first_trick_points, int(Card.parse("SQ")),
+                           (self.table_mb << 20) // self.threads)
+                self._engines.append(e)
+                self._free.put(e)
             self._rules = r
-        self._engine.set_moon_total(p.moon_total)
-        return self._engine
+        e = self._free.get()
+        try:
+            e.set_moon_total(p.moon_total)
+            yield e
+        finally:
+            self._free.put(e)
 
     def _args(self, p: Position) -> tuple:
         fl = p.forced_lead
         return (p.hands, [int(c) for c in p.trick], int(p.leader), p.broken, p.first_trick,
                 int(fl) if fl is not None else -1)
 
-    @contextmanager
-    def _question(self) -> Iterator[None]:
+    def _start(self) -> None:
         """The time limit covers one public call, however many searches it makes."""
-        if self._depth == 0:
-            self._deadline = time.monotonic() + self.time_limit
-        self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
+        self._deadline = time.monotonic() + self.time_limit
 
     def _budget(self) -> dict[str, Any]:
         if not self.time_limit:
@@ -128,68 +140,77 @@ class Solver:
             raise SearchAborted("time budget exhausted")
         return {"node_limit": self.node_limit, "seconds": left}
 
+    def _map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        if self.threads == 1 or len(items) < 2:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(self.threads) as pool:
+            return list(pool.map(fn, items))
+
     @property
     def nodes(self) -> int:
-        return self._engine.nodes if self._engine is not None else 0
+        """Search nodes visited so far by this solver."""
+        return self._retired_nodes + sum(e.nodes for e in self._engines)
+
+    # -- one search each ---------------------------------------------------------------
+    def _value_to_go(self, p: Position, side: int, guess: int = 0) -> int:
+        with self._engine(p) as e:
+            return e.value(*self._args(p), p.moon_state, side, guess=guess, **self._budget())
+
+    def _guarantee(self, p: Position, side: int, guess: int | None = None) -> int:
+        raw = p.raw_points(side)
+        return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
+
+    def _moon(self, p: Position, side: int) -> bool:
+        with self._engine(p) as e:
+            return e.moon(*self._args(p), p.moon_state, side, **self._budget())
 
     # -- questions -------------------------------------------------------------------
-    def value_to_go(self, p: Position, side: int, guess: int = 0) -> int:
-        e = self._engine_for(p)
-        return e.value(*self._args(p), p.moon_state, side, guess=guess, **self._budget())
-
     def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
         """The lowest score ``seat`` can make sure of (its side's, with partnerships)."""
-        side = p.side(Seat.parse(seat) if isinstance(seat, str) else seat)
-        raw = p.raw_points(side)
-        g = 0 if guess is None else guess - raw
-        with self._question():
-            return raw + self.value_to_go(p, side, g)
+        self._start()
+        return self._guarantee(p, p.side(_seat(seat)), guess)
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
-        side = p.side(Seat.parse(seat) if isinstance(seat, str) else seat)
-        e = self._engine_for(p)
-        with self._question():
-            return e.moon(*self._args(p), p.moon_state, side, **self._budget())
+        """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
+        self._start()
+        return self._moon(p, p.side(_seat(seat)))
 
     def move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         """Legal cards of the player to move, grouped into runs of equivalent cards."""
         if p.is_over:
             return []
-        e = self._engine_for(p)
-        return [(Card.from_index(rep), list(cards_of(run))) for rep, run in e.move_groups(*self._args(p))]
+        with self._engine(p) as e:
+            groups = e.move_groups(*self._args(p))
+        return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     def analyze(self, p: Position, seats: Iterable[Seat] | None = None, moves: bool = True) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values."""
-        with self._question():
-            return self._analyze(p, seats, moves)
-
-    def _analyze(self, p: Position, seats: Iterable[Seat] | None, moves: bool) -> Analysis:
+        self._start()
         t0 = time.perf_counter()
         n0 = self.nodes
         wanted = list(Seat) if seats is None else [Seat(s) for s in seats]
-        by_side: dict[int, PlayerResult] = {}
-        players: dict[Seat, PlayerResult] = {}
-        for seat in wanted:
-            side = p.side(seat)
-            if side not in by_side:
-                by_side[side] = PlayerResult(self.guarantee(p, seat), self.moon_possible(p, seat))
-            players[seat] = by_side[side]
+        sides = sorted({p.side(s) for s in wanted})
+        answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)), sides)
+        by_side = dict(zip(sides, answers))
+        players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
         mover = p.to_move
         if moves and mover is not None:
             side = p.side(mover)
             base = by_side.get(side)
-            rows: list[MoveResult] = []
             groups = self.move_groups(p)
-            for rep, run in groups:
-                if len(groups) == 1 and base is not None:
-                    # a forced choice: the card's values are the position's own
-                    g, m = base.guarantee, base.moon_possible
-                else:
+            if len(groups) == 1 and base is not None:
+                # a forced choice: the card's values are the position's own
+                values = [(base.guarantee, base.moon_possible)]
+            else:
+                guess = base.guarantee if base else None
+
+                def card_values(rep: Card) -> tuple[int, bool]:
                     child = p.play(rep)
-                    g = self.guarantee(child, mover, guess=base.guarantee if base else None)
-                    m = self.moon_possible(child, mover)
-                rows.extend(MoveResult(c, g, m) for c in run)
+                    return self._guarantee(child, side, guess), self._moon(child, side)
+
+                values = self._map(card_values, [rep for rep, _ in groups])
+            rows = [MoveResult(c, g, m) for (_, run), (g, m) in zip(groups, values) for c in run]
             best = min(r.guarantee for r in rows)
             results = sorted((MoveResult(r.card, r.guarantee, r.moon_possible, r.guarantee == best)
                               for r in rows), key=lambda r: (r.card.suit, -r.card.rank))
@@ -198,23 +219,24 @@ class Solver:
     def line(self, p: Position, target: Seat | str) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
         the others maximise it."""
-        with self._question():
-            return self._line(p, target)
-
-    def _line(self, p: Position, target: Seat | str) -> list[LineStep]:
-        t = Seat.parse(target) if isinstance(target, str) else target
+        self._start()
+        t = _seat(target)
         tside = p.side(t)
         out: list[LineStep] = []
-        value = self.guarantee(p, t)
+        value = self._guarantee(p, tside)
         while not p.is_over:
             mover = p.to_move
             assert mover is not None
             for rep, _run in self.move_groups(p):
                 child = p.play(rep)
-                if self.guarantee(child, t, guess=value) == value:
+                if self._guarantee(child, tside, guess=value) == value:
                     out.append(LineStep(mover, rep, value))
                     p = child
                     break
             else:  # pragma: no cover - the value is always reached by some child
                 raise AssertionError("no child reaches the position's value")
         return out
+
+
+def _seat(seat: Seat | str) -> Seat:
+    return Seat.parse(seat) if isinstance(seat, str) else Seat(seat)
