@@ -2,7 +2,7 @@
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
 # what is still to be won; a kind that the state rules out is left out.
 from libc.stdint cimport uint64_t
-from solver._state cimport Game, State, ctz, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF
+from solver._state cimport Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
 
 ctypedef struct Outcomes:
     int lo[3]          # OUT_NONE, OUT_SELF, OUT_OTHER
@@ -38,9 +38,35 @@ cdef inline int terminal_value(const Game* g, const State* s) noexcept nogil:
     return 0
 
 
+cdef inline bint target_cannot_win(const State* s) noexcept nogil:
+    """At a trick boundary with another side on lead: in every suit, each card of the target's
+    side is below every card of the others, so whatever is led the target's side never wins."""
+    cdef uint64_t mine = 0, theirs = 0, m, t
+    cdef int q, suit
+    if s.side[s.leader] == s.target:
+        return 0
+    for q in range(4):
+        if s.side[q] == s.target:
+            mine |= s.hand[q]
+        else:
+            theirs |= s.hand[q]
+    for suit in range(4):
+        m = (mine >> (16 * suit)) & SUIT_LANE
+        t = (theirs >> (16 * suit)) & SUIT_LANE
+        if m and t and msb(m) > ctz(t):
+            return 0
+    return 1
+
+
 cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
     cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
-    cdef int tpmin = 0, tpmax = 0, c_self, c_other
+    cdef int tpmin = 0, tpmax = 0, c_self, c_other, points_out = rp
+    cdef bint shut_out = target_cannot_win(s)
+    if shut_out:
+        # nothing more comes to the target: its value to go is 0, or another side's moon
+        rp = 0
+        rn = 0
+        n = 0
     if g.trick_points > 0:
         tpmax = g.trick_points * n
     else:
@@ -62,10 +88,12 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
             o.possible[OUT_OTHER] = 1
         elif s.moon - 1 == s.target:
             o.possible[OUT_SELF] = 1
-            o.possible[OUT_NONE] = rp > 0
+            o.possible[OUT_NONE] = points_out > 0
         else:
             o.possible[OUT_OTHER] = 1
-            o.possible[OUT_NONE] = rp > 0
+            o.possible[OUT_NONE] = points_out > 0
+        if shut_out and points_out > 0:
+            o.possible[OUT_SELF] = 0
 
 
 cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:

@@ -12,7 +12,7 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
                             INF, popcount, ctz)
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, bound_lo, bound_hi, terminal_value,
-                             OUT_NONE, OUT_SELF, OUT_OTHER)
+                             target_cannot_win, OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Entry, tt_init, tt_free, tt_clear, tt_probe, tt_store,
                              make_key, KIND_SCORE, KIND_MOON)
 
@@ -230,6 +230,8 @@ cdef int moon_search(const Game* g, State* s, Table* tt) noexcept nogil:
             return 0
         if ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & g.point_mask) == 0:
             return s.moon == s.target + 1
+        if target_cannot_win(s):
+            return 0
         make_key(g, s, KIND_MOON, key)
         e = tt_probe(tt, key)
         if e != NULL:
