@@ -1,0 +1,46 @@
+"""Peak resident memory of one process analysing one full deal, printed as one JSON object.
+
+Run as its own process (``python -m benchmarks.peak_memory SEED [TIME_LIMIT]``) so that
+nothing the benchmark session loaded (DDS, pytest) counts. Linux reports ``ru_maxrss`` in KiB.
+"""
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+from solver.analysis import SearchAborted, Solver
+
+from .seeded_deals import hearts_start
+
+
+def peak_memory(seed: int, time_limit: float) -> dict[str, object]:
+    """Analyse deal ``seed`` under standard rules (four seats and the cards), then read the peak."""
+    p = hearts_start(seed)
+    start = time.perf_counter()
+    try:
+        Solver(time_limit=time_limit).analyze(p)
+        timed_out = False
+    except SearchAborted:
+        timed_out = True
+    seconds = time.perf_counter() - start
+    megabytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seed": seed, "megabytes": megabytes, "seconds": seconds, "timed_out": timed_out}
+
+
+def main(argv: list[str]) -> int:
+    if not 1 <= len(argv) <= 2:
+        print("usage: python -m benchmarks.peak_memory SEED [TIME_LIMIT]", file=sys.stderr)
+        return 2
+    try:
+        seed, limit = int(argv[0]), float(argv[1]) if len(argv) > 1 else 0.0
+    except ValueError:
+        print(f"peak_memory: SEED must be a whole number and TIME_LIMIT a number, got {argv}", file=sys.stderr)
+        return 2
+    print(json.dumps(peak_memory(seed, limit)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

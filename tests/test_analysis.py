@@ -1,0 +1,108 @@
+"""The Python API of SPEC §3–§4: answer shapes, the end of the hand, seat selection, limits,
+and answers that do not depend on what the same solver was asked before or on threads."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from endgames import Scenario, random_endgame
+from solver.analysis import SearchAborted, Solver
+from solver.cards import Card, Seat
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import Rules
+
+SAMPLE = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+
+
+def endgames(spec: dict, count: int, seed: str, cards: tuple[int, int] = (9, 20)) -> list[Position]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s: Scenario | None = random_endgame(spec, rng, rng.randint(*cards))
+        if s is not None:
+            out.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+    return out
+
+
+def answers(solver: Solver, pos: Position) -> tuple:
+    a = solver.analyze(pos)
+    return ({s: (r.guarantee, r.moon_possible) for s, r in a.players.items()},
+            [(m.card, m.guarantee, m.moon_possible, m.best) for m in a.moves])
+
+
+def test_json_has_the_spec_shape_with_a_row_for_every_legal_card() -> None:
+    solver = Solver(table_mb=16)
+    for pos in endgames({}, 10, "json"):
+        out = solver.analyze(pos).to_json()
+        assert out["to_move"] == str(pos.to_move)
+        assert set(out["players"]) == {"N", "E", "S", "W"}
+        for seat in out["players"].values():
+            assert type(seat["guarantee"]) is int and type(seat["moon_possible"]) is bool
+        assert [m["card"] for m in out["moves"]] == [str(c) for c in pos.legal_moves()]
+        best = min(m["guarantee"] for m in out["moves"])
+        assert all(m["best"] == (m["guarantee"] == best) for m in out["moves"])
+        assert best == out["players"][out["to_move"]]["guarantee"]
+
+
+def test_at_the_end_of_the_hand_the_guarantee_is_the_score() -> None:
+    deal = Deal.parse("N:A..2. K..3. Q..4. .J.5.")
+    rules = Rules.parse({"first_lead": "free"})
+    pos = Position.from_play(deal, rules, "D2 D3 D4 D5 HJ SA SK SQ", "N")
+    result = Solver().analyze(pos)
+    assert result.to_move is None and result.moves == []
+    assert {s: r.guarantee for s, r in result.players.items()} == {s: pos.score(s) for s in Seat}
+    out = result.to_json()
+    assert out["to_move"] is None and out["moves"] == []
+
+
+def test_single_questions_agree_with_analyze() -> None:
+    solver = Solver(table_mb=16)
+    for pos in endgames({"preset": "omnibus"}, 6, "single"):
+        full = solver.analyze(pos)
+        fresh = Solver(table_mb=16)
+        for seat in Seat:
+            assert fresh.guarantee(pos, seat) == full.players[seat].guarantee
+            assert fresh.moon_possible(pos, seat) == full.players[seat].moon_possible
+        only_east = fresh.analyze(pos, seats=[Seat.E], moves=False)
+        assert list(only_east.players) == [Seat.E] and only_east.moves == []
+        assert only_east.players[Seat.E] == full.players[Seat.E]
+
+
+def test_partners_share_their_answers() -> None:
+    solver = Solver(table_mb=16)
+    for pos in endgames({"partnership": True}, 6, "partners"):
+        result = solver.analyze(pos)
+        assert result.players[Seat.N] == result.players[Seat.S]
+        assert result.players[Seat.E] == result.players[Seat.W]
+
+
+def test_answers_do_not_depend_on_earlier_questions_or_threads() -> None:
+    """One solver switching rule sets back and forth, and two threads, answer as fresh ones."""
+    specs = [{}, {"preset": "spot", "moon": "subtract"}, {"partnership": True, "trick_points": 2}]
+    cases = [(spec, pos) for i, spec in enumerate(specs) for pos in endgames(spec, 4, f"reuse{i}")]
+    shared = Solver(table_mb=16)
+    threaded = Solver(table_mb=16, threads=2)
+    for spec, pos in cases + cases[::-1]:
+        expected = answers(Solver(table_mb=16), pos)
+        assert answers(shared, pos) == expected, spec
+        assert answers(threaded, pos) == expected, spec
+
+
+def test_node_and_time_limits_abort_the_search() -> None:
+    start = Position.start(SAMPLE)
+    with pytest.raises(SearchAborted):
+        Solver(node_limit=1000).guarantee(start, Seat.N)
+    with pytest.raises(SearchAborted):
+        Solver(time_limit=0.01).analyze(start)
+
+
+def test_the_line_is_legal_and_names_its_seats() -> None:
+    solver = Solver(table_mb=16)
+    for pos in endgames({"preset": "black-maria"}, 4, "line"):
+        line = solver.line(pos, Seat.W)
+        for step in line:
+            assert step.seat == pos.to_move and step.card in pos.legal_moves()
+            pos = pos.play(step.card)
+        assert pos.is_over and isinstance(line[0].card, Card)

@@ -1,0 +1,222 @@
+"""The engine against the brute-force oracle (tests/brute.py) on thousands of seeded endgames.
+
+Every rule key and preset gets its own test, so a failure names the rule set; each failure
+message lists the exact position as `hearts-dd analyze` arguments with both answers.
+"""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import brute
+from endgames import Scenario, play_down, queen_before_hearts, random_endgame, small_deal
+from solver.analysis import Solver
+from solver.cards import Seat
+from solver.deal import Deal
+from solver.errors import HeartsError
+from solver.position import Position
+from solver.rules import Rules
+
+RULE_SETS: dict[str, dict] = {
+    "standard": {"preset": "standard"},
+    "omnibus": {"preset": "omnibus"},
+    "spot": {"preset": "spot"},
+    "rickety-kate": {"preset": "rickety-kate"},
+    "black-maria": {"preset": "black-maria"},
+    "bridge": {"preset": "bridge"},
+    "moon-subtract": {"moon": "subtract"},
+    "moon-none": {"moon": "none"},
+    "omnibus-subtract": {"preset": "omnibus", "moon": "subtract"},
+    "first-trick-points": {"first_trick_points": True},
+    "queen-breaks": {"hearts_break": "queen"},
+    "queen-breaks-points-first": {"hearts_break": "queen", "first_trick_points": True},
+    "no-break": {"hearts_break": "none"},
+    "free-lead": {"first_lead": "free"},
+    "trick-points-minus-1": {"trick_points": -1},
+    "trick-points-2": {"trick_points": 2},
+    "partnership": {"partnership": True},
+    "partnership-subtract-tricks": {"partnership": True, "moon": "subtract", "trick_points": 1},
+    "custom-negative": {"values": {"H": 2, "SQ": 0, "SK": 7, "DJ": -10, "C": -1}},
+    "custom-spot-queen": {"preset": "spot", "values": {"D": 1, "HA": 0, "ST": -3},
+                          "hearts_break": "queen", "moon": "subtract"},
+    "black-maria-free": {"preset": "black-maria", "first_lead": "free", "first_trick_points": True,
+                         "trick_points": -2},
+}
+
+
+@dataclass(frozen=True)
+class Batch:
+    """How many positions of one kind each rule set checks, and the brute-force node cap."""
+
+    kind: str
+    count: int
+    cards_left: tuple[int, int]
+    max_nodes: int
+    moon: bool = False  # steered to keep a moon for one seat, which must still be able to force it
+
+
+ENDGAME_BATCHES = (
+    Batch("3 tricks", 35, (9, 12), 20_000),
+    Batch("4 tricks", 35, (13, 16), 12_000),
+    Batch("3-4 tricks, moon live", 15, (9, 16), 12_000, moon=True),
+    Batch("5 tricks", 1, (17, 17), 100_000),
+)
+SMALL_DEALS = 30  # per rule set: 3 or 4 cards a hand, from trick 1
+
+
+def engine_answer(solver: Solver, scenario: Scenario) -> brute.Answer:
+    pos = Position.from_play(scenario.deal, scenario.rules, scenario.play_text, scenario.leader)
+    result = solver.analyze(pos)
+    return brute.Answer(
+        result.to_move,
+        {seat: brute.Outcome(r.guarantee, r.moon_possible) for seat, r in result.players.items()},
+        {m.card: brute.Outcome(m.guarantee, m.moon_possible) for m in result.moves})
+
+
+def describe(answer: brute.Answer) -> str:
+    players = " ".join(f"{s}={o.guarantee}{'m' if o.moon_possible else ''}"
+                       for s, o in sorted(answer.players.items()))
+    moves = " ".join(f"{c}={o.guarantee}{'m' if o.moon_possible else ''}"
+                     for c, o in sorted(answer.moves.items()))
+    return f"to_move={answer.to_move} players[{players}] moves[{moves}]"
+
+
+class Tally:
+    """Compares answers and counts what the positions covered, so coverage can be asserted."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.checked = 0
+        self.mid_trick = 0
+        self.failures: list[str] = []
+
+    def check(self, solver: Solver, scenario: Scenario, expected: brute.Answer) -> None:
+        self.checked += 1
+        try:
+            got = engine_answer(solver, scenario)
+        except HeartsError as e:
+            self.failures.append(f"[{self.name}] {scenario}\n  the solver rejects the play: {e}")
+            return
+        self.mid_trick += scenario.cards_left % 4 != 0
+        if got != expected:
+            self.failures.append(f"[{self.name}] {scenario}\n  engine: {describe(got)}\n"
+                                 f"  brute:  {describe(expected)}")
+
+    def assert_clean(self) -> None:
+        shown = "\n".join(self.failures[:5])
+        assert not self.failures, f"{len(self.failures)} of {self.checked} positions differ:\n{shown}"
+
+
+def solved(scenario: Scenario, max_nodes: int) -> brute.Answer | None:
+    try:
+        return brute.analyze(scenario.deal, scenario.rules, scenario.play, scenario.leader,
+                             max_nodes=max_nodes)
+    except brute.TreeTooLarge:
+        return None
+
+
+def run_batch(name: str, batch: Batch, solver: Solver, tally: Tally) -> None:
+    """Check ``batch.count`` positions, skipping trees over the node cap and, for a moon
+    batch, positions where the steered seat can no longer force the moon."""
+    rng = random.Random(f"{name}/{batch.kind}")
+    moon = batch.moon and Rules.parse(RULE_SETS[name]).point_mask != 0
+    found = 0
+    for _attempt in range(batch.count * 40):
+        if found == batch.count:
+            break
+        scenario = random_endgame(RULE_SETS[name], rng, rng.randint(*batch.cards_left), moon)
+        if scenario is None:
+            continue
+        expected = solved(scenario, batch.max_nodes)
+        shooter = scenario.shooter
+        if expected is None or (shooter is not None and not expected.players[shooter].moon_possible):
+            continue
+        tally.check(solver, scenario, expected)
+        found += 1
+    assert found == batch.count, f"only {found} {batch.kind} positions found"
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_endgames_match_brute_force(name: str) -> None:
+    solver = Solver(table_mb=16)
+    tally = Tally(name)
+    for batch in ENDGAME_BATCHES:
+        run_batch(name, batch, solver, tally)
+    tally.assert_clean()
+    assert tally.checked == sum(b.count for b in ENDGAME_BATCHES)
+    assert tally.mid_trick >= tally.checked // 2
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_first_trick_small_deals_match_brute_force(name: str) -> None:
+    """Three or four cards a hand, from the start of trick 1 to the middle of trick 2; a third
+    of them stop at the lead to trick 2 after a trick 1 that took SQ when it could."""
+    rng = random.Random(f"{name}/small")
+    solver = Solver(table_mb=16)
+    tally = Tally(name)
+    while tally.checked < SMALL_DEALS:
+        hand_size = rng.choice((3, 4))
+        start = small_deal(RULE_SETS[name], rng, hand_size)
+        if tally.checked % 3:
+            scenario = play_down(start, rng, 4 * hand_size - rng.randint(0, 6))
+        else:  # stop at the lead to trick 2, often with SQ played and hearts unbroken
+            scenario = play_down(start, rng, 4 * hand_size - 4, queen_before_hearts(rng))
+        assert scenario is not None  # only a steered moon can fail
+        expected = solved(scenario, 20_000)
+        if expected is not None:
+            tally.check(solver, scenario, expected)
+    tally.assert_clean()
+
+
+# -- the oracle itself: published answers and SPEC examples it must reproduce --------------------
+
+PUBLISHED = [json.loads(line) for f in sorted((Path(__file__).parent / "data").glob("public_*.jsonl"))
+             for line in f.open()]
+SMALL_PUBLISHED = [c for c in PUBLISHED if Deal.parse(c["deal"]).hand_size * 4 - len(c["play"].split()) <= 14]
+
+
+@pytest.mark.parametrize("case", SMALL_PUBLISHED, ids=[c["id"] for c in SMALL_PUBLISHED])
+def test_brute_force_reproduces_the_published_cases(case: dict) -> None:
+    """shared/cases answers come from a separate exhaustive search: the oracle must agree."""
+    leader = Seat.parse(case["leader"]) if case.get("leader") else None
+    answer = brute.analyze(Deal.parse(case["deal"]), Rules.parse(case.get("rules")),
+                           case["play"].split(), leader)
+    expect = case["expect"]
+    assert str(answer.to_move) == expect["to_move"]
+    assert {str(s): {"guarantee": o.guarantee, "moon_possible": o.moon_possible}
+            for s, o in answer.players.items()} == expect["players"]
+    if "moves" in expect:
+        assert {str(c): tuple(o) for c, o in answer.moves.items()} == \
+            {m["card"]: (m["guarantee"], m["moon_possible"]) for m in expect["moves"]}
+
+
+def test_enough_published_cases_are_small_enough() -> None:
+    assert len(SMALL_PUBLISHED) >= 15
+
+@pytest.mark.parametrize("moon, shooter, others", [("add", -10, 15), ("subtract", -25, 0),
+                                                    ("none", 5, 0)])
+def test_brute_force_scores_the_moon_as_the_spec_says(moon: str, shooter: int, others: int) -> None:
+    """SPEC §2's omnibus example: North shoots (M = 15 here) having also taken DJ (-10)."""
+    deal = Deal.parse("N:..J. .A.. Q... .K..")  # N must lead DJ and takes HA, SQ and HK
+    rules = Rules.parse({"preset": "omnibus", "first_lead": "free", "moon": moon})
+    answer = brute.analyze(deal, rules, leader=Seat.N)
+    assert answer.players[Seat.N] == (shooter, True)
+    assert {answer.players[s].guarantee for s in (Seat.E, Seat.S, Seat.W)} == {others}
+
+
+def test_brute_force_partnership_tricks_are_bridge_tricks() -> None:
+    """SPEC §2: in the bridge preset -guarantee(N) counts the tricks N+S take."""
+    deal = Deal.parse("N:AK... QJ... T9... 87...")  # N+S hold the top spades: both tricks
+    answer = brute.analyze(deal, Rules.parse("bridge"), leader=Seat.E)
+    assert answer.players[Seat.N].guarantee == answer.players[Seat.S].guarantee == -2
+    assert answer.players[Seat.E].guarantee == 0
+
+
+def test_brute_force_refuses_illegal_play() -> None:
+    deal = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+    with pytest.raises(ValueError, match="HK"):
+        brute.replay(deal, Rules(), ["C2", "CA", "C5", "C4", "HK"])

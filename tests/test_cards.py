@@ -1,0 +1,61 @@
+"""Cards and seats (SPEC §1): every accepted spelling, the canonical form, clockwise seats."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solver.cards import DECK, Card, Seat, cards_of, mask_of
+from solver.errors import CardError, HeartsError
+from strategies import ALL_CARDS, PROPERTY, card_spellings
+
+
+def test_the_deck_has_52_distinct_cards_in_canonical_form() -> None:
+    names = [str(c) for c in ALL_CARDS]
+    assert len(set(names)) == 52
+    assert names[:3] == ["SA", "SK", "SQ"] and names[-1] == "C2"  # S H D C, high to low
+    assert all(len(n) == 2 and n[0] in "SHDC" and n[1] in "23456789TJQKA" for n in names)
+
+
+@PROPERTY
+@given(st.sampled_from(ALL_CARDS).flatmap(lambda c: st.tuples(st.just(c), card_spellings(c))))
+def test_every_spelling_reads_as_the_same_card(pair: tuple[Card, str]) -> None:
+    card, text = pair
+    assert Card.parse(text) == card
+    assert str(Card.parse(text)) == str(card)
+
+
+@pytest.mark.parametrize("text, card", [("10h", "HT"), ("♠q", "SQ"), ("♦10", "DT"), ("c2", "C2"),
+                                        (" SA ", "SA")])
+def test_spellings_from_the_spec(text: str, card: str) -> None:
+    assert str(Card.parse(text)) == card
+
+
+@pytest.mark.parametrize("text", ["", "S", "X5", "S1", "S11", "SS", "HZ", "5", "♠"])
+def test_unreadable_cards_raise_a_message_naming_them(text: str) -> None:
+    with pytest.raises(CardError) as err:
+        Card.parse(text)
+    assert repr(text) in str(err.value)
+    assert isinstance(err.value, HeartsError) and "\n" not in str(err.value)
+
+
+def test_seats_go_clockwise_with_partners_opposite() -> None:
+    assert [str(Seat.N.next(i)) for i in range(5)] == ["N", "E", "S", "W", "N"]
+    assert {str(s): str(s.partner) for s in Seat} == {"N": "S", "E": "W", "S": "N", "W": "E"}
+    assert [Seat.parse(t) for t in ("n", "E", " s ", "w")] == [Seat.N, Seat.E, Seat.S, Seat.W]
+
+
+@pytest.mark.parametrize("text", ["", "X", "NE", "north"])
+def test_unknown_seats_are_errors(text: str) -> None:
+    with pytest.raises(HeartsError, match="seat"):
+        Seat.parse(text)
+
+
+@PROPERTY
+@given(st.sets(st.sampled_from(ALL_CARDS)))
+def test_card_sets_round_trip_through_masks(cards: set[Card]) -> None:
+    mask = mask_of(cards)
+    assert set(cards_of(mask)) == cards
+    assert mask & ~DECK == 0
+    listed = list(cards_of(mask))
+    assert listed == sorted(listed, key=lambda c: (c.suit, -c.rank))

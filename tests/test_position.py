@@ -1,0 +1,122 @@
+"""Positions (SPEC §1–§2): legal play under any rules, checked against the brute-force oracle's
+own legality and scoring; illegal cards are errors naming the card, the seat and the trick."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import brute
+from solver.cards import Card, Seat
+from solver.deal import Deal
+from solver.errors import PlayError
+from solver.position import Position
+from solver.rules import Rules
+from strategies import ALL_CARDS, PROPERTY, card_spellings, deals, rule_specs
+
+SAMPLE = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+
+
+def start(deal: Deal, rules: Rules, leader: Seat) -> tuple[Position, brute.Game]:
+    """The same start for the solver and the oracle (the C2 rule picks its own leader)."""
+    given_leader = leader if rules.first_lead == "free" else None
+    return Position.start(deal, rules, given_leader), brute.Game(deal, rules, given_leader)
+
+
+@PROPERTY
+@given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.data())
+def test_random_legal_play_agrees_with_the_oracle_to_the_last_card(
+        deal: Deal, spec: dict, leader: Seat, data: st.DataObject) -> None:
+    rules = Rules.parse(spec)
+    pos, game = start(deal, rules, leader)
+    while not pos.is_over:
+        legal = pos.legal_moves()
+        assert {int(c) for c in legal} == set(brute.bits(game.legal_mask())), pos.played
+        assert pos.to_move == Seat(game.to_move) and pos.trick_number == game.cards_played // 4 + 1
+        card = data.draw(st.sampled_from(legal))
+        pos = pos.play(card)
+        game.play(int(card))
+    scores, _moon = game.scores()
+    assert [pos.score(s) for s in Seat] == list(scores)
+    assert pos.to_move is None and pos.legal_moves() == []
+
+
+@PROPERTY
+@given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.data())
+def test_an_illegal_card_names_card_seat_and_trick(
+        deal: Deal, spec: dict, leader: Seat, data: st.DataObject) -> None:
+    rules = Rules.parse(spec)
+    pos, _ = start(deal, rules, leader)
+    for _ in range(data.draw(st.integers(0, 51), label="cards before the illegal one")):
+        pos = pos.play(data.draw(st.sampled_from(pos.legal_moves())))
+    legal = set(pos.legal_moves())
+    card = data.draw(st.sampled_from([c for c in ALL_CARDS if c not in legal]))
+    with pytest.raises(PlayError) as err:
+        pos.play(card)
+    message = str(err.value)
+    assert str(card) in message and str(pos.to_move) in message
+    assert f"trick {pos.trick_number}" in message and "\n" not in message
+
+
+@PROPERTY
+@given(deals(), st.data())
+def test_a_play_in_any_card_spelling_reaches_the_same_position(deal: Deal, data: st.DataObject) -> None:
+    pos = Position.start(deal)
+    for _ in range(data.draw(st.integers(1, 52), label="cards played")):
+        pos = pos.play(data.draw(st.sampled_from(pos.legal_moves())))
+    spelled = [data.draw(card_spellings(c)) for c in pos.played]
+    separator = data.draw(st.sampled_from([" ", ", ", "  "]))
+    again = Position.from_play(deal, Rules(), separator.join(spelled))
+    assert again.played == pos.played and again.hands == pos.hands and again.taken == pos.taken
+
+
+@pytest.mark.parametrize("play, words", [
+    ("C3", ["trick 1", "N", "C3", "C2 must lead"]),
+    ("C2 CA C5 C4 HK", ["trick 2", "E", "HK", "hearts are not broken"]),
+    ("C2 D4", ["trick 1", "E", "D4", "must follow clubs"]),
+    ("C2 SK", ["trick 1", "E", "SK", "N's card"]),
+    ("C2 CA C2", ["trick 1", "S", "C2"]),
+    ("C2 CA ZZ", ["card 3", "trick 1", "ZZ"]),
+])
+def test_illegal_play_messages(play: str, words: list[str]) -> None:
+    with pytest.raises(PlayError) as err:
+        Position.from_play(SAMPLE, Rules(), play)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_no_points_on_the_first_trick_unless_nothing_else() -> None:
+    deal = Deal.parse("N:A..2.2 K..3.3 Q..4.4 .J.5.5")
+    rules = Rules.parse({"first_lead": "free"})
+    pos = Position.start(deal, rules, "N").play("SA").play("SK")
+    assert Card.parse("SQ") in pos.legal_moves()  # must follow spades, points or not
+    pos = pos.play("SQ")
+    assert [str(c) for c in pos.legal_moves()] == ["D5", "C5"]  # W keeps HJ back
+    assert "HJ" in [str(c) for c in Position.start(deal, rules.with_(first_trick_points=True), "N")
+                    .play_all("SA SK SQ").legal_moves()]
+
+
+def test_queen_breaks_hearts_only_under_the_queen_rule() -> None:
+    deal = Deal.parse("N:..63.2 Q..74. ..85.3 .5.2.4")  # W wins trick 1 with SQ on it
+    for rule, heart_lead in (("hearts", False), ("queen", True), ("none", True)):
+        rules = Rules.parse({"hearts_break": rule, "first_trick_points": True})
+        pos = Position.from_play(deal, rules, "C2 SQ C3 C4")
+        assert (Card.parse("H5") in pos.legal_moves()) is heart_lead, rule
+
+
+def test_the_first_leader() -> None:
+    assert Position.start(SAMPLE).to_move == Seat.N  # holds C2
+    with pytest.raises(PlayError, match="N holds C2"):
+        Position.start(SAMPLE, Rules(), "E")
+    with pytest.raises(PlayError, match="leader"):
+        Position.start(SAMPLE, Rules.parse({"first_lead": "free"}))
+    free = Position.start(SAMPLE, Rules.parse({"first_lead": "free"}), "W")
+    assert free.to_move == Seat.W and Card.parse("S5") in free.legal_moves()
+
+
+def test_no_card_after_the_end() -> None:
+    deal = Deal.parse("N:A... K... Q... J...")  # N takes SQ, every point card: a moon
+    pos = Position.from_play(deal, Rules.parse({"first_lead": "free"}), "SA SK SQ SJ", "N")
+    assert pos.is_over and [pos.score(s) for s in Seat] == [0, 13, 13, 13]
+    with pytest.raises(PlayError, match="over"):
+        pos.play("SA")

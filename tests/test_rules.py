@@ -1,0 +1,126 @@
+"""Rule objects (SPEC §2): presets, value merging, every key, and errors that name the key."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solver.cards import DECK, Card, cards_of
+from solver.errors import RulesError
+from solver.rules import KEYS, PRESETS, Rules
+from strategies import PROPERTY, rule_specs
+
+HEARTS = [c for c in cards_of(DECK) if c.suit == 1]
+SQ = Card.parse("SQ")
+
+
+def values_of(rules: Rules) -> dict[str, int]:
+    """The non-zero card values, by card name."""
+    return {str(c): rules.value(c) for c in cards_of(DECK) if rules.value(c)}
+
+
+def test_standard_is_the_default_and_matches_the_spec() -> None:
+    standard = Rules.parse("standard")
+    assert Rules.parse(None) == Rules.parse({}) == standard
+    assert values_of(standard) == {**{str(h): 1 for h in HEARTS}, "SQ": 13}
+    assert standard.moon_total == 26
+    assert (standard.moon, standard.first_trick_points, standard.hearts_break, standard.first_lead,
+            standard.trick_points, standard.partnership) == ("add", False, "hearts", "C2", 0, False)
+
+
+def test_presets_differ_from_standard_as_the_spec_says() -> None:
+    standard = values_of(Rules.parse("standard"))
+    assert values_of(Rules.parse("omnibus")) == {**standard, "DJ": -10}
+    spot = {str(h): h.rank + 2 for h in HEARTS}  # 2..10 face value, J 11, Q 12, K 13, A 14
+    assert values_of(Rules.parse("spot")) == {**spot, "SQ": 25}
+    kate = Rules.parse("rickety-kate")
+    assert values_of(kate) == standard and kate.moon == "none"
+    assert values_of(Rules.parse("black-maria")) == {**standard, "SK": 10, "SA": 7}
+
+
+def test_bridge_preset_is_notrump_play() -> None:
+    bridge = Rules.parse("bridge")
+    assert values_of(bridge) == {}
+    assert (bridge.partnership, bridge.trick_points, bridge.hearts_break, bridge.first_lead) == \
+        (True, -1, "none", "free")
+
+
+def test_missing_keys_come_from_the_preset() -> None:
+    rules = Rules.parse({"preset": "omnibus", "moon": "subtract"})
+    assert rules.value(Card.parse("DJ")) == -10 and rules.moon == "subtract"
+    assert Rules.parse({"preset": "rickety-kate", "trick_points": 2}).moon == "none"
+
+
+@pytest.mark.parametrize("values", [{"H": 2, "HA": 5}, {"HA": 5, "H": 2}, {"ha": 5, "h": 2}])
+def test_a_card_key_beats_a_suit_key_in_any_order(values: dict) -> None:
+    rules = Rules.parse({"values": values})
+    assert rules.value(Card.parse("HA")) == 5
+    assert rules.value(Card.parse("H2")) == 2 and rules.value(SQ) == 13
+
+
+def test_zero_removes_a_point_card_and_any_card_may_count() -> None:
+    rules = Rules.parse({"values": {"SQ": 0, "♦J": -10, "10c": 3}})
+    assert SQ not in set(cards_of(rules.point_mask))
+    assert rules.value(Card.parse("DJ")) == -10 and rules.value(Card.parse("CT")) == 3
+    assert rules.moon_total == 13 + 3
+
+
+@PROPERTY
+@given(rule_specs())
+def test_every_valid_rule_object_parses_and_round_trips(spec: dict) -> None:
+    rules = Rules.parse(spec)
+    assert Rules.parse(json.dumps(spec)) == rules
+    assert Rules.parse(rules.to_dict()) == rules
+    assert set(rules.to_dict()) == set(KEYS)
+    for key in ("moon", "first_trick_points", "hearts_break", "first_lead", "trick_points", "partnership"):
+        if key in spec:
+            assert getattr(rules, key) == spec[key]
+
+
+BAD_VALUES = {
+    "preset": st.one_of(st.text(min_size=1).filter(lambda t: t.lower() not in PRESETS),
+                        st.integers(), st.none(), st.booleans()),
+    "values": st.one_of(st.integers(), st.text(), st.lists(st.integers(), max_size=2),
+                        st.fixed_dictionaries({"SQ": st.one_of(st.text(), st.none(), st.booleans())}),
+                        st.fixed_dictionaries({"XQ": st.integers()})),
+    "moon": st.one_of(st.sampled_from(["double", "", "adds"]), st.integers(), st.booleans(), st.none()),
+    "first_trick_points": st.one_of(st.integers(), st.text(), st.none()),
+    "hearts_break": st.one_of(st.sampled_from(["spades", "never", ""]), st.integers(), st.none()),
+    "first_lead": st.one_of(st.sampled_from(["C3", "S2", "any"]), st.integers(), st.none()),
+    "trick_points": st.one_of(st.text(), st.booleans(), st.none(), st.floats(0.1, 0.9),
+                              st.integers(min_value=1001)),
+    "partnership": st.one_of(st.integers(), st.text(), st.none()),
+}
+
+
+@PROPERTY
+@given(st.sampled_from(KEYS).flatmap(lambda key: st.tuples(st.just(key), BAD_VALUES[key])))
+def test_a_bad_value_is_an_error_naming_its_key(pair: tuple) -> None:
+    key, value = pair
+    with pytest.raises(RulesError) as err:
+        Rules.parse({key: value})
+    message = str(err.value)
+    assert "\n" not in message
+    assert key in message or (key == "preset" and "preset" in message)
+
+
+@PROPERTY
+@given(st.text(min_size=1).filter(lambda k: k not in KEYS))
+def test_an_unknown_key_is_an_error_naming_it(key: str) -> None:
+    with pytest.raises(RulesError) as err:
+        Rules.parse({key: 1})
+    assert repr(key) in str(err.value)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"moon": "add",}', "not valid JSON"),
+    ('{"moon": add}', "not valid JSON"),
+    ("no-such-preset", "unknown preset"),
+    ("[1, 2]", "preset"),
+])
+def test_bad_rule_text_is_a_one_line_error(text: str, words: str) -> None:
+    with pytest.raises(RulesError) as err:
+        Rules.parse(text)
+    assert words in str(err.value) and "\n" not in str(err.value)
