@@ -12,8 +12,8 @@ $(STAMP): $(SOURCES)
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)  ## analyze the bundled sample deal
-	$(BIN)/hearts-dd analyze --deal "$$(cat data/sample-deal.txt)" --play "C2 CA C5 C4 D4 D3"
+demo: $(STAMP)  ## annotate the bundled sample hand records: guarantees, moons, play reviews
+	$(BIN)/hearts-dd annotate data/sample.pbn --format text
 
 test: $(STAMP)  ## the whole test suite
 	$(BIN)/python -m pytest -q

@@ -8,6 +8,7 @@ import click
 
 from .analysis import SearchAborted, Solver
 from .cards import Seat
+from .cli_records import annotate, moon
 from .deal import Deal
 from .errors import HeartsError
 from .position import Position
@@ -64,6 +65,10 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
     click.echo(render(result))
     if line is not None:
         click.echo(f"Optimal line for {line_for.upper()}: " + " ".join(out["line"]["cards"]))
+
+
+cli.add_command(annotate)
+cli.add_command(moon)
 
 
 def main() -> None:

@@ -1,0 +1,252 @@
+"""Annotation jobs: records in, one result per record out, in input order, on many cores.
+
+``annotate_record`` turns one ``solver.pbn.Record`` into the SPEC §6 object (plus the play
+review). ``annotate_stream`` runs it over a stream of records in chunks: in this process
+(``jobs=1``), in a pool of worker processes, or on a Dask cluster (``dask="local"`` or a
+scheduler address; needs the ``dask`` extra). Only a bounded window of chunks is in flight,
+so memory stays flat however long the input; results come back in input order.
+
+What "annotated" means for one record (docs/hand-records.md):
+
+- ``players``: guarantee and moon feasibility of every seat at the position before the first
+  card (SPEC §6), under the record's ``[HeartsRules]``, else the ``rules`` option, else standard;
+- with a ``[Play]`` section, the recorded cards in play order, and their ``review`` (costs,
+  moon timeline, shot the foot) as far as the play is legal;
+- ``error``: ``null``, or every problem of the record joined in one line. A record with an
+  error may still carry results: a recorded play that breaks the rules is reported there
+  while ``players`` (and the review of the legal part of the play) are still given.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections import deque
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Callable, Iterable, Iterator
+
+from .analysis import SearchAborted, Solver
+from .cards import Seat
+from .errors import HeartsError
+from .pbn import Record
+from .review import Budget, replay, review, start_position
+from .rules import Rules
+
+__all__ = ["AnnotateOptions", "annotate_record", "annotate_chunk", "annotate_stream",
+           "default_jobs"]
+
+#: Seconds to wait for a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class AnnotateOptions:
+    """How to annotate; sent to every worker, so it stays small and picklable."""
+
+    rules: Rules | None = None      # for records without [HeartsRules]; None: standard
+    review: bool = True             # review a recorded play (costs, moon timeline, foot)
+    moon_only: bool = False         # only moon questions (the ``moon`` command): no guarantees
+    time_limit: float = 0.0         # seconds per record, 0: none
+    table_mb: int = 64              # transposition table of each worker's solver
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def rules_json(rules: Rules) -> str | dict[str, Any]:
+    """A preset's name when the rules are exactly the preset, else the full rule object."""
+    return rules.preset if rules == Rules.parse(rules.preset) else rules.to_dict()
+
+
+def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) -> dict[str, Any]:
+    """The result object of one record (SPEC §6 keys first). Never raises for bad records."""
+    out: dict[str, Any] = {"index": record.index, "deal": None, "players": None, "error": None,
+                           "line": record.line, "board": record.board, "rules": None,
+                           "leader": None, "play": None, "review": None}
+    errors = list(record.errors)
+    if record.passing is not None:
+        out["pass"] = record.passing.to_json()
+    deal = record.deal
+    if deal is None:
+        problem = record.missing_deal()
+        if problem:
+            errors.append(problem)
+        return _finish(out, errors)
+    out["deal"] = deal.pbn()
+    rules = record.rules or options.rules or Rules()
+    out["rules"] = rules_json(rules)
+    play_seat = record.play.seat if record.play is not None else None
+    try:
+        start = start_position(deal, rules, record.leader, play_seat)
+    except HeartsError as e:
+        errors.append(f"line {record.line}: {e}")
+        return _finish(out, errors)
+    out["leader"] = str(start.to_move)
+    cards = ()
+    if record.play is not None:
+        played = replay(start, record.play)
+        cards = played.cards
+        out["play"] = " ".join(str(c) for c in cards)
+        if played.error:
+            errors.append(f"line {record.play.line or record.line}: [Play] {played.error}")
+    budget = Budget(solver, options.time_limit)
+    try:
+        if options.moon_only:
+            with budget as s:
+                out["players"] = {str(seat): {"moon_possible": s.moon_possible(start, seat)}
+                                  for seat in Seat}
+            analysis = None
+        else:
+            with budget as s:
+                analysis = s.analyze(start, moves=bool(cards) and options.review)
+            out["players"] = {str(seat): {"guarantee": r.guarantee, "moon_possible": r.moon_possible}
+                              for seat, r in analysis.players.items()}
+        if record.play is not None and (options.review or options.moon_only):
+            out["review"] = review(budget, start, cards, analysis,
+                                   costs=not options.moon_only).to_json()
+    except SearchAborted:
+        errors.append(f"line {record.line}: no answer within the time limit of {options.time_limit:g} s")
+    return _finish(out, errors)
+
+
+def _finish(out: dict[str, Any], errors: list[str]) -> dict[str, Any]:
+    out["error"] = "; ".join(errors) if errors else None
+    return out
+
+
+# -- workers ------------------------------------------------------------------------------------
+_SOLVERS: dict[int, Solver] = {}
+
+
+def _solver(table_mb: int) -> Solver:
+    """One solver per worker process, kept across chunks so its tables are allocated once."""
+    if table_mb not in _SOLVERS:
+        _SOLVERS.clear()
+        _SOLVERS[table_mb] = Solver(table_mb=table_mb)
+    return _SOLVERS[table_mb]
+
+
+def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict[str, Any]]:
+    """The unit of work sent to a worker: a few records, their results in the same order."""
+    solver = _solver(options.table_mb)
+    return [annotate_record(r, options, solver) for r in records]
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Runner:
+    """Where chunks run: ``submit`` returns a function that waits for the chunk's results."""
+
+    width = 1
+
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
+        result = annotate_chunk(records, options)
+        return lambda: result
+
+    def close(self) -> None:
+        pass
+
+    def terminate(self) -> None:
+        pass
+
+
+class _Processes(_Runner):
+    def __init__(self, jobs: int) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.pool = context.Pool(jobs, initializer=_ignore_sigint)
+        self.width = jobs
+
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
+        return self.pool.apply_async(annotate_chunk, (records, options)).get
+
+    def close(self) -> None:
+        self.pool.close()
+        self.pool.join()
+
+    def terminate(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+class _Dask(_Runner):
+    def __init__(self, address: str, jobs: int) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise HeartsError("--dask needs the dask extra: pip install 'hearts-dd[dask]'") from None
+        self.cluster = None
+        if address == "local":
+            self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                        dashboard_address=None)
+            self.client = Client(self.cluster)
+        else:
+            try:
+                self.client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT}s")
+            except (OSError, ValueError) as e:
+                raise HeartsError(f"cannot reach the Dask scheduler at {address!r}: {e}") from None
+        workers = self.client.scheduler_info().get("workers", {})
+        self.width = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
+        return self.client.submit(annotate_chunk, records, options, pure=False).result
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    terminate = close
+
+
+def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    it = iter(records)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def annotate_stream(records: Iterable[Record], options: AnnotateOptions = AnnotateOptions(),
+                    jobs: int = 1, dask: str | None = None,
+                    chunk_size: int = 8) -> Iterator[tuple[Record, dict[str, Any]]]:
+    """Each record with its result, in input order.
+
+    ``jobs`` > 1 runs a process pool of that size; ``dask`` ("local" or "tcp://host:8786")
+    runs on a Dask cluster instead (``jobs`` is then the size of a local cluster). At most
+    four chunks per worker are in flight. Closing the iterator early stops the workers.
+    """
+    runner: _Runner
+    if dask:
+        runner = _Dask(dask, jobs)
+    elif jobs > 1:
+        runner = _Processes(jobs)
+    else:
+        runner = _Runner()
+    window = 4 * runner.width
+    pending: deque[tuple[list[Record], Callable[[], list]]] = deque()
+    finished = False
+    try:
+        for chunk in _chunks(records, chunk_size):
+            pending.append((chunk, runner.submit([r.stripped() for r in chunk], options)))
+            while len(pending) >= window:
+                yield from _zip_results(*pending.popleft())
+        while pending:
+            yield from _zip_results(*pending.popleft())
+        finished = True
+    finally:
+        if finished:
+            runner.close()
+        else:
+            runner.terminate()
+
+
+def _zip_results(chunk: list[Record], wait: Callable[[], list]) -> Iterator[tuple[Record, dict]]:
+    yield from zip(chunk, wait())

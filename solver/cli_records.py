@@ -1,0 +1,202 @@
+"""``hearts-dd annotate`` and ``hearts-dd moon``: hand-record files through the batch runner.
+
+Both read PBN files (``-`` for standard input), run every record through ``solver.batch``
+and end with a summary line on stderr; the exit status is 1 when any record had an error,
+else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output file behind.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from contextlib import closing, contextmanager
+from typing import Any, BinaryIO, Iterable, Iterator, NoReturn
+
+import click
+
+from .batch import AnnotateOptions, annotate_stream, default_jobs
+from .errors import HeartsError
+from .pbn import Record, count_games, read_records
+from .rules import Rules
+from .writers import FORMATS, format_for, make_writer, moon_story
+
+INPUTS = click.argument("inputs", nargs=-1, required=True,
+                        type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    from .cli import fail   # imported here: solver.cli imports this module
+    fail(message, code)
+    raise SystemExit(code)  # not reached: fail exits
+
+
+def _records(paths: Iterable[str]) -> Iterator[Record]:
+    """The records of every input in turn, numbered across all of them."""
+    index = 0
+    for path in paths:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        try:
+            for record in read_records(stream, first_index=index):
+                index = record.index + 1
+                yield record
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+
+
+def _total(paths: Iterable[str]) -> int | None:
+    """Records to expect, for the progress bar (None when an input is standard input)."""
+    total = 0
+    for path in paths:
+        if path == "-":
+            return None
+        with open(path, "rb") as f:
+            total += count_games(f)
+    return total
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[BinaryIO]:
+    """Standard output, or a temporary file renamed to ``path`` only once all went well."""
+    if path in (None, "-"):
+        yield sys.stdout.buffer
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part")
+    except OSError as e:
+        _fail(f"cannot write {path}: {e.strerror}")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
+         chunk_size: int, write: Any) -> int:
+    """Annotate, hand each pair to ``write``, print the summary; the exit status to use."""
+    progress = sys.stderr.isatty()
+    t0 = time.perf_counter()
+    records = annotated = failed = 0
+    bar = None
+    try:
+        stream = annotate_stream(_records(paths), options, jobs or default_jobs(), dask, chunk_size)
+        with closing(stream):
+            if progress:
+                from tqdm import tqdm
+                bar = tqdm(total=_total(paths), unit="record", file=sys.stderr, leave=False)
+            for record, result in stream:
+                write(record, result)
+                records += 1
+                annotated += result["players"] is not None
+                failed += result["error"] is not None
+                if bar is not None:
+                    bar.update()
+    except HeartsError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    finally:
+        if bar is not None:
+            bar.close()
+    click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors, "
+               f"{time.perf_counter() - t0:.1f} s", err=True)
+    return 1 if failed else 0
+
+
+def _rules(text: str | None) -> Rules | None:
+    try:
+        return Rules.parse(text) if text is not None else None
+    except HeartsError as e:
+        _fail(f"--rules: {e}")
+    except RecursionError:   # json's own limit, on absurdly nested values
+        _fail("--rules: nested too deeply")
+
+
+_common = [
+    click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
+                 help="Rules for records without a [HeartsRules] tag (default: standard)."),
+    click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+                 help="Worker processes (default: all cores)."),
+    click.option("--dask", "dask", default=None, metavar="ADDRESS|local",
+                 help="Run on a Dask cluster (scheduler address, or 'local'); needs the dask extra."),
+    click.option("--time-limit", type=click.FloatRange(0), default=0.0, show_default=True,
+                 help="Seconds per record before it is given up with an error (0: none)."),
+    click.option("--chunk-size", type=click.IntRange(1), default=8, show_default=True,
+                 help="Records sent to a worker at a time."),
+    click.option("--table-mb", type=click.IntRange(1, 1024), default=64, show_default=True,
+                 help="Transposition table of each worker."),
+]
+
+
+def _with_common(f: Any) -> Any:
+    for option in reversed(_common):
+        f = option(f)
+    return f
+
+
+@click.command()
+@INPUTS
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="Output file (default: standard output); written whole or not at all.")
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
+              help="jsonl (SPEC §6), csv, pbn (the input with annotation tags) or text; "
+                   "default: from the output file's name, else jsonl.")
+@click.option("--review/--no-review", default=True, show_default=True,
+              help="Review recorded plays: card costs, moon timeline, shot the foot.")
+@_with_common
+def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, review: bool,
+             rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
+             chunk_size: int, table_mb: int) -> None:
+    """Annotate every record of PBN hand-record files (guarantees, moon, play review)."""
+    options = AnnotateOptions(_rules(rules_text), review, False, time_limit, table_mb)
+    with _output(output) as out:
+        writer = make_writer(fmt or format_for(output), out)
+        try:
+            status = _run(inputs, options, jobs, dask, chunk_size, writer.write)
+        finally:
+            writer.close()
+    sys.exit(status)
+
+
+@click.command()
+@INPUTS
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
+@_with_common
+def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
+         dask: str | None, time_limit: float, chunk_size: int, table_mb: int) -> None:
+    """Who could force a moon at the start of each record and, with a recorded play, until when."""
+    options = AnnotateOptions(_rules(rules_text), True, True, time_limit, table_mb)
+    if as_json:
+        writer = make_writer("jsonl", sys.stdout.buffer)
+        try:
+            status = _run(inputs, options, jobs, dask, chunk_size, writer.write)
+        finally:
+            writer.close()
+        sys.exit(status)
+
+    def show(record: Record, result: dict[str, Any]) -> None:
+        click.echo(moon_line(result))
+
+    sys.exit(_run(inputs, options, jobs, dask, chunk_size, show))
+
+
+def moon_line(result: dict[str, Any]) -> str:
+    """``Record 3 (line 20, board 2): at the start W; W could force it ...``."""
+    where = f"Record {result['index']} (line {result['line']}"
+    where += f", board {result['board']})" if result.get("board") else ")"
+    parts = []
+    players = result.get("players")
+    if players is not None:
+        seats = [s for s, p in players.items() if p["moon_possible"]]
+        parts.append("at the start: " + (" ".join(seats) if seats else "nobody"))
+    if result.get("review"):
+        parts += moon_story(result["review"])
+    if result.get("error"):
+        parts.append(f"error: {result['error']}")
+    return f"{where}: " + "; ".join(parts)

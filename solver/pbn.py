@@ -1,0 +1,823 @@
+"""PBN hand records: a streaming reader that never stops at a bad game, and a writer.
+
+Modelled on python-chess's ``pgn``: ``read_records`` yields one ``Record`` per game, in file
+order, with its first line number; whatever is wrong with a game goes into ``record.errors``
+(one line each, naming the line) and reading continues with the next game. Only the current
+game is held in memory, so files of any length stream through.
+
+What is read (PBN 2.1 import format, see docs/hand-records.md): tag pairs with ``\\"`` escapes,
+``;`` and ``{...}`` comments, ``%`` escape lines, games separated by semi-empty lines, CRLF or
+LF, UTF-8 or Latin-1, ``#`` / ``##`` tag inheritance, a ``[Deal]`` with any first seat and
+``-`` for unknown hands, the ``[Play]`` section, and the Hearts tags (``HeartsRules``,
+``HeartsLeader``, ``HeartsPass``, ``HeartsPassed``). Everything else (auction, contract, tables,
+notes) is kept as it is but not interpreted.
+
+>>> text = b'''[Board "7"]
+... [Deal "N:AK... .AK.. ..AK. ...AK"]
+... [HeartsRules "{\\\\"first_lead\\\\": \\\\"free\\\\"}"]
+... [Play "W"]
+... CA SA HA DA
+... *
+... '''
+>>> [r] = read_records(io.BytesIO(text))
+>>> r.line, r.tags["Board"], r.rules.first_lead, r.play.seat, r.errors
+(1, '7', 'free', <Seat.W: 3>, [])
+>>> [str(c) for c in r.play.tricks[0]]
+['CA', 'SA', 'HA', 'DA']
+>>> [bad] = read_records(io.BytesIO(b'[Event "x"]\\n[Deal "N:AK.. .AK.. ..AK."]\\n'))
+>>> bad.deal, bad.errors
+(None, ['line 2: [Deal] expected 4 hands separated by spaces, found 3'])
+"""
+from __future__ import annotations
+
+import io
+import re
+from bisect import bisect_right
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
+
+from .cards import DECK, RANKS, SUITS, Card, Seat, cards_of
+from .deal import Deal
+from .errors import HeartsError
+from .rules import Rules
+
+__all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "game_text",
+           "escape", "ANNOTATION_TAGS"]
+
+#: Tags hearts-dd writes when annotating; re-annotation removes them before adding new ones.
+ANNOTATION_TAGS = frozenset({"HeartsOptimumTable", "HeartsPlayCostTable", "HeartsMoonTable",
+                             "HeartsShotTheFoot", "HeartsScore", "HeartsError"})
+#: Tags whose value PBN forbids to inherit with "#" or "##" (PBN 2.1 §4.8).
+NOT_INHERITED = frozenset({"Dealer", "Vulnerable", "Deal", "Declarer", "Contract", "Auction",
+                           "Play", "Note"})
+PASS_DIRECTIONS = {"left": 1, "across": 2, "right": 3, "hold": 0}
+#: How many recent boards are remembered for games that share a board's deal (two tables).
+BOARD_MEMORY = 64
+#: A { comment still open after this many lines no longer keeps the game going.
+MAX_COMMENT_LINES = 1000
+
+BOM = b"\xef\xbb\xbf"
+Slot = Union[Card, Literal["-", "+"]]
+
+
+@dataclass(frozen=True)
+class RecordedPlay:
+    """A ``[Play "SEAT"]`` section: one row per trick, columns clockwise from ``seat``.
+
+    Columns are *not* play order: who led each trick follows from the rules in force (see
+    ``solver.review.replay``). A slot is a card, ``"-"`` (not played or unknown) or ``"+"``
+    (the next card to play, PBN's continuation mark).
+    """
+
+    seat: Seat
+    tricks: tuple[tuple[Slot, Slot, Slot, Slot], ...] = ()
+    line: int = field(default=0, compare=False)   # of the [Play] tag
+
+    def rows(self) -> list[str]:
+        return [" ".join(str(s) for s in trick) for trick in self.tricks]
+
+    def __reduce__(self) -> tuple:
+        # cards travel to worker processes as plain indexes (Card cannot be unpickled)
+        slots = tuple(tuple(s if isinstance(s, str) else int(s) for s in t) for t in self.tricks)
+        return _recorded_play, (int(self.seat), slots, self.line)
+
+
+def _recorded_play(seat: int, tricks: tuple, line: int) -> RecordedPlay:
+    cards = tuple(tuple(s if isinstance(s, str) else Card.from_index(s) for s in t) for t in tricks)
+    return RecordedPlay(Seat(seat), cards, line)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Passing:
+    """``[HeartsPass "left"]`` and ``[HeartsPassed ...]``: who passed what before play began."""
+
+    direction: str
+    cards: tuple[int | None, int | None, int | None, int | None] = (None, None, None, None)
+
+    def receiver(self, seat: Seat) -> Seat:
+        return seat.next(PASS_DIRECTIONS[self.direction])
+
+    def to_json(self) -> dict:
+        return {"direction": self.direction,
+                "cards": {str(s): " ".join(str(c) for c in cards_of(m))
+                          for s, m in zip(Seat, self.cards) if m is not None}}
+
+
+@dataclass
+class Record:
+    """One game of a PBN file, as read. Fields marked ``compare=False`` locate it in its file."""
+
+    tags: dict[str, str]
+    deal: Deal | None = None
+    play: RecordedPlay | None = None
+    rules: Rules | None = None
+    leader: Seat | None = None
+    passing: Passing | None = None
+    errors: list[str] = field(default_factory=list)
+    #: hands of a ``[Deal]`` that gives fewer than four (None for each missing hand)
+    partial_hands: tuple[int | None, ...] | None = None
+    #: section data after each tag, verbatim (comments included), for tags that have some
+    sections: dict[str, str] = field(default_factory=dict)
+    index: int = field(default=0, compare=False)
+    line: int = field(default=1, compare=False)
+    #: the game's own lines, byte for byte; ``before`` the non-game lines that preceded it
+    raw: bytes = field(default=b"", compare=False, repr=False)
+    before: bytes = field(default=b"", compare=False, repr=False)
+    #: the blank lines that ended the game
+    after: bytes = field(default=b"", compare=False, repr=False)
+    #: byte spans in ``raw`` of earlier hearts-dd annotation tags with their section data
+    annotation_spans: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def board(self) -> str | None:
+        return self.tags.get("Board") or None
+
+    def missing_deal(self) -> str | None:
+        """Why there is no deal to analyze, unless a reading error already says it (else None)."""
+        if self.deal is not None:
+            return None
+        if self.partial_hands is not None:
+            given = " ".join(str(s) for s, h in zip(Seat, self.partial_hands) if h is not None)
+            return f"line {self.line}: the [Deal] gives only the hands of {given} (all four are needed)"
+        if "Deal" not in self.tags:
+            return f"line {self.line}: the game has no [Deal]"
+        if not self.tags["Deal"].strip():
+            return f"line {self.line}: the [Deal] is empty"
+        return None
+
+    def to_pbn(self) -> str:
+        """The game in PBN: its tags in order, each followed by its section (the play re-written)."""
+        return game_text(self.tags, self.play, self.sections)
+
+    def stripped(self) -> "Record":
+        """The record without its file bytes: what a worker process needs."""
+        return Record(self.tags, self.deal, self.play, self.rules, self.leader, self.passing,
+                      list(self.errors), self.partial_hands, {}, self.index, self.line)
+
+
+# -- writing --------------------------------------------------------------------------------
+def escape(value: str) -> str:
+    """A tag value as a PBN string token: quotes and backslashes escaped."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def game_text(tags: Mapping[str, str], play: RecordedPlay | None = None,
+              sections: Mapping[str, str] | None = None) -> str:
+    """PBN text of one game (no trailing blank line): ``[Name "value"]`` lines, sections after.
+
+    >>> print(game_text({"Deal": "N:A... .A.. ..A. ...A"}, RecordedPlay(Seat.S, ((Card.parse("HA"), "-", "-", "-"),))), end="")
+    [Deal "N:A... .A.. ..A. ...A"]
+    [Play "S"]
+    HA - - -
+    *
+    """
+    sections = sections or {}
+    lines = []
+    for name, value in tags.items():
+        if name == "Play":
+            continue
+        lines.append(f"[{name} {escape(value)}]")
+        if sections.get(name):
+            lines.append(sections[name])
+    if play is not None:
+        lines.append(f'[Play "{play.seat}"]')
+        lines += play.rows()
+        lines.append("*")
+    return "\n".join(lines) + "\n"
+
+
+# -- splitting a byte stream into games -------------------------------------------------------
+@dataclass
+class _Chunk:
+    line: int                      # 1-based number of the first line
+    lines: list[bytes]             # the game's lines
+    blank: list[bytes]             # semi-empty lines after it
+
+
+_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|;[^\n]*|\{|\}')
+
+
+def _brace_state(text: str, in_brace: bool) -> bool:
+    """Whether a { comment is open at the end of the line, given the state at its start."""
+    pos = 0
+    if not in_brace and text.startswith("%"):
+        return False
+    while True:
+        if in_brace:
+            end = text.find("}", pos)
+            if end < 0:
+                return True
+            in_brace, pos = False, end + 1
+            continue
+        m = _SCAN.search(text, pos)
+        if m is None:
+            return False
+        tok = m.group()
+        if tok == "{":
+            in_brace = True
+        pos = m.end()
+
+
+def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
+    """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3)."""
+    current: _Chunk | None = None
+    in_brace = False
+    brace_lines = 0
+    for number, line in enumerate(stream, 1):
+        text = line.decode("latin-1")
+        if number == 1 and line.startswith(BOM):
+            text = text[len(BOM):]
+        if not in_brace and not text.strip(" \t\r\n\x0b\x0c"):
+            if current is None:
+                current = _Chunk(number, [], [])
+            current.blank.append(line)
+            continue
+        if current is not None and current.lines and current.blank and not in_brace:
+            yield current
+            current = None
+        if current is None:
+            current = _Chunk(number, [], [])
+        elif not current.lines and current.blank:
+            # leading blank lines of the file: a chunk of its own, without a game
+            yield current
+            current = _Chunk(number, [], [])
+        if in_brace:
+            current.lines.extend(current.blank)
+            current.blank = []
+            brace_lines += 1
+        current.lines.append(line)
+        in_brace = _brace_state(text, in_brace)
+        if in_brace:
+            if brace_lines > MAX_COMMENT_LINES:
+                in_brace = False
+        else:
+            brace_lines = 0
+    if current is not None:
+        if in_brace:
+            current.lines.extend(current.blank)
+            current.blank = []
+        yield current
+
+
+def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
+    """How many games a file holds, without interpreting them (for a progress bar's total)."""
+    return sum(1 for c in _chunks(stream) if c.lines and _is_game(b"".join(c.lines).decode("latin-1")))
+
+
+def _is_game(text: str) -> bool:
+    """Comments and % lines alone (``{ No game }``) are no game; any other token makes one."""
+    return any(kind not in ("comment", "escape") for kind, *_ in _lex(text))
+
+
+# -- tokens ------------------------------------------------------------------------------------
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\n\x0b\x0c]+)
+  | (?P<escape>^%[^\n]*)
+  | (?P<comment>;[^\n]*|\{[^}]*\}?)
+  | (?P<string>"(?:[^"\\\n]|\\.)*"?)
+  | (?P<open>\[)
+  | (?P<close>\])
+  | (?P<word>[^\s\[\]{}";]+)
+""", re.X | re.M)
+
+
+def _lex(text: str) -> Iterator[tuple[str, str, int, int]]:
+    """Tokens of a game's text, whitespace left out: (kind, text, start, end)."""
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind != "ws":
+            yield kind, m.group(), m.start(), m.end()  # type: ignore[misc]
+
+
+_SWALLOWED_GAME = re.compile(r"\n[ \t\r]*\n(?:.*\n)*?[ \t]*\[[A-Za-z]")
+_CLOSED_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _closed(token: str) -> bool:
+    return _CLOSED_STRING.fullmatch(token) is not None
+
+
+def _unescape(token: str) -> str:
+    body = token[1:-1] if len(token) >= 2 and token.endswith('"') else token[1:]
+    return re.sub(r'\\(["\\])', r"\1", body)
+
+
+# -- reading -------------------------------------------------------------------------------------
+@dataclass
+class _Tag:
+    name: str
+    value: str
+    start: int          # offset of "[" in the game text
+    end: int            # offset just after "]"
+    line: int
+    section_end: int = -1
+    words: list[tuple[str, int]] = field(default_factory=list)   # section tokens with lines
+
+
+class _Context:
+    """What one game may take from earlier ones: inherited tag values and same-board deals."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, str] = {}
+        self.defaults: dict[str, str] = {}
+        self.boards: OrderedDict[str, Deal] = OrderedDict()
+
+    def remember(self, tags: Mapping[str, str], deal: Deal | None) -> None:
+        self.last.update(tags)
+        board = tags.get("Board")
+        if board and deal is not None:
+            self.boards[board] = deal
+            self.boards.move_to_end(board)
+            while len(self.boards) > BOARD_MEMORY:
+                self.boards.popitem(last=False)
+
+
+def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> Iterator[Record]:
+    """Every game of a PBN byte stream, in order; never raises for bad content.
+
+    Lines that belong to no game (comments between games, blank lines) travel with the next
+    record as ``before``, or with the last one as part of ``after``, so that the records'
+    bytes together are the whole stream.
+    """
+    context = _Context()
+    before: list[bytes] = []
+    index = first_index
+    pending: Record | None = None
+    for chunk in _chunks(stream):
+        raw = b"".join(chunk.lines)
+        record = _read_game(raw, chunk.line, context) if chunk.lines else None
+        if record is None:
+            before.extend(chunk.lines)
+            before.extend(chunk.blank)
+            continue
+        if pending is not None:
+            yield pending
+        record.index = index
+        record.before = b"".join(before)
+        record.after = b"".join(chunk.blank)
+        before = []
+        index += 1
+        pending = record
+    if pending is not None:
+        pending.after += b"".join(before)
+        yield pending
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
+    body = raw[len(BOM):] if raw.startswith(BOM) else raw
+    offset0 = len(raw) - len(body)
+    text = body.decode("latin-1")          # one char per byte: offsets are byte offsets
+    utf8 = _decode(body) != text
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return first_line + bisect_right(line_starts, pos) - 1
+
+    def value_of(token: str) -> str:
+        v = _unescape(token)
+        if utf8:
+            try:
+                return v.encode("latin-1").decode("utf-8")
+            except UnicodeDecodeError:
+                return v
+        return v
+
+    errors: list[str] = []
+    tags: list[_Tag] = []
+    stray_reported = False
+    tokens = list(_lex(text))
+    if not any(kind not in ("comment", "escape") for kind, *_ in tokens):
+        return None
+    i = 0
+    while i < len(tokens):
+        kind, tok, start, end = tokens[i]
+        i += 1
+        if kind in ("comment", "escape"):
+            if kind == "comment" and tok.startswith("{"):
+                if not tok.endswith("}"):
+                    errors.append(f"line {line_of(start)}: {{ comment is not closed")
+                elif _SWALLOWED_GAME.search(tok):
+                    errors.append(f"line {line_of(start)}: {{ comment runs over a blank line into "
+                                  f"a tag (a '}}' missing?)")
+            continue
+        if kind == "open":
+            tag, i = _read_tag(tokens, i, start, line_of, value_of, errors)
+            if tag is not None:
+                tags.append(tag)
+            continue
+        if kind == "string" and not _closed(tok):
+            errors.append(f"line {line_of(start)}: string is not closed")
+        if not tags:
+            if not stray_reported:
+                errors.append(f"line {line_of(start)}: text outside a tag: {tok[:20]!r}")
+                stray_reported = True
+            continue
+        if kind == "close":
+            errors.append(f"line {line_of(start)}: ']' without a tag")
+            continue
+        if kind == "word" and "%" in tok:
+            errors.append(f"line {line_of(start)}: '%' is only allowed at the start of a line")
+        tags[-1].words.append((tok, line_of(start)))
+        tags[-1].section_end = end
+
+    record = Record(tags={}, line=first_line, raw=raw)
+    _resolve_tags(record, tags, context, errors, text)
+    spans = []
+    for t in tags:
+        if t.name in ANNOTATION_TAGS:
+            end = t.section_end if t.section_end > 0 else t.end
+            spans.append(_whole_lines(text, t.start, end, offset0))
+    record.annotation_spans = tuple(spans)
+    _interpret(record, tags, context, errors)
+    record.errors = [_short(e) for e in errors]
+    context.remember(record.tags, record.deal)
+    return record
+
+
+def _whole_lines(text: str, start: int, end: int, offset0: int) -> tuple[int, int]:
+    """Widen a span to whole lines when nothing else shares them (so removal leaves no gap)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        start, end = line_start, line_end
+    return start + offset0, end + offset0
+
+
+_Token = tuple[str, str, int, int]     # kind, text, start offset, end offset
+
+
+def _read_tag(tokens: list[_Token], i: int, start: int, line_of: Callable[[int], int],
+              value_of: Callable[[str], str], errors: list[str]) -> tuple[_Tag | None, int]:
+    """``[`` was read at tokens[i-1]; read ``Name "value" ]``. Returns the tag and next index."""
+    line = line_of(start)
+
+    def skip_to_close(j: int) -> int:
+        while j < len(tokens) and tokens[j][0] not in ("close", "open"):
+            j += 1
+        return j + 1 if j < len(tokens) and tokens[j][0] == "close" else j
+
+    j = i
+    while j < len(tokens) and tokens[j][0] in ("comment", "escape"):
+        j += 1
+    if j >= len(tokens) or tokens[j][0] != "word":
+        errors.append(f"line {line}: '[' without a tag name")
+        return None, skip_to_close(j)
+    name = tokens[j][1]
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+        errors.append(f"line {line}: bad tag name {name[:20]!r}")
+        return None, skip_to_close(j + 1)
+    j += 1
+    while j < len(tokens) and tokens[j][0] in ("comment", "escape"):
+        j += 1
+    if j >= len(tokens) or tokens[j][0] == "close":
+        errors.append(f"line {line}: tag {name} has no value")
+        return None, skip_to_close(j)
+    kind, tok, vstart, _ = tokens[j]
+    if kind != "string":
+        errors.append(f"line {line}: tag {name}: value must be in double quotes")
+        return None, skip_to_close(j)
+    if not _closed(tok):
+        errors.append(f"line {line_of(vstart)}: tag {name}: the value's closing quote is missing")
+        return None, skip_to_close(j + 1)
+    value = value_of(tok)
+    if "\t" in value:
+        errors.append(f"line {line}: tag {name}: tab character in the value")
+    j += 1
+    while j < len(tokens) and tokens[j][0] in ("comment", "escape"):
+        j += 1
+    if j >= len(tokens) or tokens[j][0] != "close":
+        errors.append(f"line {line}: tag {name}: ']' is missing")
+        return _Tag(name, value, start, tokens[j - 1][3], line), j
+    return _Tag(name, value, start, tokens[j][3], line), j + 1
+
+
+def _resolve_tags(record: Record, tags: list[_Tag], context: _Context, errors: list[str],
+                  text: str) -> None:
+    """Inheritance (``#``, ``##``), duplicates, and each tag's verbatim section text.
+
+    ``#`` takes the tag's value from the nearest earlier game that had it; ``##text`` gives
+    ``text`` to this game and every later game that lacks the tag. A later plain value
+    replaces that default (PBN's "redefine in the middle of the file"); ``#`` ends it.
+    """
+    resolved: dict[str, str] = {}
+    sections: dict[str, str] = {}
+    for n, t in enumerate(tags):
+        value = t.value
+        if t.name in resolved:
+            if t.name != "Note":
+                errors.append(f"line {t.line}: tag {t.name} appears twice (the first is used)")
+            continue
+        if value == "#" or value.startswith("##"):
+            if t.name in NOT_INHERITED:
+                errors.append(f"line {t.line}: tag {t.name} cannot be inherited with '#'")
+                value = ""
+            elif value == "#":
+                value = context.last.get(t.name, "")
+                context.defaults.pop(t.name, None)
+            else:
+                value = value[2:]
+                context.defaults[t.name] = value
+        elif t.name in context.defaults:
+            context.defaults[t.name] = value
+        resolved[t.name] = value
+        t.value = value
+        end = tags[n + 1].start if n + 1 < len(tags) else len(text)
+        section = text[t.end:end].strip().replace("\r\n", "\n")
+        if section and t.name != "Play":
+            sections[t.name] = section
+    for name, value in context.defaults.items():
+        resolved.setdefault(name, value)
+    record.tags = resolved
+    record.sections = sections
+
+
+def _interpret(record: Record, tags: list[_Tag], context: _Context, errors: list[str]) -> None:
+    """The tags hearts-dd uses: Deal, Play and the Hearts tags."""
+    first = {}
+    for t in tags:
+        first.setdefault(t.name, t)
+    if "Deal" in first:
+        t = first["Deal"]
+        if t.value:
+            _read_deal(record, t.value, t.line, context, errors)
+    if "Play" in first:
+        record.play = _read_play(first["Play"], errors)
+    if rules := record.tags.get("HeartsRules", "").strip():
+        try:
+            record.rules = Rules.parse(rules)
+        except HeartsError as e:
+            errors.append(f"line {_line(first, 'HeartsRules', record)}: [HeartsRules] {e}")
+        except RecursionError:   # json's own limit, on absurdly nested values
+            errors.append(f"line {_line(first, 'HeartsRules', record)}: [HeartsRules] nested too deeply")
+    if leader := record.tags.get("HeartsLeader", "").strip():
+        try:
+            record.leader = Seat.parse(leader)
+        except HeartsError:
+            errors.append(f"line {_line(first, 'HeartsLeader', record)}: [HeartsLeader] "
+                          f"must be N, E, S or W, got {leader!r}")
+    _read_passing(record, first, errors)
+
+
+def _short(message: str, limit: int = 240) -> str:
+    """Messages quote the values they reject; a long value is cut."""
+    return message if len(message) <= limit else message[:limit - 1] + "…"
+
+
+def _line(first: Mapping[str, _Tag], name: str, record: Record) -> int:
+    return first[name].line if name in first else record.line
+
+
+# -- the deal ----------------------------------------------------------------------------------
+def _hand_mask(text: str) -> int:
+    suits = text.split(".")
+    if len(suits) != 4:
+        raise ValueError(f"hand {text!r}: expected 4 suits separated by dots, found {len(suits)}")
+    mask = 0
+    for suit, ranks in enumerate(suits):
+        for ch in ranks.upper().replace("10", "T"):
+            if ch not in RANKS:
+                raise ValueError(f"hand {text!r}: unknown rank {ch!r} in {SUITS[suit]}")
+            bit = Card(suit, RANKS.index(ch)).mask
+            if mask & bit:
+                raise ValueError(f"hand {text!r}: card {SUITS[suit]}{ch} appears twice")
+            mask |= bit
+    return mask
+
+
+def _read_deal(record: Record, value: str, line: int, context: _Context, errors: list[str]) -> None:
+    where = f"line {line}: [Deal]"
+    v = value.strip()
+    first = Seat.N
+    if len(v) >= 2 and v[1] == ":":
+        if v[0].upper() not in "NESW":
+            errors.append(f"{where} unknown first seat {v[0]!r}")
+            return
+        first = Seat.parse(v[0])
+        v = v[2:]
+    parts = v.split(" ")
+    if "" in parts:
+        errors.append(f"{where} hands must be separated by single spaces")
+        parts = [p for p in parts if p]
+    if len(parts) != 4:
+        errors.append(f"{where} expected 4 hands separated by spaces, found {len(parts)}")
+        return
+    hands: list[int | None] = [None] * 4
+    try:
+        for i, part in enumerate(parts):
+            hands[first.next(i)] = None if part == "-" else _hand_mask(part)
+    except ValueError as e:
+        errors.append(f"{where} {e}")
+        return
+    given = [(s, h) for s, h in zip(Seat, hands) if h is not None]
+    if not given or not any(h for _, h in given):
+        errors.append(f"{where} no cards")
+        return
+    seen = 0
+    for seat, h in given:
+        n = bin(h).count("1")
+        if n > 13:
+            errors.append(f"{where} {seat} has {n} cards")
+            return
+        if seen & h:
+            errors.append(f"{where} card {next(cards_of(seen & h))} appears twice")
+            return
+        seen |= h
+    sizes = {bin(h).count("1") for _, h in given}
+    if len(sizes) > 1:
+        counts = ", ".join(f"{s}={bin(h).count('1')}" for s, h in given)
+        errors.append(f"{where} hands must hold the same number of cards ({counts})")
+        return
+    missing = [s for s in Seat if hands[s] is None]
+    if len(missing) == 1 and sizes == {13}:
+        hands[missing[0]] = DECK & ~seen
+        missing = []
+    if missing:
+        board = record.tags.get("Board")
+        same = context.boards.get(board) if board else None
+        if same is not None and all(h is None or h == same.hands[s] for s, h in zip(Seat, hands)):
+            record.deal = same
+        else:
+            record.partial_hands = tuple(hands)
+        return
+    try:
+        record.deal = Deal(tuple(hands))  # type: ignore[arg-type]
+    except HeartsError as e:
+        errors.append(f"{where} {e}")
+
+
+# -- the play section --------------------------------------------------------------------------
+_PLAY_PART = re.compile(r"""
+    (?P<card>[A-Za-z0-9-]+)
+  | (?P<suffix>[!?]+)
+  | (?P<note>=[^=\s]*=?)
+  | (?P<nag>\$[A-Za-z0-9]*)
+  | (?P<irregular>\^.?)
+  | (?P<star>\*)
+  | (?P<plus>\+)
+  | (?P<other>.)
+""", re.X)
+_SUFFIXES = {"!", "?", "!!", "??", "!?", "?!"}
+_ASCII_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
+def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
+    value = tag.value.strip()
+    try:
+        seat = Seat.parse(value)
+    except HeartsError:
+        if value == "" and not tag.words:
+            return None
+        errors.append(f"line {tag.line}: [Play] the first player must be N, E, S or W, got {value!r}")
+        return None
+    slots: list[Slot] = []
+    card_marks = 0          # suffixes or card NAGs after the last card
+    notes = 0
+    irregular = ""
+    plus_seen = False
+    plus_trick = 0
+    ended = False
+    after_end_reported = False
+    for word, line in tag.words:
+        if word.startswith('"'):
+            errors.append(f"line {line}: [Play] unexpected string {word[:20]}")
+            continue
+        for m in _PLAY_PART.finditer(word):
+            kind, tok = m.lastgroup, m.group()
+            if ended:
+                if not after_end_reported:
+                    errors.append(f"line {line}: [Play] {tok!r} after the closing '*'")
+                    after_end_reported = True
+                continue
+            if kind == "card":
+                if irregular and tok == "-":
+                    errors.append(f"line {line}: [Play] {irregular} must precede a card, not '-'")
+                irregular = ""
+                if tok == "-":
+                    slots.append("-")
+                else:
+                    try:
+                        card = _play_card(tok)
+                    except ValueError:
+                        errors.append(f"line {line}: [Play] bad card {tok!r}")
+                        slots.append("-")
+                        continue
+                    if plus_seen and len(slots) // 4 > plus_trick:
+                        errors.append(f"line {line}: [Play] card {card} in a trick after the '+'")
+                    slots.append(card)
+                card_marks = notes = 0
+            elif kind == "suffix":
+                card_marks += 1
+                if tok not in _SUFFIXES:
+                    errors.append(f"line {line}: [Play] bad suffix {tok!r}")
+                elif card_marks > 1:
+                    errors.append(f"line {line}: [Play] a card has more than one suffix")
+            elif kind == "nag":
+                number = tok[1:]
+                if not _ASCII_NUMBER.fullmatch(number) or int(number) > 255:
+                    errors.append(f"line {line}: [Play] bad NAG {tok!r} (expected $0 to $255)")
+                elif 1 <= int(number) <= 6 or int(number) == 13:
+                    errors.append(f"line {line}: [Play] NAG {tok} is for calls, not cards")
+                elif 7 <= int(number) <= 12:
+                    card_marks += 1
+                    if card_marks > 1:
+                        errors.append(f"line {line}: [Play] a card has more than one suffix")
+            elif kind == "note":
+                notes += 1
+                inner = tok[1:-1] if tok.endswith("=") and len(tok) > 1 else ""
+                if not _ASCII_NUMBER.fullmatch(inner) or not 1 <= int(inner) <= 32:
+                    errors.append(f"line {line}: [Play] bad note reference {tok!r} (expected =1= to =32=)")
+                elif notes > 1:
+                    errors.append(f"line {line}: [Play] a card has more than one note reference")
+            elif kind == "irregular":
+                if tok not in ("^R", "^L"):
+                    errors.append(f"line {line}: [Play] bad irregularity {tok!r} (expected ^R or ^L)")
+                elif irregular:
+                    errors.append(f"line {line}: [Play] {irregular} must precede a card, not {tok}")
+                irregular = tok
+            elif kind == "star":
+                ended = True
+            elif kind == "plus":
+                if plus_seen:
+                    errors.append(f"line {line}: [Play] more than one '+'")
+                plus_seen = True
+                plus_trick = len(slots) // 4
+                slots.append("+")
+            else:
+                errors.append(f"line {line}: [Play] unexpected character {tok!r}")
+    if irregular:
+        errors.append(f"line {tag.line}: [Play] {irregular} at the end of the section")
+    while len(slots) % 4:
+        slots.append("-")
+    tricks = tuple(tuple(slots[i:i + 4]) for i in range(0, len(slots), 4))
+    return RecordedPlay(seat, tricks, tag.line)  # type: ignore[arg-type]
+
+
+def _play_card(token: str) -> Card:
+    t = token.upper()
+    if len(t) < 2 or t[0] not in SUITS or t[1:] not in (*RANKS, "10"):
+        raise ValueError(token)
+    return Card.parse(t)
+
+
+# -- Hearts tags -------------------------------------------------------------------------------
+def _read_passing(record: Record, first: Mapping[str, _Tag], errors: list[str]) -> None:
+    direction = record.tags.get("HeartsPass", "").strip().lower()
+    passed = record.tags.get("HeartsPassed", "").strip()
+    if not direction and not passed:
+        return
+    line = _line(first, "HeartsPass" if "HeartsPass" in first else "HeartsPassed", record)
+    if direction not in PASS_DIRECTIONS:
+        errors.append(f"line {line}: [HeartsPass] must be left, right, across or hold, "
+                      f"got {record.tags.get('HeartsPass', '')!r}")
+        return
+    cards: list[int | None] = [None] * 4
+    if passed:
+        line = _line(first, "HeartsPassed", record)
+        if direction == "hold":
+            errors.append(f"line {line}: [HeartsPassed] given, but [HeartsPass] is 'hold'")
+            return
+        first_seat = Seat.N
+        v = passed
+        if len(v) >= 2 and v[1] == ":" and v[0].upper() in "NESW":
+            first_seat, v = Seat.parse(v[0]), v[2:]
+        parts = v.split()
+        if len(parts) != 4:
+            errors.append(f"line {line}: [HeartsPassed] expected 4 hands separated by spaces, found {len(parts)}")
+            return
+        try:
+            for i, part in enumerate(parts):
+                cards[first_seat.next(i)] = None if part == "-" else _hand_mask(part)
+        except ValueError as e:
+            errors.append(f"line {line}: [HeartsPassed] {e}")
+            return
+        seen = 0
+        for seat, m in zip(Seat, cards):
+            if m is None:
+                continue
+            if bin(m).count("1") != 3:
+                errors.append(f"line {line}: [HeartsPassed] {seat} passed {bin(m).count('1')} cards (3 expected)")
+                return
+            if seen & m:
+                errors.append(f"line {line}: [HeartsPassed] card {next(cards_of(seen & m))} passed twice")
+                return
+            seen |= m
+    passing = Passing(direction, tuple(cards))  # type: ignore[arg-type]
+    if record.deal is not None:
+        for seat, m in zip(Seat, cards):
+            if m is None:
+                continue
+            to = passing.receiver(seat)
+            for c in cards_of(m & ~record.deal.hands[to]):
+                errors.append(f"line {line}: [HeartsPassed] {seat} passed {c} to {to}, "
+                              f"but the [Deal] gives it to {record.deal.holder(c)}")
+                return
+    record.passing = passing

@@ -1,0 +1,314 @@
+"""Review of a recorded play: what each card cost, when a moon was lost, who shot the foot.
+
+A recorded play (``solver.pbn.RecordedPlay``) gives each trick's cards by seat; ``replay``
+recovers the order they were played in (the winner of a trick, under the rules in force,
+leads the next) and stops at the first illegal or missing card. ``review`` then asks the
+solver about every position of the play:
+
+- **cost** of a card: the mover's guarantee after it minus the best guarantee the mover had
+  before it (0 for a best card; a card's cost is in the mover's own score points);
+- **moon timeline** per seat: where a moon was forceable (SPEC §3 ``moon_possible``), the last
+  position at which it still was, and the card that lost it; the runs of positions where it
+  was forceable, with the card that handed each over and the card that lost it. Only the
+  side's own cards can lose a forceable moon and only the others' cards can hand one back,
+  which keeps the number of searches low;
+- **shot the foot**: after a complete play, a side that took every point card but a few:
+  it missed at least one point, and at most ``FOOT_MARGIN`` points' worth and a quarter of
+  the moon total (so no moon but nearly all the points: 23 to 25 of 26 in standard Hearts).
+
+>>> from solver.deal import Deal
+>>> from solver.analysis import Solver
+>>> from solver.pbn import RecordedPlay
+>>> deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+>>> start = Position.start(deal)
+>>> cards = [[Card.parse(c) for c in trick.split()] for trick in ("C2 SA SK D3", "D2 HK HA HQ")]
+>>> r = replay(start, RecordedPlay(Seat.W, tuple(tuple(t) for t in cards)))
+>>> " ".join(str(c) for c in r.cards), r.error
+('C2 SA SK D3 D2 HK HA HQ', None)
+>>> rv = review(Solver(table_mb=1), start, r.cards)
+>>> [(str(c.card), c.cost) for c in rv.cards if c.cost]
+[]
+>>> rv.scores[Seat.W], rv.scores[Seat.E], rv.moon[Seat.W].at_start, rv.shot_the_foot
+(0, 3, True, ())
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .analysis import Analysis, SearchAborted, Solver
+from .cards import Card, Seat, cards_of
+from .deal import Deal
+from .errors import PlayError
+from .pbn import RecordedPlay
+from .position import Position
+from .rules import Rules
+
+__all__ = ["FOOT_MARGIN", "Budget", "Replay", "CardCost", "MoonLine", "Review", "start_position",
+           "replay", "review"]
+
+#: "Shot the foot": a side missed at most this many points' worth of the point cards.
+FOOT_MARGIN = 3
+
+
+def start_position(deal: Deal, rules: Rules, leader: Seat | None = None,
+                   play_seat: Seat | None = None) -> Position:
+    """The position before the first card. The leader of trick 1 is the given one, else the
+    one the rules fix (holder of the lowest club), else the first player of the recorded play."""
+    if leader is not None:
+        return Position.start(deal, rules, leader)
+    try:
+        return Position.start(deal, rules)
+    except PlayError:
+        if play_seat is None:
+            raise PlayError('nobody is to lead trick 1: give the leader with [HeartsLeader "SEAT"] '
+                            'or a [Play "SEAT"] section') from None
+        return Position.start(deal, rules, play_seat)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The recorded cards in play order, as far as they are legal and known."""
+
+    start: Position
+    cards: tuple[Card, ...]
+    error: str | None = None
+
+    @property
+    def end(self) -> Position:
+        return self.start.play_all(self.cards)
+
+
+def replay(start: Position, recorded: RecordedPlay) -> Replay:
+    """Play order from the recorded columns; stops with an error naming card and trick."""
+    pos = start
+    cards: list[Card] = []
+    stopped = False
+    if recorded.tricks and recorded.seat != start.to_move and any(
+            isinstance(s, Card) for s in recorded.tricks[0]):
+        why = f" (holds {start.forced_lead})" if start.forced_lead is not None else ""
+        return Replay(start, (), f"trick 1: the play starts with {recorded.seat}, but "
+                                 f"{start.to_move} leads{why}")
+    for number, row in enumerate(recorded.tricks, 1):
+        if stopped or pos.is_over:
+            late = next((s for s in row if isinstance(s, Card)), None)
+            if late is not None:
+                why = "the hand is over" if pos.is_over and not stopped else "a card is missing before it"
+                return Replay(start, tuple(cards), f"trick {number}: {late} is recorded, but {why}")
+            continue
+        leader = pos.to_move
+        assert leader is not None
+        for k in range(4):
+            seat = leader.next(k)
+            slot = row[(seat - recorded.seat) % 4]
+            if not isinstance(slot, Card):
+                stopped = True
+                continue
+            if stopped:
+                return Replay(start, tuple(cards), f"trick {number}: {seat}'s {slot} is recorded "
+                                                   f"after a missing card ('-' or '+')")
+            try:
+                pos = pos.play(slot)
+            except PlayError as e:
+                return Replay(start, tuple(cards), str(e))
+            cards.append(slot)
+    return Replay(start, tuple(cards))
+
+
+@dataclass(frozen=True)
+class CardCost:
+    trick: int
+    seat: Seat
+    card: Card
+    guarantee: int   # the mover's guarantee after the card
+    best: int        # the best guarantee the mover could have kept
+
+    @property
+    def cost(self) -> int:
+        return self.guarantee - self.best
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trick": self.trick, "seat": str(self.seat), "card": str(self.card),
+                "guarantee": self.guarantee, "best": self.best, "cost": self.cost}
+
+
+@dataclass(frozen=True)
+class MoonLine:
+    """When one seat (its side) could force a moon. Positions are counted in cards played:
+    0 is before the first card, ``len(cards)`` after the last one."""
+
+    forceable: tuple[bool, ...]          # at each position
+    cards: tuple[Card, ...]
+    start: Position
+
+    @property
+    def at_start(self) -> bool:
+        return self.forceable[0]
+
+    @property
+    def at_end(self) -> bool:
+        return self.forceable[-1]
+
+    @property
+    def last_forceable(self) -> int | None:
+        """The last position at which the moon was still forceable."""
+        return max((k for k, f in enumerate(self.forceable) if f), default=None)
+
+    @property
+    def lost_with(self) -> tuple[int, Seat, Card] | None:
+        """(trick, seat, card) of the card that lost the moon for good, if it was lost."""
+        k = self.last_forceable
+        return None if k is None or k == len(self.cards) else self._card(k)
+
+    def segments(self) -> list[tuple[int, int]]:
+        """Runs of positions ``(first, last)`` at which the moon was forceable."""
+        runs: list[tuple[int, int]] = []
+        for k, f in enumerate(self.forceable):
+            if f and runs and runs[-1][1] == k - 1:
+                runs[-1] = (runs[-1][0], k)
+            elif f:
+                runs.append((k, k))
+        return runs
+
+    def _card(self, k: int) -> tuple[int, Seat, Card]:
+        return k // 4 + 1, _mover(self.start, self.cards, k), self.cards[k]
+
+    def to_json(self) -> dict[str, Any]:
+        def card(k: int) -> dict[str, Any]:
+            trick, seat, c = self._card(k)
+            return {"trick": trick, "seat": str(seat), "card": str(c)}
+
+        lost = self.lost_with
+        return {"at_start": self.at_start, "at_end": self.at_end,
+                "last_forceable": self.last_forceable,
+                "lost_with": None if lost is None else card(self.last_forceable),  # type: ignore[arg-type]
+                "segments": [{"from": a, "to": b,
+                              "given_by": card(a - 1) if a > 0 else None,
+                              "lost_with": card(b) if b < len(self.cards) else None}
+                             for a, b in self.segments()]}
+
+
+@dataclass(frozen=True)
+class Review:
+    cards: tuple[CardCost, ...]          # empty when only the moon was asked about
+    moon: dict[Seat, MoonLine]
+    scores: dict[Seat, int] | None       # hand scores, when the play is complete
+    shot_the_foot: tuple[Seat, ...] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cards": [c.to_json() for c in self.cards],
+            "moon": {str(s): line.to_json() for s, line in self.moon.items()},
+            "complete": self.scores is not None,
+            "scores": None if self.scores is None else {str(s): v for s, v in self.scores.items()},
+            "shot_the_foot": None if self.shot_the_foot is None else [str(s) for s in self.shot_the_foot],
+        }
+
+
+def _mover(start: Position, cards: Sequence[Card], k: int) -> Seat:
+    seat = start.play_all(cards[:k]).to_move
+    assert seat is not None
+    return seat
+
+
+class Budget:
+    """One deadline for many solver calls: ``with budget as solver: solver.analyze(...)``.
+
+    The solver's own ``time_limit`` bounds a single call; this sets it, call by call, to the
+    time left (0 seconds: no limit) and raises ``SearchAborted`` once nothing is left.
+    """
+
+    def __init__(self, solver: Solver, seconds: float = 0.0) -> None:
+        self.solver = solver
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
+        self._saved = solver.time_limit
+
+    def __enter__(self) -> Solver:
+        self._saved = self.solver.time_limit
+        if self.deadline:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise SearchAborted("time budget exhausted")
+            self.solver.time_limit = left
+        return self.solver
+
+    def __exit__(self, *exc: object) -> None:
+        self.solver.time_limit = self._saved
+
+
+def review(budget: Budget | Solver, start: Position, cards: Sequence[Card],
+           start_analysis: Analysis | None = None, costs: bool = True) -> Review:
+    """Costs (unless ``costs`` is false), moon timelines and shot-the-foot for a legal play.
+
+    ``start_analysis`` (all seats, with moves) saves the first searches when the caller has it.
+    Searches run under ``budget`` (a ``Budget``, or a bare solver for no time limit).
+    """
+    if isinstance(budget, Solver):
+        budget = Budget(budget)
+    positions = [start]
+    for c in cards:
+        positions.append(positions[-1].play(c))
+    sides = sorted({start.side(s) for s in Seat})
+    flags: dict[int, list[bool]] = {}
+    for side in sides:
+        if start_analysis is not None and Seat(side) in start_analysis.players:
+            flags[side] = [start_analysis.players[Seat(side)].moon_possible]
+        else:
+            flags[side] = [_moon(budget, start, side)]
+    card_costs: list[CardCost] = []
+    for k, card in enumerate(cards):
+        p, after = positions[k], positions[k + 1]
+        mover = p.to_move
+        assert mover is not None
+        mover_side = p.side(mover)
+        if costs:
+            if k == 0 and start_analysis is not None and start_analysis.moves:
+                a = start_analysis
+            else:
+                with budget as s:
+                    a = s.analyze(p, seats=[mover])
+            row = next(m for m in a.moves if m.card == card)
+            card_costs.append(CardCost(k // 4 + 1, mover, card, row.guarantee, a.players[mover].guarantee))
+            mover_flag = row.moon_possible
+        else:
+            mover_flag = flags[mover_side][k] and _moon(budget, after, mover_side)
+        for side in sides:
+            if side == mover_side:
+                flags[side].append(mover_flag)
+            elif flags[side][k]:
+                flags[side].append(True)     # the others' cards cannot take a forced moon away
+            else:
+                flags[side].append(_moon(budget, after, side))
+    end = positions[-1]
+    moon = {seat: MoonLine(tuple(flags[start.side(seat)]), tuple(cards), start) for seat in Seat}
+    if not end.is_over:
+        return Review(tuple(card_costs), moon, None, None)
+    scores = {seat: end.score(seat) for seat in Seat}
+    return Review(tuple(card_costs), moon, scores, _shot_the_foot(end))
+
+
+def _moon(budget: Budget, p: Position, side: int) -> bool:
+    """moon_possible for a side, without a search when the points taken already decide it."""
+    if p.moon_state not in (0, side + 1):
+        return False
+    if p.is_over:
+        return p.moon_state == side + 1
+    with budget as s:
+        return s.moon_possible(p, Seat(side))
+
+
+def _shot_the_foot(end: Position) -> tuple[Seat, ...]:
+    total = end.moon_total
+    if total <= 0:
+        return ()
+    out: list[Seat] = []
+    for side in sorted({end.side(s) for s in Seat}):
+        taken = 0
+        for seat in end.side_seats(side):
+            taken |= end.taken[seat]
+        points = sum(max(end.rules.values[c], 0) for c in cards_of(taken))
+        if 0 < total - points <= min(FOOT_MARGIN, total // 4):
+            out.extend(end.side_seats(side))
+    return tuple(sorted(out))

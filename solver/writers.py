@@ -1,0 +1,244 @@
+"""Output formats of ``hearts-dd annotate``: jsonl (SPEC §6), csv, pbn and text.
+
+Every writer takes ``(record, result)`` pairs in input order and writes bytes to a binary
+stream. The pbn writer copies each game byte for byte and adds hearts-dd's annotation tags at
+its end; annotation tags already there (an earlier run) are removed first, so annotating an
+annotated file gives the same file again.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any, BinaryIO, Sequence
+
+from .cards import Seat
+from .pbn import Record, escape
+from .rules import Rules
+
+__all__ = ["FORMATS", "Writer", "format_for", "make_writer", "annotation_lines"]
+
+SEATS = [str(s) for s in Seat]
+
+
+class Writer:
+    """Base: ``write`` each pair, then ``close`` (flushes; the stream stays open)."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+
+    def write(self, record: Record, result: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+class JsonlWriter(Writer):
+    """One JSON object per line, the keys of SPEC §6 first."""
+
+    def write(self, record: Record, result: dict[str, Any]) -> None:
+        self.out.write(json.dumps(result, ensure_ascii=False).encode("utf-8") + b"\n")
+
+
+CSV_COLUMNS = (["index", "line", "board", "deal", "rules", "leader", "error"]
+               + [f"{s}_{k}" for s in SEATS for k in ("guarantee", "moon_possible")]
+               + ["play"] + [f"{s}_cost" for s in SEATS] + [f"{s}_moon_lost" for s in SEATS]
+               + [f"{s}_score" for s in SEATS] + ["shot_the_foot"])
+
+
+def csv_row(result: dict[str, Any]) -> dict[str, Any]:
+    """One flat row: costs summed per seat, a lost moon as ``trick:card``."""
+    row: dict[str, Any] = {k: result.get(k) for k in CSV_COLUMNS[:7]}
+    if isinstance(row["rules"], dict):
+        row["rules"] = json.dumps(row["rules"])
+    for seat in SEATS:
+        p = (result.get("players") or {}).get(seat, {})
+        row[f"{seat}_guarantee"] = p.get("guarantee")
+        row[f"{seat}_moon_possible"] = p.get("moon_possible")
+    row["play"] = result.get("play")
+    rv = result.get("review")
+    if rv:
+        for seat in SEATS:
+            row[f"{seat}_cost"] = sum(c["cost"] for c in rv["cards"] if c["seat"] == seat)
+            lost = rv["moon"][seat]["lost_with"]
+            row[f"{seat}_moon_lost"] = f"{lost['trick']}:{lost['card']}" if lost else ""
+            row[f"{seat}_score"] = (rv["scores"] or {}).get(seat)
+        foot = rv["shot_the_foot"]
+        row["shot_the_foot"] = " ".join(foot) if foot is not None else None
+    return row
+
+
+class CsvWriter(Writer):
+    """One row per record, with a header line."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        super().__init__(out)
+        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
+        self.csv = csv.DictWriter(self.text, CSV_COLUMNS, lineterminator="\n")
+        self.csv.writeheader()
+
+    def write(self, record: Record, result: dict[str, Any]) -> None:
+        self.csv.writerow(csv_row(result))
+
+    def close(self) -> None:
+        self.text.flush()
+        self.text.detach()
+        super().close()
+
+
+def _table(name: str, columns: Sequence[tuple[str, int]], rows: list[list[Any]]) -> list[str]:
+    """A PBN table tag: ``[NameTable "Col\\2R;..."]`` and its rows, right-aligned by width."""
+    spec = ";".join(f"{c}\\{w}R" if w > 1 else c for c, w in columns)
+    lines = [f'[{name} "{spec}"]']   # column widths keep their single backslash, as PBN files do
+    for row in rows:
+        lines.append(" ".join(str(v).rjust(w) for v, (_, w) in zip(row, columns)))
+    return lines
+
+
+def _yes(flag: bool) -> str:
+    return "Yes" if flag else "No"
+
+
+def annotation_lines(result: dict[str, Any]) -> list[str]:
+    """hearts-dd's tags for one result (their names are ``solver.pbn.ANNOTATION_TAGS``)."""
+    lines: list[str] = []
+    players = result.get("players")
+    if players and all("guarantee" in p for p in players.values()):
+        lines += _table("HeartsOptimumTable", [("Seat", 1), ("Guarantee", 3), ("MoonPossible", 1)],
+                        [[s, p["guarantee"], _yes(p["moon_possible"])] for s, p in players.items()])
+    rv = result.get("review")
+    if rv:
+        if rv["cards"]:
+            lines += _table("HeartsPlayCostTable",
+                            [("Trick", 2), ("Seat", 1), ("Card", 1), ("Guarantee", 3), ("Best", 3),
+                             ("Cost", 3)],
+                            [[c["trick"], c["seat"], c["card"], c["guarantee"], c["best"], c["cost"]]
+                             for c in rv["cards"]])
+        rows = []
+        for seat, m in rv["moon"].items():
+            lost = m["lost_with"]
+            last = m["last_forceable"]
+            rows.append([seat, _yes(m["at_start"]), _yes(m["at_end"]), "-" if last is None else last,
+                         "-" if lost is None else f"{lost['trick']}:{lost['card']}"])
+        lines += _table("HeartsMoonTable", [("Seat", 1), ("AtStart", 1), ("AtEnd", 1),
+                                            ("LastForceable", 2), ("LostWith", 1)], rows)
+        if rv["scores"] is not None:
+            lines.append(f"[HeartsScore {escape(';'.join(f'{s} {v}' for s, v in rv['scores'].items()))}]")
+            lines.append(f"[HeartsShotTheFoot {escape(''.join(rv['shot_the_foot']))}]")
+    if result.get("error"):
+        # the tag sits in the game it is about; line numbers would shift as annotations grow
+        message = _LINE_PREFIX.sub(r"\1", result["error"])
+        lines.append(f"[HeartsError {escape(message)}]")
+    return lines
+
+
+_LINE_PREFIX = re.compile(r"(^|; )line \d+: ")
+
+
+class PbnWriter(Writer):
+    """The input, byte for byte, with each game's annotation tags replaced by new ones."""
+
+    def write(self, record: Record, result: dict[str, Any]) -> None:
+        self.out.write(record.before + annotated_game(record, result) + record.after)
+
+
+def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
+    raw = record.raw
+    for start, end in sorted(record.annotation_spans, reverse=True):
+        raw = raw[:start] + raw[end:]
+    newline = b"\r\n" if b"\r\n" in record.raw else b"\n"
+    encoding = "utf-8"
+    try:
+        record.raw.decode("utf-8")
+    except UnicodeDecodeError:
+        encoding = "latin-1"
+    lines = annotation_lines(result)
+    if not lines:
+        return raw
+    if raw and not raw.endswith(b"\n"):
+        raw += newline
+    text = newline.decode().join(lines) + newline.decode()
+    return raw + text.encode(encoding, errors="replace")
+
+
+class TextWriter(Writer):
+    """A readable report, a few lines per record."""
+
+    def write(self, record: Record, result: dict[str, Any]) -> None:
+        self.out.write(("\n".join(text_report(result)) + "\n\n").encode("utf-8"))
+
+
+def text_report(result: dict[str, Any]) -> list[str]:
+    head = f"Record {result['index']} (line {result['line']}"
+    head += f", board {result['board']})" if result.get("board") else ")"
+    lines = [head]
+    if result.get("deal"):
+        lines.append(f"  {result['deal']}   rules: {rules_text(result['rules'])}, "
+                     f"{result['leader'] or 'nobody'} leads")
+    players = result.get("players")
+    if players:
+        lines.append("  Seat  Guarantee  Moon possible")
+        for seat, p in players.items():
+            g = p.get("guarantee", "")
+            lines.append(f"  {seat:<4}  {g:>9}  {'yes' if p['moon_possible'] else 'no'}")
+    rv = result.get("review")
+    if rv:
+        lines.append(f"  Play: {result['play'] or '(no legal card)'}")
+        costly = [c for c in rv["cards"] if c["cost"]]
+        if rv["cards"]:
+            lines.append("  Costly cards: " + (", ".join(
+                f"{c['seat']} {c['card']} at trick {c['trick']} (+{c['cost']})" for c in costly) or "none"))
+        lines += [f"  Moon: {line}" for line in moon_story(rv)]
+        if rv["scores"] is not None:
+            scores = ", ".join(f"{s} {v}" for s, v in rv["scores"].items())
+            foot = " ".join(rv["shot_the_foot"]) or "nobody"
+            lines.append(f"  Scores: {scores}; shot the foot: {foot}")
+    if result.get("error"):
+        lines.append(f"  Error: {result['error']}")
+    return lines
+
+
+def rules_text(rules: str | dict[str, Any] | None) -> str:
+    """A preset's name, or the preset and the settings that differ from it."""
+    if not isinstance(rules, dict):
+        return str(rules)
+    base = Rules.parse(rules["preset"]).to_dict()
+    changed = [f"{k}={json.dumps(v)}" for k, v in rules.items() if k != "preset" and v != base[k]]
+    return f"{rules['preset']} with " + ", ".join(changed) if changed else rules["preset"]
+
+
+def moon_story(review: dict[str, Any]) -> list[str]:
+    """One phrase per seat that could force a moon at some point of the recorded play."""
+    out = []
+    for seat, m in review["moon"].items():
+        runs = []
+        for run in m["segments"]:
+            given, lost = run["given_by"], run["lost_with"]
+            since = "from the start" if given is None else \
+                f"from trick {run['from'] // 4 + 1} (handed over by {given['seat']}'s {given['card']})"
+            until = "to the end" if lost is None else \
+                f"until {lost['seat']}'s {lost['card']} at trick {lost['trick']}"
+            runs.append(f"{since} {until}")
+        if runs:
+            out.append(f"{seat} could force it " + ", then ".join(runs))
+    return out or ["nobody could force one during the recorded play"]
+
+
+FORMATS: dict[str, type[Writer]] = {"jsonl": JsonlWriter, "csv": CsvWriter, "pbn": PbnWriter,
+                                    "text": TextWriter}
+_SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".pbn": "pbn", ".txt": "text"}
+
+
+def format_for(path: str | None) -> str:
+    """The format an output file's name asks for; jsonl when it says nothing."""
+    if path:
+        for suffix, fmt in _SUFFIXES.items():
+            if path.lower().endswith(suffix):
+                return fmt
+    return "jsonl"
+
+
+def make_writer(fmt: str, out: BinaryIO) -> Writer:
+    return FORMATS[fmt](out)

@@ -1,0 +1,156 @@
+"""Reviews of recorded plays (solver/review.py): play order from PBN columns, card costs and
+moon timelines checked against direct solver questions, shot the foot, time budgets."""
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from record_files import random_play, recorded, small_deal
+from solver.analysis import SearchAborted, Solver
+from solver.cards import Card, Seat
+from solver.deal import Deal
+from solver.errors import PlayError
+from solver.pbn import RecordedPlay
+from solver.position import Position
+from solver.review import Budget, replay, review, start_position
+from solver.rules import Rules
+
+
+def play(seat: str, *rows: str) -> RecordedPlay:
+    return RecordedPlay(Seat.parse(seat), tuple(
+        tuple(t if t in "-+" else Card.parse(t) for t in row.split()) for row in rows))
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver(table_mb=16)
+
+
+# -- replay ---------------------------------------------------------------------------------------
+SUITS_DEAL = Deal.parse("W:AKQJT9876543.2.. .AKQJT9876543.2. ..AKQJT9876543.2 2...AKQJT9876543")
+
+
+def test_a_bridge_revoke_is_reported_with_card_and_trick():
+    start = Position.start(SUITS_DEAL, Rules.parse("bridge"), Seat.W)
+    r = replay(start, play("W", "SA HA DA CA"))
+    assert r.cards == tuple(Card.parse(c) for c in ("SA", "HA", "DA"))
+    assert r.error == "trick 1: S cannot play CA: must follow spades"
+
+
+def test_the_first_player_must_be_the_hearts_leader():
+    start = Position.start(SUITS_DEAL)                       # E holds C2 and leads it
+    r = replay(start, play("W", "SA HA DA CA"))
+    assert r.cards == () and r.error == "trick 1: the play starts with W, but E leads (holds C2)"
+
+
+def test_the_winner_of_a_trick_leads_the_next_whatever_the_columns():
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+    start = Position.start(deal)
+    r = replay(start, play("W", "C2 SA SK D3", "D2 HK HA HQ"))
+    assert " ".join(map(str, r.cards)) == "C2 SA SK D3 D2 HK HA HQ" and r.error is None
+    assert r.end.is_over
+
+
+def test_a_continuation_mark_ends_the_play_where_it_stands_in_play_order():
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+    start = Position.start(deal)
+    # trick 2 is led by W (won trick 1); W's '+' is next, the other columns are empty
+    r = replay(start, play("W", "C2 SA SK D3", "+ - - -"))
+    assert len(r.cards) == 4 and r.error is None
+    late = replay(start, play("W", "C2 SA SK D3", "+ HK - -"))
+    assert late.error == "trick 2: N's HK is recorded after a missing card ('-' or '+')"
+    later = replay(start, play("W", "C2 SA SK -", "D2 HK HA HQ"))
+    assert later.error == "trick 2: D2 is recorded, but a card is missing before it"
+
+
+def test_cards_after_the_end_of_the_hand():
+    deal = Deal.parse("N:A... .A.. ..A. ...2")
+    start = Position.start(deal)
+    r = replay(start, play("W", "C2 SA HA DA", "C3 - - -"))
+    assert r.error == "trick 2: C3 is recorded, but the hand is over"
+
+
+def test_the_leader_of_trick_1():
+    free = Rules.parse({"first_lead": "free"})
+    deal = Deal.parse("N:A... .A.. ..A. ...2")
+    assert start_position(deal, free, play_seat=Seat.S).to_move == Seat.S
+    assert start_position(deal, free, Seat.E, Seat.S).to_move == Seat.E   # [HeartsLeader] wins
+    assert start_position(deal, Rules(), play_seat=Seat.S).to_move == Seat.W
+    with pytest.raises(PlayError, match="HeartsLeader"):
+        start_position(deal, free)
+
+
+# -- review against direct solver questions -----------------------------------------------------
+@pytest.mark.parametrize("seed, rules", [(1, None), (2, "omnibus"), (3, '{"partnership": true}'),
+                                         (4, '{"first_lead": "free", "moon": "subtract"}')])
+def test_costs_and_moon_timelines_match_the_solver(solver, seed, rules):
+    rng = random.Random(seed)
+    r = Rules.parse(rules)
+    for _ in range(4):
+        deal = small_deal(rng, 4)
+        leader = rng.choice(list(Seat)) if r.first_lead == "free" or not deal.all_cards >> 48 else None
+        start = Position.start(deal, r, leader)
+        cards = random_play(start, rng, 16)
+        rv = review(solver, start, cards, solver.analyze(start))
+        positions = [start]
+        for c in cards:
+            positions.append(positions[-1].play(c))
+        for k, cost in enumerate(rv.cards):
+            p, mover = positions[k], positions[k].to_move
+            assert (cost.seat, cost.card) == (mover, cards[k])
+            assert cost.best == solver.guarantee(p, mover)
+            assert cost.guarantee == solver.guarantee(positions[k + 1], mover)
+            assert cost.cost >= 0
+        for seat in Seat:
+            expected = [solver.moon_possible(p, seat) if not p.is_over else
+                        p.moon_state == p.side(seat) + 1 for p in positions]
+            assert list(rv.moon[seat].forceable) == expected, (seat, deal.pbn(), cards)
+        moon_only = review(solver, start, cards, costs=False)
+        assert moon_only.cards == () and moon_only.moon == rv.moon
+
+
+def test_moon_line_runs_and_losing_card(solver):
+    deal = Deal.parse("N:94.64..2 Q.K..JT4 7.97.8.9 T.2.732.")
+    rules = Rules.parse({"first_lead": "free", "moon": "subtract"})
+    start = Position.start(deal, rules, Seat.E)
+    cards = [Card.parse(c) for c in "C4 C9 D3 C2 D8 D7 S4 CT S7 ST S9 SQ CJ H7 H2 H6 HK H9 D2 H4".split()]
+    line = review(solver, start, cards).moon[Seat.E]
+    assert line.at_start and line.at_end
+    assert line.segments()[0] == (0, 0)                      # E's own C4 threw it away ...
+    assert line.segments()[1][1] == len(cards)               # ... and it came back to the end
+    assert line.lost_with is None and line.last_forceable == len(cards)
+    j = line.to_json()
+    assert j["segments"][0]["lost_with"] == {"trick": 1, "seat": "E", "card": "C4"}
+    assert j["segments"][1]["given_by"]["seat"] != "E"
+
+
+def test_shot_the_foot(solver):
+    # W ends with SQ and HA (14 of the 17 points), N with the other hearts
+    deal = Deal.parse("N:.AK..2 Q.Q..3 ..32.4 .2.4.5")
+    start = Position.start(deal)
+    r = replay(start, play("N", "C2 C3 C4 C5", "HA SQ D3 D4", "HK HQ D2 H2"))
+    assert r.error is None
+    rv = review(solver, start, r.cards)
+    assert rv.scores == {Seat.N: 3, Seat.E: 0, Seat.S: 0, Seat.W: 14}
+    assert rv.shot_the_foot == (Seat.W,)
+    assert review(solver, start, r.cards[:8]).shot_the_foot is None      # only for complete plays
+
+
+def test_no_foot_without_nearly_all_points(solver):
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")         # 3 points: a quarter is 0
+    start = Position.start(deal)
+    r = replay(start, play("W", "C2 SA SK D3", "D2 HK HA HQ"))
+    assert review(solver, start, r.cards).shot_the_foot == ()
+
+
+def test_a_budget_covers_many_calls(solver):
+    budget = Budget(solver, 0.05)
+    with budget as s:
+        assert s.time_limit <= 0.05
+    assert solver.time_limit == 0.0                          # restored after each call
+    time.sleep(0.06)
+    with pytest.raises(SearchAborted):
+        with budget:
+            pass
