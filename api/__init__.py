@@ -1,0 +1,58 @@
+"""The hearts-dd JSON API (SPEC §5): ``create_app`` builds the Flask app gunicorn serves.
+
+Blueprints under ``/api/v1``: ``positions`` (analyze, moon), ``records`` (annotate) and
+``service`` (rules, health). ``/openapi.json`` is generated from the pydantic models in
+``api.schemas``; ``/docs`` is the interactive page.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from apiflask import APIFlask
+
+from . import positions, problems, records, service, solving
+from .config import DEFAULTS, ENV_PREFIX, checked
+from .docs import add_problem_schema
+
+API_PREFIX = "/api/v1"
+
+DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: SPEC.md).
+
+Every error is an RFC 9457 problem (`application/problem+json`) whose `detail` names the field
+and what is wrong with it. Solving runs under a compute budget per request; a position it cannot
+settle in time is answered 422 with the problem type `urn:hearts-dd:problem:budget-exceeded`.
+"""
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
+    """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
+    app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
+                   spec_path="/openapi.json", docs_path="/docs")
+    app.request_class = problems.ProblemRequest
+    app.json = problems.SafeJSONProvider(app)
+    app.config.update(DEFAULTS)
+    app.config.update(DESCRIPTION=DESCRIPTION, AUTO_VALIDATION_ERROR_RESPONSE=False,
+                      AUTO_404_RESPONSE=False)
+    app.config.from_prefixed_env(ENV_PREFIX)
+    app.config.update(config or {})
+    app.config.update(checked(app.config))
+
+    for blueprint in (positions.bp, records.bp, service.bp):
+        app.register_blueprint(blueprint, url_prefix=API_PREFIX)
+    problems.install(app)
+    solving.init_app(app)
+    app.spec_processor(_finish_spec)
+    return app
+
+
+def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies."""
+    spec = records.document_body(add_problem_schema(spec))
+    for path in spec.get("paths", {}).values():
+        for operation in path.values():
+            if "requestBody" in operation:
+                operation["requestBody"]["required"] = True
+    return spec
+
+
+__all__ = ["create_app", "API_PREFIX"]

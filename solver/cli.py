@@ -9,6 +9,7 @@ import click
 from .analysis import SearchAborted, Solver
 from .cards import Seat
 from .cli_records import annotate, moon
+from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
 from .position import Position
@@ -67,6 +68,7 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
         click.echo(f"Optimal line for {line_for.upper()}: " + " ".join(out["line"]["cards"]))
 
 
+cli.add_command(serve)
 cli.add_command(annotate)
 cli.add_command(moon)
 

@@ -1,0 +1,46 @@
+"""Settings of the service: defaults, then ``HEARTS_DD_*`` environment variables (read by
+Flask as JSON, e.g. ``HEARTS_DD_SOLVER_TIME_LIMIT=5``), then the mapping given to ``create_app``.
+
+Under gunicorn the time budgets must stay below the worker timeout (``api/gunicorn.conf.py``
+checks at start-up), so a slow question is answered with a problem, never a killed worker.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+ENV_PREFIX = "HEARTS_DD"
+
+# name -> (default, type, lowest, highest)
+SETTINGS: dict[str, tuple[float, type, float, float]] = {
+    # seconds of solving for one analyze or moon request (0: no limit)
+    "SOLVER_TIME_LIMIT": (10.0, float, 0, 3600),
+    # nodes for each single search of a request (0: no limit)
+    "SOLVER_NODE_LIMIT": (0, int, 0, 10**15),
+    # transposition table of each worker's solver, in MB
+    "SOLVER_TABLE_MB": (64, int, 1, 4096),
+    # seconds for a whole annotate request (0: no limit); records past it get an error line
+    "ANNOTATE_TIME_LIMIT": (20.0, float, 0, 3600),
+    # largest JSON body, in bytes (413 above); Flask's own setting
+    "MAX_CONTENT_LENGTH": (64 * 1024, int, 1, 1 << 30),
+    # largest PBN body of an annotate request, in bytes (413 above)
+    "ANNOTATE_MAX_BYTES": (1 << 20, int, 1, 1 << 30),
+}
+
+DEFAULTS: dict[str, Any] = {name: kind(default) for name, (default, kind, _, _) in SETTINGS.items()}
+
+
+def checked(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The service settings of ``config``, converted and range-checked; one-line errors."""
+    out: dict[str, Any] = {}
+    for name, (default, kind, low, high) in SETTINGS.items():
+        value = config.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValueError(f"setting {name}: expected a number, got {value!r}")
+        try:
+            number = kind(value)
+        except ValueError:
+            raise ValueError(f"setting {name}: expected a number, got {value!r}") from None
+        if not low <= number <= high:
+            raise ValueError(f"setting {name}: {value!r} is out of range ({low:g}..{high:g})")
+        out[name] = number
+    return out

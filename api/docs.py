@@ -1,0 +1,45 @@
+"""What the OpenAPI document says about errors: every error response is a ``Problem``.
+
+APIFlask documents its own error shapes as ``application/json``; the service answers
+``application/problem+json`` instead, so operations list their problem responses here and the
+``Problem`` model is registered once as a component.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX
+from .schemas import Problem
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+_WHY = {
+    400: "the body is not valid JSON",
+    413: "the body is over the size limit",
+    422: "a field is missing, has the wrong type or an impossible value (deal, rules, leader, "
+         "play, player; no game in a PBN body), or the compute budget ran out",
+    503: "the service cannot solve",
+}
+
+
+def problem_responses(*statuses: int) -> dict[Any, dict[str, Any]]:
+    """Response entries for these statuses, and ``default`` for any other error."""
+    content = {PROBLEM_JSON: {"schema": PROBLEM_REF}}
+    out: dict[Any, dict[str, Any]] = {s: {"description": "problem: " + _WHY[s], "content": content}
+                                      for s in statuses}
+    out["default"] = {"description": "problem: any other error (unknown path, wrong method, ...)",
+                      "content": content}
+    return out
+
+
+def add_problem_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """Register ``Problem`` and list the problem types in its description."""
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    schema = Problem.model_json_schema(ref_template="#/components/schemas/Problem.{model}")
+    for name, sub in schema.pop("$defs", {}).items():
+        schemas[f"Problem.{name}"] = sub
+    kinds = "; ".join(f"`{TYPE_PREFIX}{k}` ({status}: {title})" for k, (status, title) in KINDS.items())
+    schema["description"] = (schema.get("description", "") + " Types: " + kinds + "; other HTTP "
+                             "errors use `about:blank`.").strip()
+    schemas["Problem"] = schema
+    return spec

@@ -1,0 +1,108 @@
+"""``POST /analyze`` and ``POST /moon``: questions about one position.
+
+A request is read field by field (rules, deal, leader, play) so a problem names the field it
+is in; only then is the solver asked, under the request's compute budget.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+from apiflask import APIBlueprint
+from flask import Response, current_app
+
+from solver.cards import Seat
+from solver.deal import Deal
+from solver.errors import HeartsError
+from solver.position import Position
+from solver.rules import Rules
+
+from .docs import problem_responses
+from .problems import ApiProblem
+from .schemas import AnalyzeRequest, AnalyzeResult, MoonReport, PositionRequest
+from .solving import BudgetedSolver, solving
+
+bp = APIBlueprint("positions", __name__, tag="Analysis")
+
+T = TypeVar("T")
+
+
+def _read(field: str, kind: str, parse: Callable[..., T], *args: Any) -> T:
+    try:
+        return parse(*args)
+    except HeartsError as e:
+        raise ApiProblem.for_field(kind, field, str(e)) from None
+
+
+def positions_of(body: PositionRequest) -> tuple[Position, Position]:
+    """The start of play and the position after ``body.play``; problems name the field at fault."""
+    rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
+    deal = _read("deal", "invalid-deal", Deal.parse, body.deal)
+    start = _read("leader", "invalid-leader", Position.start, deal, rules, body.leader)
+    return start, _read("play", "illegal-play", start.play_all, body.play)
+
+
+def json_response(obj: Any) -> Response:
+    """The object as built, keys in the solver's order (no re-serialisation through the model)."""
+    return current_app.json.response(obj)
+
+
+@bp.post("/analyze")
+@bp.input(AnalyzeRequest, arg_name="body")
+@bp.output(AnalyzeResult, description="the same object as `hearts-dd analyze --json`")
+@bp.doc(responses=problem_responses(400, 413, 422))
+def analyze(body: AnalyzeRequest) -> Response:
+    """Guarantees, moon feasibility and the value of every legal card
+
+    The answer is exactly the object `hearts-dd analyze --json` prints for the same deal, play,
+    rules, leader and player (SPEC §4). A question the solver cannot settle within the service's
+    compute budget is answered 422 with a problem of type `urn:hearts-dd:problem:budget-exceeded`.
+    """
+    _, position = positions_of(body)
+    seats = None if body.player is None else [Seat.parse(body.player)]
+    with solving() as solver:
+        result = solver.analyze(position, seats)
+    return json_response(result.to_json())
+
+
+def _moon_flags(solver: BudgetedSolver, position: Position) -> dict[str, bool]:
+    """moon_possible for every seat, one search per side."""
+    by_side: dict[int, bool] = {}
+    for seat in Seat:
+        side = position.side(seat)
+        if side not in by_side:
+            by_side[side] = solver.moon_possible(position, seat)
+    return {str(seat): by_side[position.side(seat)] for seat in Seat}
+
+
+@bp.post("/moon")
+@bp.input(PositionRequest, arg_name="body")
+@bp.output(MoonReport, description="moon feasibility before the first card and after each card")
+@bp.doc(responses=problem_responses(400, 413, 422))
+def moon(body: PositionRequest) -> Response:
+    """Who can force a moon, and when it was lost
+
+    For every seat: can it make sure of taking every point card, at the start of play and
+    after each card of `play`; `lost` names the card after which a seat's moon went out of
+    reach for good (null if it never was forceable, or still is at the end of `play`).
+    """
+    start, end = positions_of(body)
+    with solving() as solver:
+        flags = first = _moon_flags(solver, start)
+        lost: dict[str, dict[str, Any] | None] = {str(s): None for s in Seat}
+        timeline = []
+        position = start
+        for index, card in enumerate(end.played):
+            step = {"index": index, "trick": position.trick_number, "seat": str(position.to_move),
+                    "card": str(card)}
+            position = position.play(card)
+            now = _moon_flags(solver, position)
+            for seat, possible in now.items():
+                if possible:
+                    lost[seat] = None
+                elif flags[seat]:
+                    lost[seat] = step
+            flags = now
+            timeline.append({**step, "moon_possible": now})
+    return json_response({"deal": start.deal.pbn(), "play": " ".join(map(str, end.played)),
+                          "rules": start.rules.to_dict(), "start": first, "timeline": timeline,
+                          "lost": lost})

@@ -1,0 +1,211 @@
+"""Every error as an RFC 9457 problem (``application/problem+json``), and nothing else.
+
+Bad input is answered with a 4xx whose ``detail`` names the field and what is wrong with it;
+validation errors also list each field problem under ``errors``. A bug still gets a problem
+body (500) without a traceback; the traceback goes to the log.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+from apiflask import APIFlask
+from apiflask.exceptions import HTTPError
+from flask import Request, Response, current_app, request
+from flask.json.provider import DefaultJSONProvider
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from solver.analysis import SearchAborted
+
+from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_PREFIX = "urn:hearts-dd:problem:"
+
+# kind -> (status, title); the type URI is TYPE_PREFIX + kind.
+KINDS: dict[str, tuple[int, str]] = {
+    "invalid-json": (400, "Request body is not valid JSON"),
+    "too-large": (413, "Request body too large"),
+    "invalid-request": (422, "Request does not match the schema"),
+    "invalid-deal": (422, "Invalid deal"),
+    "invalid-rules": (422, "Invalid rules"),
+    "invalid-leader": (422, "Invalid leader"),
+    "illegal-play": (422, "Illegal play"),
+    "invalid-pbn": (422, "No PBN game in the body"),
+    "budget-exceeded": (422, "Compute budget exceeded"),
+    "internal-error": (500, "Internal server error"),
+    "unavailable": (503, "Service cannot solve"),
+}
+
+_TAGS = {RULES_AS_PRESET, RULES_AS_OBJECT}
+_EXPECTED = {"string_type": "a string", "int_type": "an integer", "bool_type": "true or false",
+             "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
+             "typed_dict_type": "an object", "int_from_float": "an integer"}
+_DRAIN_CAP = 16 << 20
+
+
+class ApiProblem(Exception):
+    """Raised anywhere in a request to answer with a problem of a known kind."""
+
+    def __init__(self, kind: str, detail: str, errors: list[dict[str, str]] | None = None) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.errors = errors
+
+    @classmethod
+    def for_field(cls, kind: str, field: str, message: str) -> "ApiProblem":
+        return cls(kind, f"{field}: {message}", [{"field": field, "problem": message}])
+
+
+def problem(status: int, type_: str, title: str, detail: str, *,
+            errors: list[dict[str, str]] | None = None,
+            headers: Mapping[str, str] | None = None) -> Response:
+    body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
+    if errors:
+        body["errors"] = errors
+    resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for key, value in (headers or {}).items():
+        if key.lower() != "content-type":
+            resp.headers[key] = value
+    return resp
+
+
+def problem_of(kind: str, detail: str, errors: list[dict[str, str]] | None = None) -> Response:
+    status, title = KINDS[kind]
+    return problem(status, TYPE_PREFIX + kind, title, detail, errors=errors)
+
+
+# -- reading the body ------------------------------------------------------------------------
+class ProblemRequest(Request):
+    """A request whose unreadable JSON body is a 400 problem saying why."""
+
+    def on_json_loading_failed(self, e: ValueError | None) -> Any:
+        if e is None:  # pragma: no cover - bodies are always read with force=True
+            raise ApiProblem("invalid-json", "expected a JSON body (Content-Type: application/json)")
+        if not self.get_data(cache=True):
+            raise ApiProblem("invalid-json", "request body is empty; expected a JSON object")
+        if isinstance(e, UnicodeDecodeError):
+            raise ApiProblem("invalid-json", f"request body is not UTF-8 text (byte {e.start})")
+        if isinstance(e, json.JSONDecodeError):
+            raise ApiProblem("invalid-json", f"request body is not valid JSON: {e.msg} at line "
+                             f"{e.lineno}, column {e.colno}")
+        raise ApiProblem("invalid-json", f"request body is not valid JSON: {e}")
+
+
+class SafeJSONProvider(DefaultJSONProvider):
+    """JSON in the order the solver writes it, and a nesting bomb is a parse error, not a crash."""
+
+    sort_keys = False
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
+
+
+# -- validation errors -----------------------------------------------------------------------
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object"
+
+
+def _field_path(loc: Iterable[Any]) -> str:
+    path = ""
+    for part in loc:
+        if part in _TAGS:
+            continue
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += ("." if path else "") + str(part)
+    return path or "body"
+
+
+def _describe(err: Mapping[str, Any]) -> str:
+    kind = err["type"]
+    given = err.get("input")
+    if kind == "missing":
+        return "is required"
+    if kind == "extra_forbidden":
+        return "is not a known field"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {_json_type(given)}"
+    if kind == "literal_error":
+        return f"unknown value {json.dumps(given)}; expected {err['ctx']['expected']}"
+    msg: str = err["msg"]
+    return msg[0].lower() + msg[1:] if msg else kind
+
+
+def validation_problem(error: ValidationError) -> Response:
+    errors = [{"field": _field_path(e["loc"]), "problem": _describe(e)} for e in error.errors()]
+    detail = "; ".join(f"{e['field']}: {e['problem']}" for e in errors)
+    return problem_of("invalid-request", detail, errors)
+
+
+# -- handlers --------------------------------------------------------------------------------
+def _drain_body() -> None:
+    """Read and drop an unread body so the client sees the answer rather than a reset."""
+    stream = request.environ.get("wsgi.input")
+    left = min(request.content_length or 0, _DRAIN_CAP)
+    while stream is not None and left > 0:
+        chunk = stream.read(min(left, 1 << 16))
+        if not chunk:
+            break
+        left -= len(chunk)
+
+
+def install(app: APIFlask) -> None:
+    """Route every error the app can meet to a problem response."""
+
+    @app.errorhandler(ApiProblem)
+    def on_problem(e: ApiProblem) -> Response:
+        return problem_of(e.kind, e.detail, e.errors)
+
+    @app.errorhandler(SearchAborted)
+    def on_budget(e: SearchAborted) -> Response:
+        seconds = current_app.config["SOLVER_TIME_LIMIT"]
+        nodes = current_app.config["SOLVER_NODE_LIMIT"]
+        limits = [f"{seconds:g} s" if seconds else "", f"{nodes} nodes per search" if nodes else ""]
+        return problem_of("budget-exceeded", "no answer within the compute budget of this service "
+                          f"({', '.join(x for x in limits if x)}); ask about a position with "
+                          "fewer cards to go")
+
+    @app.error_processor
+    def on_apiflask_error(e: HTTPError) -> Response:
+        # request validation: the pydantic error is the cause of APIFlask's own
+        if isinstance(e.__cause__, ValidationError):
+            return validation_problem(e.__cause__)
+        return problem(e.status_code, "about:blank", e.message or "Error", str(e.detail or e.message),
+                       headers=dict(e.headers or {}))
+
+    @app.errorhandler(HTTPException)
+    def on_http(e: HTTPException) -> Response:
+        if isinstance(e, RequestEntityTooLarge):
+            _drain_body()
+            limit = request.max_content_length
+            return problem_of("too-large", f"request body is larger than the limit of {limit} bytes")
+        status = e.code or 500
+        detail = e.description or e.name
+        if status == 405:
+            detail = f"{request.method} is not allowed here; allowed: " + ", ".join(e.valid_methods or [])
+        elif status == 404:
+            detail = f"no resource at {request.path}"
+        return problem(status, "about:blank", e.name, detail, headers=dict(e.get_headers()))
+
+    @app.errorhandler(Exception)
+    def on_bug(e: Exception) -> Response:
+        app.logger.exception("unhandled error in %s %s", request.method, request.path)
+        return problem_of("internal-error", "the service failed to answer this request; "
+                          "the error is in its log")

@@ -1,0 +1,110 @@
+"""``POST /annotate``: PBN hand records in, annotations streamed out record by record.
+
+The body is read whole (it is capped at ``ANNOTATE_MAX_BYTES``), the output is streamed: each
+record is annotated by ``solver.batch.annotate_record`` (exactly as ``hearts-dd annotate``
+does) and written as soon as it is done, so a client sees the first records at once. A bad
+record gets its own line with an ``error``, as in the CLI (SPEC §6). The whole request shares
+one compute budget (``ANNOTATE_TIME_LIMIT``, each record at most ``SOLVER_TIME_LIMIT``);
+records left when it runs out are answered with an error line, not dropped.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from itertools import chain
+from typing import Any, Iterator
+
+from apiflask import APIBlueprint
+from flask import Response, current_app, request, stream_with_context
+
+from solver.analysis import SearchAborted
+from solver.batch import AnnotateOptions, annotate_record
+from solver.pbn import Record, read_records
+from solver.rules import Rules
+from solver.writers import make_writer
+
+from .docs import problem_responses
+from .problems import ApiProblem
+from .schemas import AnnotateQuery
+from .solving import solving
+
+bp = APIBlueprint("records", __name__, tag="Hand records")
+
+ANNOTATE_PATH = "/api/v1/annotate"
+# media type of each output format
+MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": "text/csv"}
+
+
+@bp.post("/annotate")
+@bp.input(AnnotateQuery, location="query", arg_name="query")
+@bp.doc(responses=problem_responses(400, 413, 422))
+def annotate(query: AnnotateQuery) -> Response:
+    """Annotate PBN hand records, streamed record by record
+
+    The body is a PBN file (UTF-8 or Latin-1). Every record gets the guarantee and moon
+    feasibility of every seat before the first card and, with a `[Play]` section, the review
+    of the recorded play, exactly as `hearts-dd annotate` writes them: `jsonl` (SPEC §6: one
+    object per record with `index`, `deal`, `players`, `error`), `pbn` (the input with
+    annotation tags added) or `csv`. A bad record is reported in its own `error` and never
+    stops the others.
+    """
+    request.max_content_length = current_app.config["ANNOTATE_MAX_BYTES"]
+    body = request.get_data()  # a body over the limit is a 413 problem here
+    rules = Rules.parse(query.rules) if query.rules is not None else None  # a preset: checked
+    records = read_records(io.BytesIO(body))
+    first = next(records, None)
+    if first is None:
+        raise ApiProblem.for_field("invalid-pbn", "body", "no PBN game found (expected tag pairs "
+                                   'such as [Deal "N:..."])')
+    options = AnnotateOptions(rules=rules)
+    stream = _annotated(chain([first], records), options, query.format)
+    return Response(stream_with_context(stream), mimetype=MEDIA_TYPES[query.format])
+
+
+def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) -> Iterator[bytes]:
+    """Each record's output as soon as it is annotated."""
+    config = current_app.config
+    buffer = io.BytesIO()
+    writer = make_writer(fmt, buffer)
+    with solving(config["ANNOTATE_TIME_LIMIT"]) as budget:
+        for record in records:
+            try:
+                solver = budget.limited()
+                per_record = min((s for s in (solver.time_limit, config["SOLVER_TIME_LIMIT"]) if s > 0),
+                                 default=0.0)
+                result = annotate_record(record, replace(options, time_limit=per_record), solver)
+            except SearchAborted:
+                result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"])
+            writer.write(record, result)
+            yield _take(buffer)
+        writer.close()
+        yield _take(buffer)
+
+
+def _not_annotated(record: Record, seconds: float) -> dict[str, Any]:
+    """The SPEC §6 line of a record the request's budget left no time for."""
+    return {"index": record.index, "deal": record.deal.pbn() if record.deal else None, "players": None,
+            "error": f"line {record.line}: not annotated: the request's compute budget of {seconds:g} s "
+                     "ran out; send fewer records at a time",
+            "line": record.line, "board": record.board, "rules": None, "leader": None, "play": None,
+            "review": None}
+
+
+def _take(buffer: io.BytesIO) -> bytes:
+    data = buffer.getvalue()
+    buffer.seek(0)
+    buffer.truncate()
+    return data
+
+
+def document_body(spec: dict[str, Any]) -> dict[str, Any]:
+    """The request body is PBN text and the answer a stream, which APIFlask cannot declare."""
+    op = spec.get("paths", {}).get(ANNOTATE_PATH, {}).get("post")
+    if op is not None:
+        op["requestBody"] = {"required": True, "description": "PBN text (UTF-8 or Latin-1); the "
+                             "Content-Type is not looked at (text/plain, application/x-pbn, ...)",
+                             "content": {"text/plain": {"schema": {"type": "string"}}}}
+        op["responses"]["200"] = {
+            "description": "one annotation per record, in input order, streamed as each is done",
+            "content": {media: {"schema": {"type": "string"}} for media in MEDIA_TYPES.values()}}
+    return spec

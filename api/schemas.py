@@ -1,0 +1,197 @@
+"""Request and response bodies of the API, declared once as pydantic models.
+
+APIFlask validates requests against these models and builds the OpenAPI document from them,
+so the document cannot drift from what the service accepts. Enumerations come from
+``solver.rules`` so a new preset or rule value shows up here without a second list.
+
+Request models are strict (no type coercion, no unknown fields): a typo such as ``"plya"`` is
+an error naming the field rather than a silently ignored key.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
+
+from solver.rules import FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS
+
+SeatName = Literal["N", "E", "S", "W"]
+PresetName = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
+RuleValue = Annotated[int, Field(ge=-1000, le=1000)]
+
+EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
+EXAMPLE_PLAY = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK "
+                "C7 S7 H5 HT H4 H2 CA D3 S6 H6 HJ S9 HQ H3")
+
+# Tags of the two shapes ``rules`` may take; chosen so they never clash with a rule key,
+# and stripped from error locations (see ``api.problems``).
+RULES_AS_PRESET = "preset-name"
+RULES_AS_OBJECT = "rule-object"
+
+
+class RuleSet(TypedDict, total=False):
+    """A rule set (SPEC §2): every key optional, missing keys come from ``preset``."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+
+    preset: Annotated[PresetName, Field(description=KEY_DESCRIPTIONS["preset"])]
+    values: Annotated[dict[str, RuleValue], Field(description=KEY_DESCRIPTIONS["values"],
+                                                  examples=[{"H": 1, "SQ": 13, "DJ": -10}])]
+    moon: Annotated[Literal[MOON_MODES], Field(description=KEY_DESCRIPTIONS["moon"])]  # type: ignore[valid-type]
+    first_trick_points: Annotated[bool, Field(description=KEY_DESCRIPTIONS["first_trick_points"])]
+    hearts_break: Annotated[Literal[HEARTS_BREAK],  # type: ignore[valid-type]
+                            Field(description=KEY_DESCRIPTIONS["hearts_break"])]
+    first_lead: Annotated[Literal[FIRST_LEAD],  # type: ignore[valid-type]
+                          Field(description=KEY_DESCRIPTIONS["first_lead"])]
+    trick_points: Annotated[RuleValue, Field(description=KEY_DESCRIPTIONS["trick_points"])]
+    partnership: Annotated[bool, Field(description=KEY_DESCRIPTIONS["partnership"])]
+
+
+def _rules_shape(value: Any) -> str:
+    return RULES_AS_OBJECT if isinstance(value, dict) else RULES_AS_PRESET
+
+
+RulesSpec = Annotated[
+    Union[Annotated[PresetName, Tag(RULES_AS_PRESET)], Annotated[RuleSet, Tag(RULES_AS_OBJECT)]],
+    Discriminator(_rules_shape),
+    Field(description="a preset name, or a rule object (SPEC §2); standard when omitted",
+          examples=["omnibus", {"preset": "standard", "moon": "subtract"}]),
+]
+
+
+class PositionRequest(BaseModel):
+    """A position: a deal, the cards played so far, the rules and (with a free lead) the leader."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "examples": [{"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"}]})
+
+    deal: str = Field(max_length=256, description="PBN deal: first seat, then the four hands "
+                      "clockwise, each spades.hearts.diamonds.clubs; one hand may be '-'",
+                      examples=[EXAMPLE_DEAL])
+    play: str = Field("", max_length=1024, description="cards played so far, in order, "
+                      "separated by spaces", examples=[EXAMPLE_PLAY])
+    rules: Optional[RulesSpec] = None
+    leader: Optional[SeatName] = Field(None, description="seat leading trick 1; needed with a "
+                                       "free first lead (or a deal without clubs)")
+
+
+class AnalyzeRequest(PositionRequest):
+    """A position, and optionally the one seat to answer for (as ``hearts-dd analyze --player``)."""
+
+    player: Optional[SeatName] = Field(None, description="answer only for this seat (and the card "
+                                       "values of the player to move); every seat when omitted")
+
+
+class PlayerValue(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    guarantee: int = Field(description="the lowest final score the seat can make sure of")
+    moon_possible: bool = Field(description="the seat can make sure of taking every point card")
+
+
+class MoveValue(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    card: str
+    guarantee: int = Field(description="the mover's guarantee after playing this card")
+    moon_possible: bool
+    best: bool = Field(description="no legal card has a lower guarantee")
+
+
+class AnalyzeResult(BaseModel):
+    """The same object as ``hearts-dd analyze --json`` (SPEC §4)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    deal: str
+    play: str
+    rules: RuleSet
+    to_move: Optional[SeatName] = Field(description="null when the hand is over")
+    trick: Optional[int] = Field(description="number of the trick in progress, null when over")
+    players: dict[SeatName, PlayerValue]
+    moves: list[MoveValue] = Field(description="every legal card of the player to move")
+    nodes: int
+    seconds: float
+
+
+class MoonStep(BaseModel):
+    index: int = Field(description="0-based position of the card in the play")
+    trick: int
+    seat: SeatName
+    card: str
+    moon_possible: dict[SeatName, bool] = Field(description="after this card: who can still "
+                                                "make sure of taking every point card")
+
+
+class MoonLoss(BaseModel):
+    index: int
+    trick: int
+    seat: SeatName = Field(description="who played the card")
+    card: str
+
+
+class MoonReport(BaseModel):
+    """Moon feasibility at the start of play and after every card of the recorded play."""
+
+    deal: str
+    play: str
+    rules: RuleSet
+    start: dict[SeatName, bool] = Field(description="moon_possible of every seat before the first card")
+    timeline: list[MoonStep]
+    lost: dict[SeatName, Optional[MoonLoss]] = Field(
+        description="per seat, the card after which a moon it could force went out of reach "
+                    "for good; null if it never was forceable, or still is at the end of the play")
+
+
+class RuleKey(BaseModel):
+    description: str
+    type: Literal["string", "boolean", "integer", "object"]
+    choices: Optional[list[Any]] = None
+    standard: Any = Field(description="the value under the standard preset")
+
+
+class PresetInfo(BaseModel):
+    description: str
+    rules: RuleSet = Field(description="every setting of the preset; values lists every non-zero card")
+
+
+class RulesCatalogue(BaseModel):
+    presets: dict[str, PresetInfo]
+    keys: dict[str, RuleKey]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    check: str = Field(description="the position solved to check the engine")
+    seconds: float
+
+
+class AnnotateQuery(BaseModel):
+    """Options of ``POST /annotate``; the PBN text is the request body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["jsonl", "pbn", "csv"] = Field(
+        "jsonl", description="JSON Lines (SPEC §6), the PBN text back with annotation tags, or CSV")
+    rules: Optional[PresetName] = Field(None, description="preset for records without a "
+                                        "[HeartsRules] tag (default standard); other rule sets go "
+                                        "in the records' own [HeartsRules] tags, as JSON")
+
+
+class FieldProblem(BaseModel):
+    field: str = Field(description="dotted path of the field in the request, e.g. rules.moon")
+    problem: str
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details; ``errors`` lists every field problem of a request."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    errors: Optional[list[FieldProblem]] = None

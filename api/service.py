@@ -1,0 +1,91 @@
+"""``GET /rules`` (what the rule keys and presets mean) and ``GET /health`` (can we solve?)."""
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import Response, current_app
+
+from solver.cards import DECK, cards_of
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, KEYS, MOON_MODES, PRESET_DESCRIPTIONS,
+                          PRESETS, Rules)
+
+from .docs import problem_responses
+from .problems import problem_of
+from .schemas import Health, RulesCatalogue
+from .solving import solving
+
+bp = APIBlueprint("service", __name__, tag="Service")
+
+# Each player holds one heart and one club: the clubs trick goes to W, who must then lead
+# H4, and N's HA takes all four hearts, a moon. So N can force it and scores 0, the others 4.
+HEALTH_DEAL = "N:.A..2 .2..3 .3..4 .4..5"
+HEALTH_ANSWER = {"N": (0, True), "E": (4, False), "S": (4, False), "W": (4, False)}
+HEALTH_SECONDS = 2.0
+
+_CHOICES: dict[str, list[Any]] = {"preset": list(PRESETS), "moon": list(MOON_MODES),
+                                  "hearts_break": list(HEARTS_BREAK), "first_lead": list(FIRST_LEAD),
+                                  "first_trick_points": [False, True], "partnership": [False, True]}
+_TYPES = {bool: "boolean", int: "integer", str: "string", dict: "object"}
+
+
+def _settings(rules: Rules) -> dict[str, Any]:
+    """Every setting, with ``values`` listing each card of non-zero value."""
+    out = rules.to_dict()
+    out["values"] = {str(c): rules.values[c] for c in cards_of(DECK) if rules.values[c]}
+    return out
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, Any]:
+    standard = _settings(Rules())
+    return {
+        "presets": {name: {"description": PRESET_DESCRIPTIONS.get(name, ""),
+                           "rules": _settings(Rules.parse(name))} for name in PRESETS},
+        "keys": {key: {"description": KEY_DESCRIPTIONS[key], "type": _TYPES[type(standard[key])],
+                       "choices": _CHOICES.get(key), "standard": standard[key]} for key in KEYS},
+    }
+
+
+@bp.get("/rules")
+@bp.output(RulesCatalogue, description="presets and rule keys")
+@bp.doc(responses=problem_responses())
+def rules() -> Response:
+    """The rule presets and keys, with what they mean (SPEC §2)"""
+    return current_app.json.response(catalogue())
+
+
+def package_version() -> str:
+    try:
+        return version("hearts-dd")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "unknown"
+
+
+@bp.get("/health")
+@bp.output(Health, description="the engine solved a small endgame correctly")
+@bp.doc(responses=problem_responses(503))
+def health() -> Response:
+    """200 when this worker can solve
+
+    Solves a two-trick endgame with the worker's own solver and checks the answer.
+    """
+    t0 = time.perf_counter()
+    position = Position.start(Deal.parse(HEALTH_DEAL))
+    try:
+        with solving(HEALTH_SECONDS) as solver:
+            result = solver.analyze(position)
+        got = {str(s): (r.guarantee, r.moon_possible) for s, r in result.players.items()}
+        if got != HEALTH_ANSWER:
+            raise RuntimeError(f"wrong answer {got}")
+    except Exception as e:
+        current_app.logger.exception("health check failed")
+        return problem_of("unavailable", f"the engine failed its check: {type(e).__name__}: {e}")
+    return current_app.json.response({"status": "ok", "version": package_version(), "check": HEALTH_DEAL,
+                                      "seconds": round(time.perf_counter() - t0, 4)})
+

@@ -1,0 +1,62 @@
+"""The real service in a subprocess, for tests and benchmarks that talk HTTP to it.
+
+``served`` starts ``hearts-dd serve`` (gunicorn with the repo's config) on a free loopback port,
+waits until ``/api/v1/health`` answers, and stops it again; its log is kept for error messages.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from typing import Iterator, Mapping
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served(workers: int = 2, env: Mapping[str, str] | None = None,
+           start_timeout: float = 30.0) -> Iterator[str]:
+    """The base URL of a running service with these workers and ``HEARTS_DD_*`` settings."""
+    port = free_port()
+    argv = [sys.executable, "-m", "solver.cli", "serve", "--port", str(port), "--workers", str(workers)]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=log,
+                                stderr=subprocess.STDOUT)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            _wait_healthy(base, proc, log, start_timeout)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen, log, timeout: float) -> None:  # type: ignore[type-arg]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(base + "/api/v1/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    log.seek(0)
+    tail = "".join(log.readlines()[-20:])
+    raise RuntimeError(f"the service at {base} did not become healthy "
+                       f"(exit status {proc.poll()}); its log ends:\n{tail}")

@@ -1,0 +1,298 @@
+"""The HTTP API (SPEC §5) through a real gunicorn server on a loopback port.
+
+Good requests must give exactly what ``hearts-dd analyze --json`` prints; every kind of bad
+input must give a 4xx ``application/problem+json`` body naming the field and the problem.
+The server runs with a node budget that endgames never reach and full deals always do.
+"""
+from __future__ import annotations
+
+import json
+import random
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
+
+from api import create_app
+from api.testing import served
+from solver.analysis import Solver
+from solver.cards import DECK, Seat, cards_of
+from solver.cli import cli
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import PRESETS, KEYS, Rules
+
+DATA = Path(__file__).parent / "data"
+CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.open()]
+FULL_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
+# per search: these endgames need at most a few thousand nodes, a full 13-trick deal far more
+NODE_BUDGET = 50_000
+VOLATILE = ("nodes", "seconds")
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Any:
+    with served(workers=2, env={"HEARTS_DD_SOLVER_NODE_LIMIT": str(NODE_BUDGET)}) as url:
+        yield url
+
+
+def request_of(case: dict[str, Any]) -> dict[str, Any]:
+    body = {"deal": case["deal"], "play": case.get("play", "")}
+    for key in ("rules", "leader"):
+        if case.get(key) is not None:
+            body[key] = case[key]
+    return body
+
+
+def cli_answer(body: dict[str, Any]) -> dict[str, Any]:
+    args = ["analyze", "--deal", body["deal"], "--play", body.get("play", ""), "--json"]
+    if "rules" in body:
+        args += ["--rules", json.dumps(body["rules"])]
+    for key in ("leader", "player"):
+        if key in body:
+            args += [f"--{key}", body[key]]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def without_volatile(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k not in VOLATILE}
+
+
+def post(base_url: str, path: str, **kwargs: Any) -> requests.Response:
+    return requests.post(base_url + "/api/v1/" + path, timeout=30, **kwargs)
+
+
+def assert_problem(resp: requests.Response, status: int, type_suffix: str, *words: str) -> dict[str, Any]:
+    assert resp.status_code == status, resp.text
+    assert resp.headers["Content-Type"] == "application/problem+json"
+    body = resp.json()
+    assert body["status"] == status
+    assert body["type"].endswith(type_suffix)
+    assert body["title"]
+    for word in words:
+        assert word in body["detail"], body["detail"]
+    assert "Traceback" not in resp.text
+    return body
+
+
+# -- good requests -------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_analyze_answers_as_the_cli(base_url, case):
+    body = request_of(case)
+    resp = post(base_url, "analyze", json=body)
+    assert resp.status_code == 200, resp.text
+    assert resp.headers["Content-Type"] == "application/json"
+    got, expected = resp.json(), cli_answer(body)
+    assert without_volatile(got) == without_volatile(expected)
+    assert list(got) == list(expected), "same keys in the same order"
+
+
+@pytest.mark.parametrize("player", ["N", "E", "S", "W"])
+def test_analyze_for_one_player_answers_as_the_cli(base_url, player):
+    body = dict(request_of(CASES[0]), player=player)
+    resp = post(base_url, "analyze", json=body)
+    assert resp.status_code == 200, resp.text
+    assert list(resp.json()["players"]) == [player]
+    assert without_volatile(resp.json()) == without_volatile(cli_answer(body))
+
+
+def test_fifty_concurrent_requests_are_all_answered_correctly(base_url):
+    picked = [CASES[i % len(CASES)] for i in range(50)]
+    expected = [without_volatile(cli_answer(request_of(c))) for c in picked]
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        responses = list(pool.map(lambda c: post(base_url, "analyze", json=request_of(c)), picked))
+    assert [r.status_code for r in responses] == [200] * 50
+    assert [without_volatile(r.json()) for r in responses] == expected
+
+
+def small_deal(rng: random.Random, cards_each: int) -> Deal:
+    deck = list(cards_of(DECK))
+    rng.shuffle(deck)
+    hands = [sum(c.mask for c in deck[i * cards_each:(i + 1) * cards_each]) for i in range(4)]
+    return Deal(tuple(hands))  # type: ignore[arg-type]
+
+
+def random_play(rng: random.Random, start: Position, cards: int) -> Position:
+    position = start
+    for _ in range(cards):
+        position = position.play(rng.choice(position.legal_moves()))
+    return position
+
+
+def test_moon_timeline_follows_the_solver(base_url):
+    """Small random deals and random play: every flag, and the card named as lost, as the library says."""
+    solver = Solver()
+    flags = lambda p: {str(s): solver.moon_possible(p, s) for s in Seat}  # noqa: E731
+    losses = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        deal = small_deal(rng, 5)
+        rules = Rules.parse(["standard", "omnibus", "spot", {"partnership": True}][seed % 4])
+        leader = None if deal.all_cards & (0xFFFF << 48) else "N"  # no clubs: someone must be named
+        start = Position.start(deal, rules, leader)
+        end = random_play(rng, start, 12)
+        body = {"deal": deal.pbn(), "play": " ".join(map(str, end.played)), "rules": rules.to_dict(),
+                **({"leader": leader} if leader else {})}
+        resp = post(base_url, "moon", json=body)
+        assert resp.status_code == 200, resp.text
+        report = resp.json()
+
+        assert report["start"] == flags(start)
+        position, lost = start, {str(s): None for s in Seat}
+        before = report["start"]
+        for index, (step, card) in enumerate(zip(report["timeline"], end.played, strict=True)):
+            assert (step["index"], step["card"], step["seat"]) == (index, str(card), str(position.to_move))
+            position = position.play(card)
+            assert step["moon_possible"] == flags(position)
+            for seat, possible in step["moon_possible"].items():
+                if before[seat] and not possible:
+                    lost[seat] = {k: step[k] for k in ("index", "trick", "seat", "card")}
+                elif possible:
+                    lost[seat] = None
+            before = step["moon_possible"]
+        assert report["lost"] == lost, seed
+        losses += sum(v is not None for v in lost.values())
+    assert losses, "some random play should throw a forceable moon away"
+
+
+def test_rules_lists_every_preset_and_key_with_settings_that_parse_back(base_url):
+    resp = requests.get(base_url + "/api/v1/rules", timeout=10)
+    assert resp.status_code == 200
+    catalogue = resp.json()
+    assert list(catalogue["presets"]) == list(PRESETS)
+    assert list(catalogue["keys"]) == list(KEYS)
+    for name, preset in catalogue["presets"].items():
+        # "values" lists every non-zero card: over all-zero suits it rebuilds the preset
+        settings = dict(preset["rules"], preset="standard",
+                        values={"S": 0, "H": 0, "D": 0, "C": 0, **preset["rules"]["values"]})
+        assert Rules.parse(settings).values == Rules.parse(name).values, name
+        assert Rules.parse(preset["rules"]) == Rules.parse(name), name
+    assert catalogue["keys"]["moon"]["choices"] == ["add", "subtract", "none"]
+
+
+def test_health_and_documents(base_url):
+    health = requests.get(base_url + "/api/v1/health", timeout=10)
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    spec = requests.get(base_url + "/openapi.json", timeout=10).json()
+    assert {"/api/v1/analyze", "/api/v1/moon", "/api/v1/annotate", "/api/v1/rules",
+            "/api/v1/health"} <= set(spec["paths"])
+    assert "Problem" in spec["components"]["schemas"]
+    docs = requests.get(base_url + "/docs", timeout=10)
+    assert docs.status_code == 200 and "text/html" in docs.headers["Content-Type"]
+
+
+# -- bad requests --------------------------------------------------------------------------
+def json_body(obj: Any) -> dict[str, Any]:
+    return {"data": json.dumps(obj), "headers": {"Content-Type": "application/json"}}
+
+
+BAD_REQUESTS = {
+    "not JSON": ({"data": "{deal: 1", "headers": {"Content-Type": "application/json"}},
+                 400, "invalid-json", "not valid JSON", "line 1, column 2"),
+    "empty body": ({"data": b""}, 400, "invalid-json", "empty"),
+    "not UTF-8": ({"data": b'{"deal": "\xff"}'}, 400, "invalid-json", "UTF-8"),
+    "nested too deeply": ({"data": "[" * 30000 + "]" * 30000}, 400, "invalid-json", "deeply"),
+    "not an object": (json_body(["deal"]), 422, "invalid-request", "body: expected an object, got array"),
+    "missing deal": (json_body({"play": ""}), 422, "invalid-request", "deal: is required"),
+    "deal of wrong type": (json_body({"deal": 5}), 422, "invalid-request", "deal: expected a string, got number"),
+    "play of wrong type": (json_body({"deal": FULL_DEAL, "play": ["C2"]}), 422, "invalid-request",
+                           "play: expected a string, got array"),
+    "unknown field": (json_body({"deal": FULL_DEAL, "plya": "C2"}), 422, "invalid-request",
+                      "plya: is not a known field"),
+    "malformed deal": (json_body({"deal": "N:AK.. ... ... ..."}), 422, "invalid-deal", "deal:", "hand"),
+    "duplicate card": (json_body({"deal": FULL_DEAL.replace("T4", "KT4")}), 422, "invalid-deal",
+                       "deal:", "CK appears twice"),
+    "illegal card in play": (json_body({"deal": FULL_DEAL, "play": "C2 CA C5 C4 HK"}), 422,
+                             "illegal-play", "play:", "trick 2", "HK"),
+    "card not in the deal": (json_body({"deal": FULL_DEAL, "play": "C2 CA C5 C4 DX"}), 422,
+                             "illegal-play", "play:", "DX"),
+    "unknown rule key": (json_body({"deal": FULL_DEAL, "rules": {"mooon": "add"}}), 422,
+                         "invalid-request", "rules.mooon: is not a known field"),
+    "unknown rule value": (json_body({"deal": FULL_DEAL, "rules": {"moon": "sometimes"}}), 422,
+                           "invalid-request", "rules.moon:", "sometimes"),
+    "rule of wrong type": (json_body({"deal": FULL_DEAL, "rules": {"trick_points": "1"}}), 422,
+                           "invalid-request", "rules.trick_points: expected an integer, got string"),
+    "unknown preset": (json_body({"deal": FULL_DEAL, "rules": "hearts-deluxe"}), 422,
+                       "invalid-request", "rules:", "hearts-deluxe"),
+    "unknown card in values": (json_body({"deal": FULL_DEAL, "rules": {"values": {"ZZ": 1}}}), 422,
+                               "invalid-rules", "rules:", "'ZZ'"),
+    "unknown leader": (json_body({"deal": FULL_DEAL, "leader": "X"}), 422, "invalid-request", "leader:"),
+    "wrong leader": (json_body({"deal": FULL_DEAL, "leader": "E"}), 422, "invalid-leader",
+                     "leader:", "N holds C2"),
+    "free lead without leader": (json_body({"deal": FULL_DEAL, "rules": {"first_lead": "free"}}), 422,
+                                 "invalid-leader", "leader:"),
+    "too large": (json_body({"deal": FULL_DEAL, "play": "C2 " * 40000}), 413, "too-large", "65536 bytes"),
+}
+
+
+@pytest.mark.parametrize("path", ["analyze", "moon"])
+@pytest.mark.parametrize("kind", list(BAD_REQUESTS))
+def test_bad_request_is_a_problem_naming_field_and_fault(base_url, path, kind):
+    kwargs, status, type_suffix, *words = BAD_REQUESTS[kind]
+    assert_problem(post(base_url, path, **kwargs), status, type_suffix, *words)
+
+
+def test_validation_problem_lists_every_field(base_url):
+    body = assert_problem(post(base_url, "analyze", json={"deal": 1, "rules": {"moon": 2, "x": 0}}),
+                          422, "invalid-request")
+    assert {e["field"] for e in body["errors"]} == {"deal", "rules.moon", "rules.x"}
+
+
+def test_search_over_budget_is_a_problem_not_a_dead_worker(base_url):
+    body = assert_problem(post(base_url, "analyze", json={"deal": FULL_DEAL}), 422, "budget-exceeded",
+                          f"{NODE_BUDGET} nodes")
+    assert "fewer cards" in body["detail"]
+    assert requests.get(base_url + "/api/v1/health", timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize("method, path, status", [
+    ("GET", "/api/v1/analyze", 405), ("DELETE", "/api/v1/rules", 405), ("GET", "/api/v1/nothing", 404),
+])
+def test_wrong_method_or_path_is_a_problem(base_url, method, path, status):
+    assert_problem(requests.request(method, base_url + path, timeout=10), status, "about:blank")
+
+
+CARDISH = "NESW:.- AKQJT98765432shdcSHDC♠♥♦♣10xyz"
+FUZZ_APP = create_app({"SOLVER_NODE_LIMIT": 20_000})  # in-process; any solve stops at once
+
+
+@given(deal=st.one_of(st.text(CARDISH, max_size=70), st.sampled_from([FULL_DEAL, CASES[0]["deal"]])),
+       play=st.text(CARDISH, max_size=30), rules=st.sampled_from([None, *PRESETS, {"moon": "none"}]),
+       leader=st.sampled_from([None, "N", "E", "S", "W"]))
+@settings(max_examples=300, deadline=None)
+def test_no_deal_or_play_text_makes_a_server_error(deal, play, rules, leader):
+    body = {"deal": deal, "play": play, "rules": rules, "leader": leader}
+    resp = FUZZ_APP.test_client().post("/api/v1/analyze", json=body)
+    assert resp.status_code in (200, 422), resp.get_data(as_text=True)
+    if resp.status_code == 422:
+        assert resp.get_json()["detail"]
+
+
+# -- configuration -------------------------------------------------------------------------
+def test_time_budget_stops_the_search():
+    app = create_app({"SOLVER_TIME_LIMIT": 0.001})
+    resp = app.test_client().post("/api/v1/analyze", json={"deal": FULL_DEAL})
+    assert resp.status_code == 422
+    assert resp.get_json()["type"].endswith("budget-exceeded")
+    assert "0.001 s" in resp.get_json()["detail"]
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"SOLVER_TIME_LIMIT": -1}, "SOLVER_TIME_LIMIT: -1 is out of range"),
+    ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected a number"),
+])
+def test_bad_settings_are_refused_with_one_line(settings, words):
+    with pytest.raises(ValueError, match=words):
+        create_app(settings)
+
+
+def test_server_refuses_budgets_beyond_the_worker_timeout():
+    with pytest.raises(RuntimeError, match="at least 5 s below the worker timeout"):
+        with served(workers=1, env={"HEARTS_DD_SOLVER_TIME_LIMIT": "60"}, start_timeout=20):
+            pass
