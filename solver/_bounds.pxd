@@ -2,12 +2,14 @@
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
 # what is still to be won; a kind that the state rules out is left out.
 from libc.stdint cimport uint64_t
-from solver._state cimport Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
+from solver._state cimport (Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE,
+                            HEARTS, BREAK_NONE)
 
 ctypedef struct Outcomes:
     int lo[3]          # OUT_NONE, OUT_SELF, OUT_OTHER
     int hi[3]
     int possible[3]
+    int cap            # an upper bound on the value whatever the outcome (INF: none known)
 
 cdef enum:
     OUT_NONE = 0
@@ -58,9 +60,56 @@ cdef inline bint target_cannot_win(const State* s) noexcept nogil:
     return 1
 
 
+cdef inline bint target_can_duck(const Game* g, const State* s) noexcept nogil:
+    """At a trick boundary after trick 1, another side on lead, the target a single seat: the
+    target can make sure it never wins another trick. Per suit, with the target's cards
+    t1 < t2 < ... and the others' c1 < c2 < ... (all three hands together), t_i < c_i for every
+    i both have. Answering each lead with its highest card below the led card keeps this true
+    (others' follows and discards only raise their sequence), and the target never leads."""
+    cdef uint64_t m, t
+    cdef int suit
+    if g.partnership or s.first_trick or s.leader == s.target:
+        return 0
+    for suit in range(4):
+        m = (s.hand[s.target] >> (16 * suit)) & SUIT_LANE
+        t = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * suit)) & SUIT_LANE & ~m
+        while m and t:
+            if ctz(m) > ctz(t):
+                return 0
+            m &= m - 1
+            t &= t - 1
+    return 1
+
+
+cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
+    """Tricks the leader takes by cashing its top cards, suit after suit: in each suit the
+    run of its cards above every other remaining card of the suit (hearts only if it may
+    lead them). A lower bound on its side's tricks from here."""
+    cdef uint64_t others = 0, mine, rest
+    cdef int q, suit, top, qt = 0
+    if s.forced_lead >= 0:
+        return 0
+    for q in range(4):
+        if q != s.leader:
+            others |= s.hand[q]
+    for suit in range(4):
+        if suit == HEARTS and g.hearts_break != BREAK_NONE and not s.broken \
+                and (s.hand[s.leader] & ~(<uint64_t>SUIT_LANE << (16 * HEARTS))):
+            continue
+        mine = (s.hand[s.leader] >> (16 * suit)) & SUIT_LANE
+        rest = (others >> (16 * suit)) & SUIT_LANE
+        while mine:
+            top = msb(mine)
+            if rest and msb(rest) > top:
+                break
+            qt += 1
+            mine &= ~((<uint64_t>1) << top)
+    return qt
+
+
 cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
     cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
-    cdef int tpmin = 0, tpmax = 0, c_self, c_other, points_out = rp
+    cdef int tpmin = 0, tpmax = 0, c_self, c_other, points_out = rp, qt
     cdef bint shut_out = target_cannot_win(s)
     if shut_out:
         # nothing more comes to the target: its value to go is 0, or another side's moon
@@ -73,6 +122,15 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
         tpmin = g.trick_points * n
     o.lo[OUT_NONE] = rn + tpmin
     o.hi[OUT_NONE] = rp + tpmax
+    if g.valued_mask == 0 and g.trick_points < 0 and n > 0:
+        # only tricks count and everyone wants them: the leader can cash its sure tricks
+        qt = quick_tricks(g, s)
+        if qt > n:
+            qt = n
+        if s.side[s.leader] == s.target:
+            o.hi[OUT_NONE] = g.trick_points * qt
+        else:
+            o.lo[OUT_NONE] = g.trick_points * (n - qt)
     o.possible[OUT_NONE] = 1
     o.possible[OUT_SELF] = 0
     o.possible[OUT_OTHER] = 0
@@ -94,6 +152,16 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
             o.possible[OUT_NONE] = points_out > 0
         if shut_out and points_out > 0:
             o.possible[OUT_SELF] = 0
+    o.cap = INF
+    if not shut_out and target_can_duck(g, s):
+        # the target can take nothing more: only nobody's moon or another side's remain
+        o.cap = -INF
+        if o.possible[OUT_NONE]:
+            o.cap = 0
+        if o.possible[OUT_OTHER] and c_other > o.cap:
+            o.cap = c_other
+        if o.possible[OUT_SELF] and points_out == 0 and c_self > o.cap:
+            o.cap = c_self
 
 
 cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:

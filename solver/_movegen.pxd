@@ -97,11 +97,36 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
     return (0 if tvoid else 1000) - rank
 
 
+cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogil:
+    """How promising a lead is when every side wants tricks for itself (bridge play): cash a
+    sure winner, else lead low towards partner's winner, else lose the cheapest card."""
+    cdef int suit = c >> 4, rank = c & 15, q, top, hi_opp = -1, hi_partner = -1
+    cdef uint64_t lane
+    for q in range(4):
+        if q == player:
+            continue
+        lane = (s.hand[q] >> (16 * suit)) & SUIT_LANE
+        if lane == 0:
+            continue
+        top = msb(lane)
+        if s.side[q] == s.side[player]:
+            if top > hi_partner:
+                hi_partner = top
+        elif top > hi_opp:
+            hi_opp = top
+    if rank > hi_opp:
+        return 3000 + rank
+    if hi_partner > hi_opp:
+        return 2000 - rank
+    return -rank
+
+
 cdef inline void order_moves(const Game* g, const State* s, int player, int* moves, int n,
                              int first, int wants_target) noexcept nogil:
     """Sort moves best-first: ``first`` (a remembered best card, or -1) leads, then cards that
     leave the trick with the side the player wants it to go to (the target's side when
-    ``wants_target``), dumping value on it; the history of cut-offs breaks ties."""
+    ``wants_target``), dumping value on it; the history of cut-offs breaks ties. When every
+    side wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led
@@ -116,12 +141,17 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             w[i] = 1 << 30
             continue
         if s.ntrick == 0:
-            w[i] = lead_weight(g, s, player, c, wants_target) << 16
+            if g.tricks_wanted:
+                w[i] = own_lead_weight(s, player, c) << 16
+            else:
+                w[i] = lead_weight(g, s, player, c, wants_target) << 16
         else:
             follows = (c >> 4) == led
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
-            if tw == wants_target:
+            if g.tricks_wanted:
+                w[i] = ((10000 if tw == wants_target else 0) - (c & 15)) << 16
+            elif tw == wants_target:
                 w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
             else:
                 w[i] = (-(c & 15) - 64 * g.values[c]) << 16

@@ -137,6 +137,8 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
         outcome_bounds(g, s, &o)
         lo = bound_lo(&o, -1)
         hi = bound_hi(&o, -1)
+        if o.cap < hi:
+            hi = o.cap
         if lo >= beta:
             return lo
         if hi <= alpha:
@@ -176,7 +178,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
     player = (s.leader + s.ntrick) & 3
     maximizing = s.side[player] != s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, NULL)
-    order_moves(g, s, player, moves, n, ttmove, maximizing)
+    order_moves(g, s, player, moves, n, ttmove, maximizing ^ g.tricks_wanted)
     best = -INF if maximizing else INF
     for i in range(n):
         c = moves[i]
@@ -292,6 +294,7 @@ cdef class Engine:
         self.g.moon_mode = moon_mode
         self.g.moon_total = 0
         self.g.trick_points = trick_points
+        self.g.tricks_wanted = self.g.valued_mask == 0 and trick_points < 0
         self.g.partnership = partnership
         self.g.hearts_break = hearts_break
         self.g.first_trick_points = first_trick_points
@@ -397,6 +400,20 @@ cdef class Engine:
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
         return g
+
+    def probe(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
+              int moon, int target, int beta, long long node_limit=0, double seconds=0):
+        """One null-window pass around ``beta``: a fail-soft value, below ``beta`` exactly when
+        the value to go is. Cheaper than ``value`` when only that question matters."""
+        cdef int v
+        self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
+                   node_limit, seconds)
+        with nogil:
+            v = search(&self.g, &self.s, &self.tt, beta - 1, beta)
+        self.nodes += self.s.nodes
+        if self.s.aborted:
+            raise SearchAborted("search budget exhausted")
+        return v
 
     def moon(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
              int moon, int target, long long node_limit=0, double seconds=0):

@@ -34,6 +34,8 @@ ctypedef struct Game:
     int moon_mode
     int moon_total               # M for the deal being searched
     int trick_points
+    int tricks_wanted            # no card has a value and trick_points < 0: every player
+                                 # wants tricks for its own side (bridge play)
     int partnership
     int hearts_break
     int first_trick_points

@@ -218,7 +218,10 @@ class Solver:
 
     def line(self, p: Position, target: Seat | str) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
-        the others maximise it."""
+        the others maximise it.
+
+        After one exact solve, each step only asks "does this card keep the value?", a single
+        null-window pass per card tried, answered mostly from the table the solve filled."""
         self._start()
         t = _seat(target)
         tside = p.side(t)
@@ -227,15 +230,27 @@ class Solver:
         while not p.is_over:
             mover = p.to_move
             assert mover is not None
+            minimizing = p.side(mover) == tside
             for rep, _run in self.move_groups(p):
                 child = p.play(rep)
-                if self._guarantee(child, tside, guess=value) == value:
+                if self._keeps(child, tside, value, minimizing):
                     out.append(LineStep(mover, rep, value))
                     p = child
                     break
             else:  # pragma: no cover - the value is always reached by some child
                 raise AssertionError("no child reaches the position's value")
         return out
+
+    def _keeps(self, child: Position, side: int, value: int, minimizing: bool) -> bool:
+        """Is ``child``'s guarantee ``value`` (its parent's), i.e. the card played optimal? A
+        child of a minimising move can only be worse (higher), of a maximising one lower."""
+        if child.is_over:
+            return self._guarantee(child, side) == value
+        raw = child.raw_points(side)
+        beta = value - raw + (1 if minimizing else 0)
+        with self._engine(child) as e:
+            v = e.probe(*self._args(child), child.moon_state, side, beta, **self._budget())
+        return v < beta if minimizing else v >= beta
 
 
 def _seat(seat: Seat | str) -> Seat:

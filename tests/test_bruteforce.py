@@ -43,6 +43,10 @@ RULE_SETS: dict[str, dict] = {
     "custom-negative": {"values": {"H": 2, "SQ": 0, "SK": 7, "DJ": -10, "C": -1}},
     "custom-spot-queen": {"preset": "spot", "values": {"D": 1, "HA": 0, "ST": -3},
                           "hearts_break": "queen", "moon": "subtract"},
+    "tricks-only-plus": {"values": {"H": 0, "SQ": 0}, "trick_points": 1},
+    "tricks-only-minus": {"values": {"H": 0, "SQ": 0}, "trick_points": -1, "first_lead": "free"},
+    "tricks-only-partnership-break": {"values": {"H": 0, "SQ": 0}, "trick_points": -2,
+                                      "partnership": True},
     "black-maria-free": {"preset": "black-maria", "first_lead": "free", "first_trick_points": True,
                          "trick_points": -2},
 }

@@ -7,7 +7,8 @@ opponent leads), and for most deals a `PLAY` line (cards of an actual play) with
 
 With the `bridge` preset, -guarantee(N) is the number of tricks N+S take. Checked here:
 - full deals, all four leaders, against the NT column of TABLE; how many deals run is set by
-  HEARTS_DD_DDS_DEALS (default 0: a full notrump deal takes minutes; "all" or 100 for the whole file);
+  HEARTS_DD_DDS_DEALS (default 6, about 15 s; most full deals take a second or two, a few minutes;
+  "all" or 100 for the whole file);
 - cheap truncations: the notrump deals' PLAY lines cut with 4 to 8 tricks to go, against TRACE;
 - with endplay installed, random notrump endgames against DDS itself, card by card.
 """
@@ -88,8 +89,8 @@ RECORDS = read_list100()
 
 
 def deals_to_run() -> int:
-    """HEARTS_DD_DDS_DEALS: how many of the 100 full deals to solve (default 0; "all")."""
-    text = os.environ.get("HEARTS_DD_DDS_DEALS", "").strip().lower() or "0"
+    """HEARTS_DD_DDS_DEALS: how many of the 100 full deals to solve (default 6, about 15 s; "all")."""
+    text = os.environ.get("HEARTS_DD_DDS_DEALS", "").strip().lower() or "6"
     if text == "all":
         return len(RECORDS)
     if not text.isdigit() or int(text) > len(RECORDS):

@@ -1,9 +1,10 @@
 """Our notrump-bridge mode (SPEC §2) against DDS on 200 seeded random deals, all four leaders
 (issue 5): ``-guarantee(leader)`` must be the tricks DDS gives the leader's side.
 
-Full 13-card deals take minutes each in bridge mode today, so every deal is checked cut to
-``HEARTS_DD_DDS_RANDOM_TRICKS`` tricks (default 7: each hand keeps a seeded random share of its
-cards), and only the first ``HEARTS_DD_DDS_RANDOM_DEALS`` deals (default 0) are checked whole:
+Most full 13-card deals take seconds in bridge mode, but a few take minutes (seeds 4 and 9),
+so every deal is checked cut to ``HEARTS_DD_DDS_RANDOM_TRICKS`` tricks (default 7: each hand
+keeps a seeded random share of its cards), and only the first ``HEARTS_DD_DDS_RANDOM_DEALS``
+deals (default 3, about 15 s) are checked whole:
 
     HEARTS_DD_DDS_RANDOM_DEALS=200 pytest tests/test_dds_random.py   # every deal, whole
 """
@@ -14,7 +15,7 @@ import random
 
 import pytest
 
-pytest.importorskip("endplay", reason="DDS (the oracle) comes with endplay: pip install '.[bench]'")
+pytest.importorskip("endplay", reason="DDS (the oracle) comes with endplay: pip install '.[test]'")
 
 from benchmarks.dds_oracle import four_leaders_tricks, leader_side_tricks  # noqa: E402
 from solver.analysis import Solver  # noqa: E402
@@ -34,7 +35,7 @@ def _env_int(name: str, default: int, low: int, high: int) -> int:
     return int(text)
 
 
-WHOLE_DEALS = _env_int("HEARTS_DD_DDS_RANDOM_DEALS", 0, 0, len(SEEDS))
+WHOLE_DEALS = _env_int("HEARTS_DD_DDS_RANDOM_DEALS", 3, 0, len(SEEDS))
 CUT_TRICKS = _env_int("HEARTS_DD_DDS_RANDOM_TRICKS", 7, 1, 13)
 
 
@@ -62,8 +63,6 @@ def test_cut_deal_matches_dds(solver: Solver, seed: int) -> None:
     assert our_tricks(solver, deal) == {leader: leader_side_tricks(deal, leader) for leader in Seat}, deal.pbn()
 
 
-@pytest.mark.skipif(WHOLE_DEALS == 0, reason="whole deals take minutes each in bridge mode today: "
-                                              "set HEARTS_DD_DDS_RANDOM_DEALS=N to check the first N")
 @pytest.mark.parametrize("seed", SEEDS[:WHOLE_DEALS], ids=[f"seed{s}" for s in SEEDS[:WHOLE_DEALS]])
 def test_whole_deal_matches_dds(solver: Solver, seed: int) -> None:
     deal = Deal.random(seed)
