@@ -1,7 +1,9 @@
 """Peak resident memory of one process analysing one full deal, printed as one JSON object.
 
 Run as its own process (``python -m benchmarks.peak_memory SEED [TIME_LIMIT]``) so that
-nothing the benchmark session loaded (DDS, pytest) counts. Linux reports ``ru_maxrss`` in KiB.
+nothing the benchmark session loaded (DDS, pytest) counts. The peak is ``VmHWM`` of
+``/proc/self/status``: Linux carries ``ru_maxrss`` across ``exec``, so a process started from a
+large one (the benchmark session) would report its parent's size.
 """
 from __future__ import annotations
 
@@ -25,8 +27,19 @@ def peak_memory(seed: int, time_limit: float) -> dict[str, object]:
     except SearchAborted:
         timed_out = True
     seconds = time.perf_counter() - start
-    megabytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    megabytes = _peak_kib() / 1024
     return {"seed": seed, "megabytes": megabytes, "seconds": seconds, "timed_out": timed_out}
+
+
+def _peak_kib() -> float:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
 
 
 def main(argv: list[str]) -> int:

@@ -10,6 +10,7 @@ ctypedef struct Outcomes:
     int hi[3]
     int possible[3]
     int cap            # an upper bound on the value whatever the outcome (INF: none known)
+    int other_blocked  # the target can stop every other side's moon: OUT_OTHER bounds no maximum
 
 cdef enum:
     OUT_NONE = 0
@@ -81,6 +82,45 @@ cdef inline bint target_can_duck(const Game* g, const State* s) noexcept nogil:
     return 1
 
 
+cdef inline bint outranks(uint64_t t, uint64_t x) noexcept nogil:
+    """Cards t beat cards x pairwise from the top (highest over highest, and so on), with at
+    least as many of them."""
+    while x:
+        if t == 0 or msb(t) < msb(x):
+            return 0
+        t &= ~((<uint64_t>1) << msb(t))
+        x &= ~((<uint64_t>1) << msb(x))
+    return 1
+
+
+cdef inline bint cannot_shoot(const Game* g, const State* s, int x) noexcept nogil:
+    """After trick 1, single seats: seat x holds a point card in a suit where the target's
+    cards outrank x's. Playing its highest card of that suit on every trick of the suit and
+    discarding its lowest when it has nothing else, the target keeps outranking x there
+    (x follows with one card a trick, and holds as many cards as the target), so x never wins
+    a trick of that suit and its own point card goes to someone else."""
+    cdef int suit
+    cdef uint64_t lane
+    for suit in range(4):
+        if (s.hand[x] & g.point_mask) >> (16 * suit) & SUIT_LANE:
+            lane = (s.hand[x] >> (16 * suit)) & SUIT_LANE
+            if outranks((s.hand[s.target] >> (16 * suit)) & SUIT_LANE, lane):
+                return 1
+    return 0
+
+
+cdef inline bint others_cannot_shoot(const Game* g, const State* s) noexcept nogil:
+    cdef int x
+    if g.partnership or s.first_trick:
+        return 0
+    if s.moon != 0:
+        return cannot_shoot(g, s, s.moon - 1)
+    for x in range(4):
+        if x != s.target and not cannot_shoot(g, s, x):
+            return 0
+    return 1
+
+
 cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
     """Tricks the leader takes by cashing its top cards, suit after suit: in each suit the
     run of its cards above every other remaining card of the suit (hearts only if it may
@@ -109,7 +149,7 @@ cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
 
 cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
     cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
-    cdef int tpmin = 0, tpmax = 0, c_self, c_other, points_out = rp, qt
+    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, points_out = rp, qt
     cdef bint shut_out = target_cannot_win(s)
     if shut_out:
         # nothing more comes to the target: its value to go is 0, or another side's moon
@@ -152,6 +192,9 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
             o.possible[OUT_NONE] = points_out > 0
         if shut_out and points_out > 0:
             o.possible[OUT_SELF] = 0
+    # Blocking and ducking (below) are different strategies of the target: the cap, which
+    # assumes the target ducks, must still allow another side's moon.
+    o.other_blocked = o.possible[OUT_OTHER] and others_cannot_shoot(g, s)
     o.cap = INF
     if not shut_out and target_can_duck(g, s):
         # the target can take nothing more: only nobody's moon or another side's remain

@@ -136,7 +136,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
             return terminal_value(g, s)
         outcome_bounds(g, s, &o)
         lo = bound_lo(&o, -1)
-        hi = bound_hi(&o, -1)
+        hi = bound_hi(&o, OUT_OTHER if o.other_blocked else -1)
         if o.cap < hi:
             hi = o.cap
         if lo >= beta:

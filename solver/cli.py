@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -42,8 +43,11 @@ def cli() -> None:
 @click.option("--table-mb", type=click.IntRange(1, 256), default=128, show_default=True,
               help="Transposition table size cap.")
 @click.option("--time-limit", type=click.FloatRange(0), default=0.0, help="Seconds before giving up (0: none).")
+@click.option("--threads", type=click.IntRange(1, 64), default=None,
+              help="Seats and cards solved in parallel, sharing the table cap [default: all cores].")
 def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | None, player: str | None,
-            line_for: str | None, as_json: bool, table_mb: int, time_limit: float) -> None:
+            line_for: str | None, as_json: bool, table_mb: int, time_limit: float,
+            threads: int | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
     try:
         rules = Rules.parse(rules_text)
@@ -51,7 +55,8 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
         pos = Position.from_play(deal, rules, play, leader)
     except HeartsError as e:
         fail(str(e))
-    solver = Solver(table_mb=table_mb, time_limit=time_limit)
+    solver = Solver(table_mb=table_mb, time_limit=time_limit,
+                    threads=threads or len(os.sched_getaffinity(0)))
     try:
         result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
         line = solver.line(pos, line_for) if line_for else None

@@ -51,3 +51,21 @@ def test_bad_input_is_one_line_exit_2(args, words):
     assert p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1
     assert words in p.stderr
+
+
+@pytest.mark.parametrize("case", CASES[:6], ids=[c["id"] for c in CASES[:6]])
+def test_one_thread_and_two_give_the_same_answers(case):
+    cmd = ["analyze", "--deal", case["deal"], "--json", "--line", "N"]
+    if case.get("play"):
+        cmd += ["--play", case["play"]]
+    if case.get("rules"):
+        cmd += ["--rules", json.dumps(case["rules"])]
+    if case.get("leader"):
+        cmd += ["--leader", case["leader"]]
+    answers = []
+    for threads in ("1", "2"):
+        p = run_cli(*cmd, "--threads", threads)
+        assert p.returncode == 0, p.stderr
+        got = json.loads(p.stdout)
+        answers.append({k: got[k] for k in ("to_move", "players", "moves", "line")})
+    assert answers[0] == answers[1]
