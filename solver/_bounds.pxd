@@ -121,22 +121,24 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s) noexcept nog
     return 1
 
 
-cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
-    """Tricks the leader takes by cashing its top cards, suit after suit: in each suit the
-    run of its cards above every other remaining card of the suit (hearts only if it may
-    lead them). A lower bound on its side's tricks from here."""
+cdef inline bint may_lead(const Game* g, const State* s, int q, int suit) noexcept nogil:
+    return not (suit == HEARTS and g.hearts_break != BREAK_NONE and not s.broken
+                and (s.hand[q] & ~(<uint64_t>SUIT_LANE << (16 * HEARTS))))
+
+
+cdef inline int cashable(const Game* g, const State* s, int q) noexcept nogil:
+    """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
+    the run of its cards above every other remaining card of the suit (hearts only if it may
+    lead them)."""
     cdef uint64_t others = 0, mine, rest
-    cdef int q, suit, top, qt = 0
-    if s.forced_lead >= 0:
-        return 0
-    for q in range(4):
-        if q != s.leader:
-            others |= s.hand[q]
+    cdef int p, suit, top, qt = 0
+    for p in range(4):
+        if p != q:
+            others |= s.hand[p]
     for suit in range(4):
-        if suit == HEARTS and g.hearts_break != BREAK_NONE and not s.broken \
-                and (s.hand[s.leader] & ~(<uint64_t>SUIT_LANE << (16 * HEARTS))):
+        if not may_lead(g, s, q, suit):
             continue
-        mine = (s.hand[s.leader] >> (16 * suit)) & SUIT_LANE
+        mine = (s.hand[q] >> (16 * suit)) & SUIT_LANE
         rest = (others >> (16 * suit)) & SUIT_LANE
         while mine:
             top = msb(mine)
@@ -144,6 +146,30 @@ cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
                 break
             qt += 1
             mine &= ~((<uint64_t>1) << top)
+    return qt
+
+
+cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
+    """A lower bound on the tricks of the leader's side from here: the leader cashes its top
+    cards, or leads a card to a suit its partner tops and the partner cashes its own."""
+    cdef int qt, p, suit
+    cdef uint64_t lead_lane, partner_lane, others
+    if s.forced_lead >= 0:
+        return 0
+    qt = cashable(g, s, s.leader)
+    if not g.partnership:
+        return qt
+    p = (s.leader + 2) & 3
+    others = s.hand[(s.leader + 1) & 3] | s.hand[(s.leader + 3) & 3] | s.hand[s.leader]
+    for suit in range(4):
+        lead_lane = (s.hand[s.leader] >> (16 * suit)) & SUIT_LANE
+        partner_lane = (s.hand[p] >> (16 * suit)) & SUIT_LANE
+        if lead_lane and partner_lane and may_lead(g, s, s.leader, suit) \
+                and msb(partner_lane) > msb(((others >> (16 * suit)) & SUIT_LANE)):
+            # the partner wins the lead with its top card: one of the tricks it can cash
+            if cashable(g, s, p) > qt:
+                qt = cashable(g, s, p)
+            break
     return qt
 
 
