@@ -111,6 +111,16 @@ def hearts_trick_two(seed: int) -> Position:
     return p
 
 
+def hearts_midgame(seed: int, tricks_to_go: int) -> Position:
+    """Deal ``seed`` under standard rules after seeded random legal play, ``tricks_to_go``
+    tricks before the end."""
+    rng = random.Random(f"play of deal {seed} to {tricks_to_go} tricks")
+    p = hearts_start(seed)
+    while len(p.played) < 4 * (13 - tricks_to_go):
+        p = p.play(rng.choice(p.legal_moves()))
+    return p
+
+
 def bridge_start(seed: int, leader: Seat) -> Position:
     """Deal ``seed`` in notrump-bridge mode (SPEC §2) with ``leader`` on lead."""
     return Position.start(Deal.random(seed), BRIDGE, leader=leader)
