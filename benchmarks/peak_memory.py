@@ -27,19 +27,20 @@ def peak_memory(seed: int, time_limit: float) -> dict[str, object]:
     except SearchAborted:
         timed_out = True
     seconds = time.perf_counter() - start
-    megabytes = _peak_kib() / 1024
+    megabytes = (high_water_kib() or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
     return {"seed": seed, "megabytes": megabytes, "seconds": seconds, "timed_out": timed_out}
 
 
-def _peak_kib() -> float:
+def high_water_kib(pid: int | str = "self") -> int:
+    """Peak resident KiB of a live process (``VmHWM``), 0 when it cannot be read."""
     try:
-        with open("/proc/self/status") as f:
+        with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
-                    return float(line.split()[1])
+                    return int(line.split()[1])
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    return 0
 
 
 def main(argv: list[str]) -> int:

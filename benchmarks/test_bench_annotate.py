@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from .peak_memory import high_water_kib
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))       # the record generator shared with the tests
 from record_files import endgame_file  # noqa: E402
@@ -44,16 +46,6 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _high_water_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def measure(*args: str) -> tuple[float, float, float]:
     """Seconds of one ``hearts-dd annotate`` run, and the peak resident megabytes of its largest
     process and of all its processes together (each process's high-water mark, sampled)."""
@@ -63,7 +55,7 @@ def measure(*args: str) -> tuple[float, float, float]:
     peaks: dict[int, int] = {}
     while child.poll() is None:
         for pid in {child.pid} | _children(child.pid):
-            peaks[pid] = max(peaks.get(pid, 0), _high_water_kib(pid))
+            peaks[pid] = max(peaks.get(pid, 0), high_water_kib(pid))
         time.sleep(0.05)
     seconds = time.perf_counter() - start
     assert child.returncode == 0, child.stderr.read().decode() if child.stderr else ""

@@ -2,8 +2,8 @@
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
 # what is still to be won; a kind that the state rules out is left out.
 from libc.stdint cimport uint64_t
-from solver._state cimport (Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE,
-                            HEARTS, BREAK_NONE)
+from solver._state cimport Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
+from solver._movegen cimport legal_mask
 
 ctypedef struct Outcomes:
     int lo[3]          # OUT_NONE, OUT_SELF, OUT_OTHER
@@ -121,24 +121,17 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s) noexcept nog
     return 1
 
 
-cdef inline bint may_lead(const Game* g, const State* s, int q, int suit) noexcept nogil:
-    return not (suit == HEARTS and g.hearts_break != BREAK_NONE and not s.broken
-                and (s.hand[q] & ~(<uint64_t>SUIT_LANE << (16 * HEARTS))))
-
-
 cdef inline int cashable(const Game* g, const State* s, int q) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
-    the run of its cards above every other remaining card of the suit (hearts only if it may
-    lead them)."""
-    cdef uint64_t others = 0, mine, rest
+    the run of its cards above every other remaining card of the suit, among the cards it may
+    lead now."""
+    cdef uint64_t others = 0, mine, rest, leads = legal_mask(g, s, q)
     cdef int p, suit, top, qt = 0
     for p in range(4):
         if p != q:
             others |= s.hand[p]
     for suit in range(4):
-        if not may_lead(g, s, q, suit):
-            continue
-        mine = (s.hand[q] >> (16 * suit)) & SUIT_LANE
+        mine = (leads >> (16 * suit)) & SUIT_LANE
         rest = (others >> (16 * suit)) & SUIT_LANE
         while mine:
             top = msb(mine)
@@ -152,23 +145,24 @@ cdef inline int cashable(const Game* g, const State* s, int q) noexcept nogil:
 cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
     """A lower bound on the tricks of the leader's side from here: the leader cashes its top
     cards, or leads a card to a suit its partner tops and the partner cashes its own."""
-    cdef int qt, p, suit
-    cdef uint64_t lead_lane, partner_lane, others
+    cdef int qt, p, suit, partner_qt
+    cdef uint64_t leads, partner_lane, others
     if s.forced_lead >= 0:
         return 0
     qt = cashable(g, s, s.leader)
     if not g.partnership:
         return qt
     p = (s.leader + 2) & 3
+    leads = legal_mask(g, s, s.leader)
     others = s.hand[(s.leader + 1) & 3] | s.hand[(s.leader + 3) & 3] | s.hand[s.leader]
     for suit in range(4):
-        lead_lane = (s.hand[s.leader] >> (16 * suit)) & SUIT_LANE
         partner_lane = (s.hand[p] >> (16 * suit)) & SUIT_LANE
-        if lead_lane and partner_lane and may_lead(g, s, s.leader, suit) \
+        if (leads >> (16 * suit)) & SUIT_LANE and partner_lane \
                 and msb(partner_lane) > msb(((others >> (16 * suit)) & SUIT_LANE)):
             # the partner wins the lead with its top card: one of the tricks it can cash
-            if cashable(g, s, p) > qt:
-                qt = cashable(g, s, p)
+            partner_qt = cashable(g, s, p)
+            if partner_qt > qt:
+                qt = partner_qt
             break
     return qt
 

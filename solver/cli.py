@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
 
 from .analysis import SearchAborted, Solver
+from .batch import default_jobs
 from .cards import Seat
 from .cli_records import annotate, moon
 from .cli_serve import serve
@@ -56,7 +56,7 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
     except HeartsError as e:
         fail(str(e))
     solver = Solver(table_mb=table_mb, time_limit=time_limit,
-                    threads=threads or len(os.sched_getaffinity(0)))
+                    threads=threads or default_jobs())
     try:
         result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
         line = solver.line(pos, line_for) if line_for else None

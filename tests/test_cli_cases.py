@@ -15,8 +15,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_case_through_cli(case):
+def analyze_args(case: dict) -> list[str]:
+    """The SPEC §4 command line of a case."""
     cmd = ["analyze", "--deal", case["deal"], "--json"]
     if case.get("play"):
         cmd += ["--play", case["play"]]
@@ -24,7 +24,12 @@ def test_case_through_cli(case):
         cmd += ["--rules", json.dumps(case["rules"])]
     if case.get("leader"):
         cmd += ["--leader", case["leader"]]
-    p = run_cli(*cmd)
+    return cmd
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_case_through_cli(case):
+    p = run_cli(*analyze_args(case))
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout)
     exp = case["expect"]
@@ -55,16 +60,9 @@ def test_bad_input_is_one_line_exit_2(args, words):
 
 @pytest.mark.parametrize("case", CASES[:6], ids=[c["id"] for c in CASES[:6]])
 def test_one_thread_and_two_give_the_same_answers(case):
-    cmd = ["analyze", "--deal", case["deal"], "--json", "--line", "N"]
-    if case.get("play"):
-        cmd += ["--play", case["play"]]
-    if case.get("rules"):
-        cmd += ["--rules", json.dumps(case["rules"])]
-    if case.get("leader"):
-        cmd += ["--leader", case["leader"]]
     answers = []
     for threads in ("1", "2"):
-        p = run_cli(*cmd, "--threads", threads)
+        p = run_cli(*analyze_args(case), "--line", "N", "--threads", threads)
         assert p.returncode == 0, p.stderr
         got = json.loads(p.stdout)
         answers.append({k: got[k] for k in ("to_move", "players", "moves", "line")})
