@@ -1,6 +1,11 @@
 # Bounds on the value to go at a trick boundary. The value is one of three kinds of outcome
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
 # what is still to be won; a kind that the state rules out is left out.
+#
+# A test that compares ranks and holds adds to ``rel`` the lowest card of each suit whose
+# owner it depended on (the cards above it count too): any position that agrees with this one
+# down to those cards passes the same test. A test that fails leaves only the plain bounds,
+# which hold anywhere, so it adds nothing.
 from libc.stdint cimport uint64_t
 from solver._state cimport Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
 from solver._movegen cimport legal_mask
@@ -11,6 +16,8 @@ ctypedef struct Outcomes:
     int possible[3]
     int cap            # an upper bound on the value whatever the outcome (INF: none known)
     int other_blocked  # the target can stop every other side's moon: OUT_OTHER bounds no maximum
+    uint64_t rel_lo    # cards whose ranks the lower bounds rely on (see _ttable)
+    uint64_t rel_hi    # and the upper bounds
 
 cdef enum:
     OUT_NONE = 0
@@ -41,10 +48,10 @@ cdef inline int terminal_value(const Game* g, const State* s) noexcept nogil:
     return 0
 
 
-cdef inline bint target_cannot_win(const State* s) noexcept nogil:
+cdef inline bint target_cannot_win(const State* s, uint64_t* rel) noexcept nogil:
     """At a trick boundary with another side on lead: in every suit, each card of the target's
     side is below every card of the others, so whatever is led the target's side never wins."""
-    cdef uint64_t mine = 0, theirs = 0, m, t
+    cdef uint64_t mine = 0, theirs = 0, m, t, used = 0
     cdef int q, suit
     if s.side[s.leader] == s.target:
         return 0
@@ -56,29 +63,35 @@ cdef inline bint target_cannot_win(const State* s) noexcept nogil:
     for suit in range(4):
         m = (mine >> (16 * suit)) & SUIT_LANE
         t = (theirs >> (16 * suit)) & SUIT_LANE
-        if m and t and msb(m) > ctz(t):
-            return 0
+        if m and t:
+            if msb(m) > ctz(t):
+                return 0
+            used |= (<uint64_t>1) << (16 * suit + ctz(t))
+    rel[0] |= used
     return 1
 
 
-cdef inline bint target_can_duck(const Game* g, const State* s) noexcept nogil:
+cdef inline bint target_can_duck(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     """At a trick boundary after trick 1, another side on lead, the target a single seat: the
     target can make sure it never wins another trick. Per suit, with the target's cards
     t1 < t2 < ... and the others' c1 < c2 < ... (all three hands together), t_i < c_i for every
     i both have. Answering each lead with its highest card below the led card keeps this true
     (others' follows and discards only raise their sequence), and the target never leads."""
-    cdef uint64_t m, t
+    cdef uint64_t m, t, used = 0
     cdef int suit
     if g.partnership or s.first_trick or s.leader == s.target:
         return 0
     for suit in range(4):
         m = (s.hand[s.target] >> (16 * suit)) & SUIT_LANE
         t = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * suit)) & SUIT_LANE & ~m
+        if m and t:
+            used |= (<uint64_t>1) << (16 * suit + ctz(m | t))
         while m and t:
             if ctz(m) > ctz(t):
                 return 0
             m &= m - 1
             t &= t - 1
+    rel[0] |= used
     return 1
 
 
@@ -93,7 +106,7 @@ cdef inline bint outranks(uint64_t t, uint64_t x) noexcept nogil:
     return 1
 
 
-cdef inline bint cannot_shoot(const Game* g, const State* s, int x) noexcept nogil:
+cdef inline bint cannot_shoot(const Game* g, const State* s, int x, uint64_t* rel) noexcept nogil:
     """After trick 1, single seats: seat x holds a point card in a suit where the target's
     cards outrank x's. Playing its highest card of that suit on every trick of the suit and
     discarding its lowest when it has nothing else, the target keeps outranking x there
@@ -105,23 +118,26 @@ cdef inline bint cannot_shoot(const Game* g, const State* s, int x) noexcept nog
         if (s.hand[x] & g.point_mask) >> (16 * suit) & SUIT_LANE:
             lane = (s.hand[x] >> (16 * suit)) & SUIT_LANE
             if outranks((s.hand[s.target] >> (16 * suit)) & SUIT_LANE, lane):
+                rel[0] |= (<uint64_t>1) << (16 * suit + ctz(lane))
                 return 1
     return 0
 
 
-cdef inline bint others_cannot_shoot(const Game* g, const State* s) noexcept nogil:
+cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     cdef int x
+    cdef uint64_t used = 0
     if g.partnership or s.first_trick:
         return 0
     if s.moon != 0:
-        return cannot_shoot(g, s, s.moon - 1)
+        return cannot_shoot(g, s, s.moon - 1, rel)
     for x in range(4):
-        if x != s.target and not cannot_shoot(g, s, x):
+        if x != s.target and not cannot_shoot(g, s, x, &used):
             return 0
+    rel[0] |= used
     return 1
 
 
-cdef inline int cashable(const Game* g, const State* s, int q) noexcept nogil:
+cdef inline int cashable(const Game* g, const State* s, int q, uint64_t* rel) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
     the run of its cards above every other remaining card of the suit, among the cards it may
     lead now."""
@@ -138,18 +154,19 @@ cdef inline int cashable(const Game* g, const State* s, int q) noexcept nogil:
             if rest and msb(rest) > top:
                 break
             qt += 1
+            rel[0] |= (<uint64_t>1) << (16 * suit + top)
             mine &= ~((<uint64_t>1) << top)
     return qt
 
 
-cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
+cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     """A lower bound on the tricks of the leader's side from here: the leader cashes its top
     cards, or leads a card to a suit its partner tops and the partner cashes its own."""
     cdef int qt, p, suit, partner_qt
     cdef uint64_t leads, partner_lane, others
     if s.forced_lead >= 0:
         return 0
-    qt = cashable(g, s, s.leader)
+    qt = cashable(g, s, s.leader, rel)
     if not g.partnership:
         return qt
     p = (s.leader + 2) & 3
@@ -160,7 +177,8 @@ cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
         if (leads >> (16 * suit)) & SUIT_LANE and partner_lane \
                 and msb(partner_lane) > msb(((others >> (16 * suit)) & SUIT_LANE)):
             # the partner wins the lead with its top card: one of the tricks it can cash
-            partner_qt = cashable(g, s, p)
+            rel[0] |= (<uint64_t>1) << (16 * suit + msb(partner_lane))
+            partner_qt = cashable(g, s, p, rel)
             if partner_qt > qt:
                 qt = partner_qt
             break
@@ -170,7 +188,11 @@ cdef inline int quick_tricks(const Game* g, const State* s) noexcept nogil:
 cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
     cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
     cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, points_out = rp, qt
-    cdef bint shut_out = target_cannot_win(s)
+    cdef bint shut_out
+    cdef uint64_t rel = 0
+    shut_out = target_cannot_win(s, &rel)
+    o.rel_lo = rel
+    o.rel_hi = rel
     if shut_out:
         # nothing more comes to the target: its value to go is 0, or another side's moon
         rp = 0
@@ -184,13 +206,15 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
     o.hi[OUT_NONE] = rp + tpmax
     if g.valued_mask == 0 and g.trick_points < 0 and n > 0:
         # only tricks count and everyone wants them: the leader can cash its sure tricks
-        qt = quick_tricks(g, s)
+        qt = quick_tricks(g, s, &rel)
         if qt > n:
             qt = n
         if s.side[s.leader] == s.target:
             o.hi[OUT_NONE] = g.trick_points * qt
+            o.rel_hi |= rel
         else:
             o.lo[OUT_NONE] = g.trick_points * (n - qt)
+            o.rel_lo |= rel
     o.possible[OUT_NONE] = 1
     o.possible[OUT_SELF] = 0
     o.possible[OUT_OTHER] = 0
@@ -214,9 +238,9 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
             o.possible[OUT_SELF] = 0
     # Blocking and ducking (below) are different strategies of the target: the cap, which
     # assumes the target ducks, must still allow another side's moon.
-    o.other_blocked = o.possible[OUT_OTHER] and others_cannot_shoot(g, s)
+    o.other_blocked = o.possible[OUT_OTHER] and others_cannot_shoot(g, s, &o.rel_hi)
     o.cap = INF
-    if not shut_out and target_can_duck(g, s):
+    if not shut_out and target_can_duck(g, s, &o.rel_hi):
         # the target can take nothing more: only nobody's moon or another side's remain
         o.cap = -INF
         if o.possible[OUT_NONE]:

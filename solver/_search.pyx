@@ -13,7 +13,7 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, bound_lo, bound_hi, terminal_value,
                              target_cannot_win, OUT_NONE, OUT_SELF, OUT_OTHER)
-from solver._ttable cimport (Table, Entry, tt_init, tt_free, tt_clear, tt_probe, tt_store,
+from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
                              make_key, KIND_SCORE, KIND_MOON)
 
 
@@ -44,13 +44,18 @@ ctypedef struct Undo:
     uint64_t on_table
 
 
-cdef inline int _finish_trick(const Game* g, State* s, Undo* u, int* winner_side) noexcept nogil:
+cdef inline int _finish_trick(const Game* g, State* s, Undo* u, int* winner_side,
+                              uint64_t* rel) noexcept nogil:
     """Close a full trick: winner leads, moon and hearts state move on. Returns the target's
-    points for the trick."""
+    points for the trick. The winning card joins ``rel`` when it won by rank (it beat another
+    card of the suit led); a card that won alone wins in any position of the same lengths."""
     cdef int wi = winning_index(s)
     cdef int wseat = (s.leader + wi) & 3
     cdef int ws = s.side[wseat]
     cdef int pts = 0, i
+    cdef uint64_t led = <uint64_t>SUIT_LANE << (16 * (s.trick[0] >> 4))
+    if popcount(s.on_table & led) > 1:
+        rel[0] |= (<uint64_t>1) << s.trick[wi]
     u.leader = s.leader
     u.moon = s.moon
     u.broken = s.broken
@@ -119,16 +124,44 @@ cdef inline void _unplay(const Game* g, State* s, int player, int c) noexcept no
     s.cards_left += 1
 
 
-cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcept nogil:
-    """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise."""
+cdef inline uint64_t _runs_with_mates(const uint64_t* runs, int n) noexcept nogil:
+    cdef uint64_t m = 0
+    cdef int j
+    for j in range(n):
+        if runs[j] & (runs[j] - 1):
+            m |= runs[j]
+    return m
+
+
+cdef inline uint64_t _with_run(uint64_t crel, int c, const uint64_t* runs, int n,
+                               uint64_t mates) noexcept nogil:
+    """The cards a child relies on, widened for the cards it stood for: the other cards of the
+    played card's run are searched as the same move, so if the child relied on any card of the
+    run, it relies on all of them."""
+    cdef int j
+    if crel & mates:
+        for j in range(n):
+            if (runs[j] >> c) & 1:
+                if crel & runs[j]:
+                    crel |= runs[j]
+                break
+    return crel
+
+
+cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
+                uint64_t* rel) noexcept nogil:
+    """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise.
+    ``rel`` gets the cards whose ranks the returned bound relies on (see _ttable)."""
     cdef int moves[16]
-    cdef uint64_t key[5]
-    cdef Entry* e
+    cdef uint64_t runs[16]
+    cdef Key key
     cdef Undo u
     cdef Outcomes o
     cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
+    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, mates
+    rel[0] = 0
     if _tick(s):
         return 0
     if boundary:
@@ -140,35 +173,49 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
         if o.cap < hi:
             hi = o.cap
         if lo >= beta:
+            rel[0] = o.rel_lo
             return lo
         if hi <= alpha:
+            rel[0] = o.rel_hi
             return hi
-        make_key(g, s, KIND_SCORE, key)
-        e = tt_probe(tt, key)
-        if e != NULL:
-            if e.lo > lo:
-                lo = e.lo
-            if e.hi < hi:
-                hi = e.hi
-            if lo >= beta or lo == hi:
+        make_key(g, s, KIND_SCORE, &key)
+        rel_lo = o.rel_lo
+        rel_hi = o.rel_hi
+        if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+            if lo >= beta:
+                rel[0] = rel_lo
                 return lo
             if hi <= alpha:
+                rel[0] = rel_hi
                 return hi
-            ttmove = e.best
+            if lo == hi:
+                rel[0] = rel_lo | rel_hi
+                return lo
         else:
             # Whether the target can force its own moon settles the node when only that outcome
             # keeps the value below beta; the moon search answers it, usually quickly.
             if o.possible[OUT_SELF] and bound_lo(&o, OUT_SELF) >= beta:
-                if moon_search(g, s, tt):
+                if moon_search(g, s, tt, &mrel):
                     if o.hi[OUT_SELF] < hi:
                         hi = o.hi[OUT_SELF]
+                        rel_hi = o.rel_hi | mrel
                 else:
                     lo = bound_lo(&o, OUT_SELF)
+                    rel_lo = o.rel_lo | mrel
             if s.aborted:
                 return 0
-            if lo >= beta or hi <= alpha or lo == hi:
-                tt_store(tt, key, lo, hi, -1, s.cards_left)
-                return lo if lo >= beta or lo == hi else hi
+            if lo >= beta:
+                rel[0] = rel_lo
+                tt_store(tt, &key, rel_lo, lo, INF, -1, s.cards_left)
+                return lo
+            if hi <= alpha:
+                rel[0] = rel_hi
+                tt_store(tt, &key, rel_hi, -INF, hi, -1, s.cards_left)
+                return hi
+            if lo == hi:
+                rel[0] = rel_lo | rel_hi
+                tt_store(tt, &key, rel[0], lo, hi, -1, s.cards_left)
+                return lo
         if lo > alpha:
             alpha = lo
         if hi < beta:
@@ -177,21 +224,25 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
     beta0 = beta
     player = (s.leader + s.ntrick) & 3
     maximizing = s.side[player] != s.target
-    n = group_moves(g, s, legal_mask(g, s, player), moves, NULL)
+    n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
+    mates = _runs_with_mates(runs, n)
     order_moves(g, s, player, moves, n, ttmove, maximizing ^ g.tricks_wanted)
     best = -INF if maximizing else INF
     for i in range(n):
         c = moves[i]
         _play(g, s, player, c)
+        crel = 0
         if s.ntrick == 4:
-            delta = _finish_trick(g, s, &u, &ws)
-            v = delta + search(g, s, tt, alpha - delta, beta - delta)
+            delta = _finish_trick(g, s, &u, &ws, &crel)
+            v = delta + search(g, s, tt, alpha - delta, beta - delta, &mrel)
+            crel |= mrel
             _undo_trick(s, &u)
         else:
-            v = search(g, s, tt, alpha, beta)
+            v = search(g, s, tt, alpha, beta, &crel)
         _unplay(g, s, player, c)
         if s.aborted:
             return 0
+        crel = _with_run(crel, c, runs, n, mates)
         if maximizing:
             if v > best:
                 best = v
@@ -205,26 +256,33 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta) noexcep
                 if v < beta:
                     beta = v
         if alpha >= beta:
+            # a cut-off rests on the card that made it alone
             s.hist[c] += s.cards_left
+            nrel = crel
             break
+        nrel |= crel
     if boundary:
         if best <= alpha0:
-            tt_store(tt, key, -INF, best, bestmove, s.cards_left)
+            tt_store(tt, &key, nrel, -INF, best, bestmove, s.cards_left)
         elif best >= beta0:
-            tt_store(tt, key, best, INF, bestmove, s.cards_left)
+            tt_store(tt, &key, nrel, best, INF, bestmove, s.cards_left)
         else:
-            tt_store(tt, key, best, best, bestmove, s.cards_left)
+            tt_store(tt, &key, nrel, best, best, bestmove, s.cards_left)
+    rel[0] = nrel
     return best
 
 
-cdef int moon_search(const Game* g, State* s, Table* tt) noexcept nogil:
-    """1 when the target's side can make sure of taking every point card still out."""
+cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept nogil:
+    """1 when the target's side can make sure of taking every point card still out. ``rel`` as
+    in search."""
     cdef int moves[16]
-    cdef uint64_t key[5]
-    cdef Entry* e
+    cdef uint64_t runs[16]
+    cdef Key key
     cdef Undo u
-    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1
+    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi
     cdef int boundary = s.ntrick == 0
+    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, mates
+    rel[0] = 0
     if _tick(s):
         return 0
     if boundary:
@@ -232,38 +290,47 @@ cdef int moon_search(const Game* g, State* s, Table* tt) noexcept nogil:
             return 0
         if ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & g.point_mask) == 0:
             return s.moon == s.target + 1
-        if target_cannot_win(s):
+        if target_cannot_win(s, rel):
             return 0
-        make_key(g, s, KIND_MOON, key)
-        e = tt_probe(tt, key)
-        if e != NULL:
-            return e.lo
+        make_key(g, s, KIND_MOON, &key)
+        lo = -INF
+        hi = INF
+        if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+            rel[0] = rel_lo
+            return lo
     player = (s.leader + s.ntrick) & 3
     either = s.side[player] == s.target
-    n = group_moves(g, s, legal_mask(g, s, player), moves, NULL)
+    n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
+    mates = _runs_with_mates(runs, n)
     order_moves(g, s, player, moves, n, ttmove, either)
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
         _play(g, s, player, c)
+        crel = 0
         if s.ntrick == 4:
-            _finish_trick(g, s, &u, &ws)
+            _finish_trick(g, s, &u, &ws, &crel)
             if s.moon != 0 and s.moon != s.target + 1:
                 r = 0
             else:
-                r = moon_search(g, s, tt)
+                r = moon_search(g, s, tt, &mrel)
+                crel |= mrel
             _undo_trick(s, &u)
         else:
-            r = moon_search(g, s, tt)
+            r = moon_search(g, s, tt, &crel)
         _unplay(g, s, player, c)
         if s.aborted:
             return 0
+        crel = _with_run(crel, c, runs, n, mates)
         if r == either:
             result = r
             bestmove = c
+            nrel = crel
             break
+        nrel |= crel
     if boundary:
-        tt_store(tt, key, result, result, bestmove, s.cards_left)
+        tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
+    rel[0] = nrel
     return result
 
 
@@ -316,6 +383,10 @@ cdef class Engine:
                 if self.g.values[suit * 16 + i] != common:
                     self.g.special[suit][self.g.nspecial[suit]] = suit * 16 + i
                     self.g.nspecial[suit] += 1
+            if hearts_break == BREAK_QUEEN and queen >> 4 == suit and self.g.values[queen] == common:
+                # the queen changes the state when played: it must keep its place like a special
+                self.g.special[suit][self.g.nspecial[suit]] = queen
+                self.g.nspecial[suit] += 1
             self.g.suit_absolute[suit] = self.g.nspecial[suit] > MAX_SPECIAL
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
@@ -325,7 +396,7 @@ cdef class Engine:
         tt_free(&self.tt)
 
     def set_moon_total(self, int total):
-        """Values depend on M, so a new M starts a new table generation."""
+        """Values depend on M, so a new M empties the table."""
         if total != self.g.moon_total:
             self.g.moon_total = total
             tt_clear(&self.tt)
@@ -335,7 +406,7 @@ cdef class Engine:
 
     @property
     def table_stats(self):
-        return {"entries": self.tt.nbuckets * 4, "probes": self.tt.probes,
+        return {"entries": self.tt.nbuckets * BUCKET, "probes": self.tt.probes,
                 "hits": self.tt.hits, "stores": self.tt.stores}
 
     cdef void _load(self, hands, trick, int leader, bint broken, bint first_trick,
@@ -379,6 +450,7 @@ cdef class Engine:
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included."""
         cdef int lo = -INF, hi = INF, g = guess, beta, v
+        cdef uint64_t rel
         cdef int64_t before
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
@@ -387,7 +459,7 @@ cdef class Engine:
             beta = g + 1 if g == lo else g
             before = self.s.nodes
             with nogil:
-                v = search(&self.g, &self.s, &self.tt, beta - 1, beta)
+                v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
             if self.s.aborted:
                 break
             self.passes.append((beta, v, self.s.nodes - before))
@@ -406,10 +478,11 @@ cdef class Engine:
         """One null-window pass around ``beta``: a fail-soft value, below ``beta`` exactly when
         the value to go is. Cheaper than ``value`` when only that question matters."""
         cdef int v
+        cdef uint64_t rel
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
         with nogil:
-            v = search(&self.g, &self.s, &self.tt, beta - 1, beta)
+            v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
         self.nodes += self.s.nodes
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
@@ -419,12 +492,13 @@ cdef class Engine:
              int moon, int target, long long node_limit=0, double seconds=0):
         """Can ``target`` make sure of taking every point card of the deal?"""
         cdef int r
+        cdef uint64_t rel
         if self.g.moon_total <= 0 or (moon != 0 and moon != target + 1):
             return False
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
         with nogil:
-            r = moon_search(&self.g, &self.s, &self.tt)
+            r = moon_search(&self.g, &self.s, &self.tt, &rel)
         self.nodes += self.s.nodes
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")

@@ -39,9 +39,10 @@ ctypedef struct Game:
     int partnership
     int hearts_break
     int first_trick_points
-    # Transposition keys: a suit is keyed by the owners of its remaining cards, top down
-    # ("relative ranks"), plus where its special cards (value != the suit's common value)
-    # sit in that order; a suit with too many specials is keyed by absolute cards.
+    # Transposition keys (see _ttable): a suit is keyed by the owners of its remaining cards,
+    # top down ("relative ranks"), plus where its special cards sit in that order: those whose
+    # value differs from the suit's common value, and the queen when it breaks hearts. A suit
+    # with too many specials is keyed by absolute cards.
     int suit_absolute[4]
     int nspecial[4]
     int special[4][13]           # card indices of the specials, per suit

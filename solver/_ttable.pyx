@@ -1,86 +1,212 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Transposition table: 4-entry buckets, bounds merged on store, shallow entries replaced first."""
-from libc.stdlib cimport calloc, free
-from libc.string cimport memset
-from libc.stdint cimport uint64_t
+"""Transposition table: buckets of entries of one shape, each matched by its pattern; bounds
+merged when the pattern is the same, shallow and old entries replaced first."""
+from libc.stdlib cimport free
+from libc.string cimport memset, memmove
+from libc.stdint cimport uint64_t, uint32_t
+
+cdef extern from "stdlib.h" nogil:
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
+
+cdef enum:
+    OWN_MASK = (1 << K_SHIFT) - 1
 
 
-cdef inline uint64_t _hash(const uint64_t* key) noexcept nogil:
-    cdef uint64_t h = <uint64_t>0x9E3779B97F4A7C15ULL
-    cdef int i
-    for i in range(KEY_WORDS):
-        h ^= key[i]
-        h *= <uint64_t>0xBF58476D1CE4E5B9ULL
-        h ^= h >> 31
+cdef inline uint64_t _mix(uint64_t h, uint64_t w) noexcept nogil:
+    h ^= w
+    h *= <uint64_t>0xBF58476D1CE4E5B9ULL
+    h ^= h >> 31
     return h
+
+
+cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil:
+    """Shape hash and per-suit owner sequences of a position at a trick boundary."""
+    cdef int suit, r, j, cnt, bit
+    cdef uint64_t h0, h1, h2, h3, rem, w, owner, m
+    cdef uint32_t seq
+    cdef uint64_t h = <uint64_t>0x9E3779B97F4A7C15ULL
+    k.rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
+    # trick 1 has rules about particular cards (the forced lead): match it exactly
+    k.always = k.rem if s.first_trick else 0
+    for suit in range(4):
+        h0 = (s.hand[0] >> (16 * suit)) & SUIT_LANE
+        h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
+        h2 = (s.hand[2] >> (16 * suit)) & SUIT_LANE
+        h3 = (s.hand[3] >> (16 * suit)) & SUIT_LANE
+        rem = h0 | h1 | h2 | h3
+        w = 0
+        seq = 0
+        cnt = 0
+        if g.suit_absolute[suit]:
+            # too many specials to place: the suit is matched card by card
+            for r in range(13):
+                if (rem >> r) & 1:
+                    owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
+                    w |= (owner + 1) << (3 * r)
+        else:
+            m = rem
+            while m:
+                r = msb(m)
+                m &= ~((<uint64_t>1) << r)
+                owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
+                seq = (seq << 2) | <uint32_t>owner
+                cnt += 1
+            w = (<uint64_t>popcount(h0) | (<uint64_t>popcount(h1) << 4)
+                 | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
+            for j in range(g.nspecial[suit]):
+                bit = g.special[suit][j] & 15
+                if (rem >> bit) & 1:
+                    k.always |= (<uint64_t>1) << (16 * suit + bit)
+                    w |= (<uint64_t>(popcount(rem >> (bit + 1)) + 1)) << (16 + 4 * j)
+        k.seq[suit] = seq
+        k.cnt[suit] = cnt
+        j = cnt if cnt < TOP_KEYED else TOP_KEYED
+        h = _mix(h, w | (<uint64_t>(seq >> (2 * (cnt - j))) << 52))
+    h = _mix(h, <uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
+             | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8)
+             | (<uint64_t>s.first_trick << 10))
+    k.check = h
+
+
+cdef inline bint _matches(const Entry* e, const Key* k) noexcept nogil:
+    cdef int suit, kk
+    cdef uint32_t p
+    for suit in range(4):
+        p = e.pattern[suit]
+        kk = (p >> K_SHIFT) & 15
+        if (k.seq[suit] >> (2 * (k.cnt[suit] - kk))) != (p & OWN_MASK):
+            return 0
+    return 1
+
+
+cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil:
+    """The cards an entry relies on, in the probed position: per suit, its k-th highest
+    remaining card (the ones above it are implied)."""
+    cdef uint64_t rel = 0, m
+    cdef int suit, kk, i
+    for suit in range(4):
+        kk = e.pattern[suit] >> R_SHIFT
+        if kk == 3:
+            kk = (e.pattern[suit] >> K_SHIFT) & 15
+        if kk == 0:
+            continue
+        m = (k.rem >> (16 * suit)) & SUIT_LANE
+        for i in range(kk - 1):
+            m &= ~((<uint64_t>1) << msb(m))
+        rel |= (<uint64_t>1) << (16 * suit + msb(m))
+    return rel
+
+
+cdef inline uint16_t _tag(uint64_t check) noexcept nogil:
+    return <uint16_t>(check >> 48) | 1
 
 
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     cdef uint64_t n = 1
-    while (n * 2) * BUCKET * sizeof(Entry) <= max_bytes:
+    cdef void* p = NULL
+    cdef void* q = NULL
+    while (n * 2) * BUCKET * (sizeof(Entry) + sizeof(uint16_t)) <= max_bytes:
         n *= 2
-    t.entries = <Entry*>calloc(n * BUCKET, sizeof(Entry))
-    if t.entries == NULL:
+    if posix_memalign(&p, 64, n * BUCKET * sizeof(Entry)) != 0:
         return -1
+    if posix_memalign(&q, 64, n * BUCKET * sizeof(uint16_t)) != 0:
+        free(p)
+        return -1
+    t.entries = <Entry*>p
+    t.tags = <uint16_t*>q
     t.nbuckets = n
-    t.gen = 1
+    memset(t.tags, 0, n * BUCKET * sizeof(uint16_t))
     t.probes = t.hits = t.stores = 0
     return 0
 
 
 cdef void tt_free(Table* t) noexcept nogil:
     free(t.entries)
+    free(t.tags)
     t.entries = NULL
+    t.tags = NULL
 
 
 cdef void tt_clear(Table* t) noexcept nogil:
-    if t.gen == 255:
-        memset(t.entries, 0, t.nbuckets * BUCKET * sizeof(Entry))
-        t.gen = 0
-    t.gen += 1
+    memset(t.tags, 0, t.nbuckets * BUCKET * sizeof(uint16_t))
 
 
-cdef inline bint _same(const Entry* e, const uint64_t* key) noexcept nogil:
-    return (e.key[0] == key[0] and e.key[1] == key[1] and e.key[2] == key[2]
-            and e.key[3] == key[3] and e.key[4] == key[4])
-
-
-cdef Entry* tt_probe(Table* t, const uint64_t* key) noexcept nogil:
-    cdef Entry* b = t.entries + (_hash(key) & (t.nbuckets - 1)) * BUCKET
-    cdef int i
+cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
+                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
+    """Tighten lo/hi with every matching entry; rel_lo/rel_hi get the cards the tightest lower
+    and upper bounds rely on. Returns the number of matches."""
+    cdef uint64_t bucket = k.check & (t.nbuckets - 1)
+    cdef Entry* b = t.entries + bucket * BUCKET
+    cdef uint16_t* tb = t.tags + bucket * BUCKET
+    cdef uint16_t tag = _tag(k.check)
+    cdef int i, found = 0
     t.probes += 1
     for i in range(BUCKET):
-        if b[i].gen == t.gen and _same(&b[i], key):
-            t.hits += 1
-            return &b[i]
-    return NULL
+        if tb[i] != tag or b[i].check != k.check or not _matches(&b[i], k):
+            continue
+        found += 1
+        if b[i].lo > lo[0]:
+            lo[0] = b[i].lo
+            rel_lo[0] = tt_rel(&b[i], k)
+        if b[i].hi < hi[0]:
+            hi[0] = b[i].hi
+            rel_hi[0] = tt_rel(&b[i], k)
+        if best[0] < 0:
+            best[0] = b[i].best
+    if found:
+        t.hits += 1
+    return found
 
 
-cdef void tt_store(Table* t, const uint64_t* key, int lo, int hi, int best, int depth) noexcept nogil:
-    cdef Entry* b = t.entries + (_hash(key) & (t.nbuckets - 1)) * BUCKET
-    cdef Entry* e = NULL
-    cdef int i, k
+cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
+                   int depth) noexcept nogil:
+    cdef uint64_t bucket = k.check & (t.nbuckets - 1)
+    cdef Entry* b = t.entries + bucket * BUCKET
+    cdef uint16_t* tb = t.tags + bucket * BUCKET
+    cdef uint16_t tag = _tag(k.check)
+    cdef uint32_t pattern[4]
+    cdef uint64_t lane
+    cdef int i, suit, kk, real, victim = -1
     t.stores += 1
+    rel |= k.always
+    for suit in range(4):
+        lane = (rel >> (16 * suit)) & (k.rem >> (16 * suit)) & SUIT_LANE
+        if k.cnt[suit] == 0:
+            pattern[suit] = 0
+        else:
+            kk = popcount(((k.rem >> (16 * suit)) & SUIT_LANE) >> ctz(lane)) if lane else 0
+            real = 3
+            if kk < TOP_KEYED:
+                real = kk
+                kk = k.cnt[suit] if k.cnt[suit] < TOP_KEYED else TOP_KEYED
+            pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
+                             | (<uint32_t>real << R_SHIFT))
     for i in range(BUCKET):
-        if b[i].gen == t.gen and _same(&b[i], key):
-            e = &b[i]
-            if lo > e.lo:
-                e.lo = lo
-            if hi < e.hi:
-                e.hi = hi
+        if (tb[i] == tag and b[i].check == k.check and b[i].pattern[0] == pattern[0]
+                and b[i].pattern[1] == pattern[1] and b[i].pattern[2] == pattern[2]
+                and b[i].pattern[3] == pattern[3]):
+            if lo > b[i].lo:
+                b[i].lo = lo
+            if hi < b[i].hi:
+                b[i].hi = hi
             if best >= 0:
-                e.best = best
+                b[i].best = best
             return
+    # the newest entry goes first; the victim is an empty slot, else the shallowest, oldest
     for i in range(BUCKET):
-        if b[i].gen != t.gen:
-            e = &b[i]
+        if tb[i] == 0:
+            victim = i
             break
-        if e == NULL or b[i].depth < e.depth:
-            e = &b[i]
-    for k in range(KEY_WORDS):
-        e.key[k] = key[k]
-    e.lo = lo
-    e.hi = hi
-    e.best = best
-    e.depth = depth
-    e.gen = t.gen
+        if victim < 0 or b[i].depth <= b[victim].depth:
+            victim = i
+    if victim > 0:
+        memmove(&b[1], &b[0], victim * sizeof(Entry))
+        memmove(&tb[1], &tb[0], victim * sizeof(uint16_t))
+    tb[0] = tag
+    b[0].check = k.check
+    for suit in range(4):
+        b[0].pattern[suit] = pattern[suit]
+    b[0].lo = lo
+    b[0].hi = hi
+    b[0].best = best
+    b[0].depth = depth

@@ -1,0 +1,69 @@
+"""The transposition table lets one entry answer every position that agrees with the searched
+one on the cards the search relied on. A wrong reliance set shows up only when such a
+neighbour is probed later, which random positions from unrelated deals rarely do. Here each
+position comes with neighbours that differ only in who holds which remaining cards of a suit
+(the point cards included); all are solved through one shared solver, in shuffled order, and
+each must match a solver of its own."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from endgames import random_endgame
+from solver.analysis import Analysis, Solver
+from solver.deal import Deal
+from solver.errors import HeartsError
+from solver.position import Position
+from test_bruteforce import RULE_SETS
+
+RULES = {**RULE_SETS, "queen-breaks-unvalued": {"values": {"SQ": 0, "SK": 13}, "hearts_break": "queen"}}
+FAMILIES = 40          # base positions per rule set
+NEIGHBOURS = 6         # positions with cards swapped, per base position
+
+
+def neighbour(pos: Position, rng: random.Random) -> Position | None:
+    """``pos`` with one to three swaps of same-suit cards between hands that still hold the
+    suit; None when the new hands make the cards already played illegal."""
+    hands = list(pos.deal.hands)
+    for _ in range(rng.randint(1, 3)):
+        suit = rng.randrange(4)
+        lane = 0x1FFF << (16 * suit)
+        holders = [s for s in range(4) if pos.hands[s] & lane]
+        if len(holders) < 2:
+            continue
+        a, b = rng.sample(holders, 2)
+        x = rng.choice([c for c in range(64) if (pos.hands[a] & hands[a] & lane) >> c & 1] or [-1])
+        y = rng.choice([c for c in range(64) if (pos.hands[b] & hands[b] & lane) >> c & 1] or [-1])
+        if x < 0 or y < 0:
+            continue
+        hands[a] ^= (1 << x) | (1 << y)
+        hands[b] ^= (1 << x) | (1 << y)
+    try:
+        return Position.from_play(Deal(tuple(hands)), pos.rules, pos.played, pos.leader0)
+    except HeartsError:
+        return None
+
+
+def answers(result: Analysis) -> dict:
+    """The answers only: the work counters differ with a table that already knows things."""
+    return {k: v for k, v in result.to_json().items() if k not in ("nodes", "seconds")}
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_shared_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
+    rng = random.Random(f"ttable/{name}")
+    positions: list[Position] = []
+    while len(positions) < FAMILIES * (NEIGHBOURS + 1):
+        scenario = random_endgame(RULES[name], rng, rng.randint(12, 20))
+        base = Position.from_play(scenario.deal, scenario.rules, scenario.play_text, scenario.leader)
+        family = [base] + [n for n in (neighbour(base, rng) for _ in range(NEIGHBOURS)) if n]
+        positions += family
+    rng.shuffle(positions)
+    shared = Solver(table_mb=8, threads=1)
+    differ = []
+    for pos in positions:
+        got, want = answers(shared.analyze(pos)), answers(Solver(table_mb=1, threads=1).analyze(pos))
+        if got != want:
+            differ.append(f'--deal "{pos.deal.pbn()}" --play "{" ".join(map(str, pos.played))}"')
+    assert not differ, f"{len(differ)} of {len(positions)} differ with a shared table:\n" + "\n".join(differ[:5])
