@@ -3,7 +3,7 @@
 merged when the pattern is the same, shallow and old entries replaced first."""
 from libc.stdlib cimport free
 from libc.string cimport memset, memmove
-from libc.stdint cimport uint64_t, uint32_t
+from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t
 
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
@@ -17,6 +17,42 @@ cdef inline uint64_t _mix(uint64_t h, uint64_t w) noexcept nogil:
     h *= <uint64_t>0xBF58476D1CE4E5B9ULL
     h ^= h >> 31
     return h
+
+
+# Lookup tables for the owner sequences: _C7/_C6 squeeze the bits of x at the places of the
+# remaining cards together (7 low ranks, 6 high ranks), _S7 spreads 7 bits to every other bit.
+cdef uint8_t _C7[128 * 128]
+cdef uint8_t _C6[64 * 64]
+cdef uint16_t _S7[128]
+
+
+def _fill_tables() -> None:
+    cdef int r, x, i, n, out
+    for r in range(128):
+        for x in range(128):
+            out = n = 0
+            for i in range(7):
+                if (r >> i) & 1:
+                    out |= ((x >> i) & 1) << n
+                    n += 1
+            _C7[r * 128 + x] = out
+            if r < 64 and x < 64:
+                _C6[r * 64 + x] = out
+    for x in range(128):
+        _S7[x] = sum(((x >> i) & 1) << (2 * i) for i in range(7))
+
+
+_fill_tables()
+
+
+cdef inline uint32_t _squeeze(uint64_t x, uint64_t rem) noexcept nogil:
+    """The bits of x at the remaining cards, in order (lowest remaining card at bit 0)."""
+    return (_C7[(rem & 127) * 128 + (x & 127)]
+            | (<uint32_t>_C6[(rem >> 7) * 64 + ((x >> 7) & 63)] << popcount(rem & 127)))
+
+
+cdef inline uint32_t _spread(uint32_t x) noexcept nogil:
+    return _S7[x & 127] | (<uint32_t>_S7[x >> 7] << 14)
 
 
 cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil:
@@ -44,13 +80,9 @@ cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nog
                     owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
                     w |= (owner + 1) << (3 * r)
         else:
-            m = rem
-            while m:
-                r = msb(m)
-                m &= ~((<uint64_t>1) << r)
-                owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
-                seq = (seq << 2) | <uint32_t>owner
-                cnt += 1
+            # two bits a card, top card highest: seat & 1, then seat >> 1
+            cnt = popcount(rem)
+            seq = _spread(_squeeze(h1 | h3, rem)) | (_spread(_squeeze(h2 | h3, rem)) << 1)
             w = (<uint64_t>popcount(h0) | (<uint64_t>popcount(h1) << 4)
                  | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
             for j in range(g.nspecial[suit]):

@@ -10,14 +10,17 @@ import random
 
 import pytest
 
-from endgames import random_endgame
+from brute import Game
+from endgames import Scenario, leader_for, play_down, random_endgame
 from solver.analysis import Analysis, Solver
+from solver.cards import Card
 from solver.deal import Deal
 from solver.errors import HeartsError
 from solver.position import Position
 from test_bruteforce import RULE_SETS
 
-RULES = {**RULE_SETS, "queen-breaks-unvalued": {"values": {"SQ": 0, "SK": 13}, "hearts_break": "queen"}}
+QUEEN_BREAKS_UNVALUED = {"values": {"SQ": 0, "SK": 13}, "hearts_break": "queen"}
+RULES = {**RULE_SETS, "queen-breaks-unvalued": QUEEN_BREAKS_UNVALUED}
 FAMILIES = 40          # base positions per rule set
 NEIGHBOURS = 6         # positions with cards swapped, per base position
 
@@ -45,6 +48,25 @@ def neighbour(pos: Position, rng: random.Random) -> Position | None:
         return None
 
 
+def holding_back(rng: random.Random):
+    """A card chooser that keeps SQ and the hearts while it can: hearts stay unbroken with SQ
+    still out, where SQ matters without being worth anything."""
+    queen = int(Card.parse("SQ"))
+
+    def choose(game: Game, legal: list[int]) -> int:
+        return rng.choice([c for c in legal if c != queen and c >> 4 != 1] or legal)
+    return choose
+
+
+def endgame(rules_spec: dict, rng: random.Random) -> Scenario:
+    cards_left = rng.randint(12, 20)
+    if rules_spec is not QUEEN_BREAKS_UNVALUED:
+        return random_endgame(rules_spec, rng, cards_left)
+    deal = Deal.random(rng)
+    start = Scenario(deal, rules_spec, (), leader_for(deal, Scenario(deal, rules_spec, (), None).rules, rng))
+    return play_down(start, rng, cards_left, holding_back(rng))
+
+
 def answers(result: Analysis) -> dict:
     """The answers only: the work counters differ with a table that already knows things."""
     return {k: v for k, v in result.to_json().items() if k not in ("nodes", "seconds")}
@@ -55,7 +77,7 @@ def test_shared_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
     rng = random.Random(f"ttable/{name}")
     positions: list[Position] = []
     while len(positions) < FAMILIES * (NEIGHBOURS + 1):
-        scenario = random_endgame(RULES[name], rng, rng.randint(12, 20))
+        scenario = endgame(RULES[name], rng)
         base = Position.from_play(scenario.deal, scenario.rules, scenario.play_text, scenario.leader)
         family = [base] + [n for n in (neighbour(base, rng) for _ in range(NEIGHBOURS)) if n]
         positions += family
