@@ -29,7 +29,8 @@ ctypedef struct Entry:
     int16_t hi
     int8_t best                  # best card found at this node, or -1
     uint8_t depth                # cards left: deeper entries are kept over shallow ones
-    uint8_t pad[2]
+    uint8_t gen                  # entries of an older generation count as empty
+    uint8_t pad
 
 ctypedef struct Key:
     uint64_t check
@@ -42,7 +43,9 @@ ctypedef struct Table:
     Entry* entries
     uint16_t* tags               # per entry: 16 bits of its check, 0 when empty; a bucket's
                                  # tags fill one cache line, so a probe reads few entries
+    void* tags_block             # the allocation the tags are aligned in
     uint64_t nbuckets            # a power of two
+    uint8_t gen                  # clearing the table starts a new generation
     long long probes
     long long hits
     long long stores

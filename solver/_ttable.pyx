@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Transposition table: buckets of entries of one shape, each matched by its pattern; bounds
 merged when the pattern is the same, shallow and old entries replaced first."""
-from libc.stdlib cimport free
+from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memmove
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t
 
@@ -58,7 +58,7 @@ cdef inline uint32_t _spread(uint32_t x) noexcept nogil:
 cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil:
     """Shape hash and per-suit owner sequences of a position at a trick boundary."""
     cdef int suit, r, j, cnt, bit
-    cdef uint64_t h0, h1, h2, h3, rem, w, owner, m
+    cdef uint64_t h0, h1, h2, h3, rem, w, owner
     cdef uint32_t seq
     cdef uint64_t h = <uint64_t>0x9E3779B97F4A7C15ULL
     k.rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
@@ -141,26 +141,35 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
         n *= 2
     if posix_memalign(&p, 64, n * BUCKET * sizeof(Entry)) != 0:
         return -1
-    if posix_memalign(&q, 64, n * BUCKET * sizeof(uint16_t)) != 0:
+    # calloc gets large blocks zeroed by the system, page by page as they are first touched:
+    # a small search in a big table touches few of them
+    q = calloc(n * BUCKET * sizeof(uint16_t) + 64, 1)
+    if q == NULL:
         free(p)
         return -1
     t.entries = <Entry*>p
-    t.tags = <uint16_t*>q
+    t.tags_block = q
+    t.tags = <uint16_t*>((<size_t>q + 63) & ~(<size_t>63))
     t.nbuckets = n
-    memset(t.tags, 0, n * BUCKET * sizeof(uint16_t))
+    t.gen = 1
     t.probes = t.hits = t.stores = 0
     return 0
 
 
 cdef void tt_free(Table* t) noexcept nogil:
     free(t.entries)
-    free(t.tags)
+    free(t.tags_block)
     t.entries = NULL
     t.tags = NULL
+    t.tags_block = NULL
 
 
 cdef void tt_clear(Table* t) noexcept nogil:
-    memset(t.tags, 0, t.nbuckets * BUCKET * sizeof(uint16_t))
+    """A new generation: cheap, so that a batch of small searches may clear between positions."""
+    if t.gen == 255:
+        memset(t.tags, 0, t.nbuckets * BUCKET * sizeof(uint16_t))
+        t.gen = 0
+    t.gen += 1
 
 
 cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
@@ -174,7 +183,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     cdef int i, found = 0
     t.probes += 1
     for i in range(BUCKET):
-        if tb[i] != tag or b[i].check != k.check or not _matches(&b[i], k):
+        if tb[i] != tag or b[i].check != k.check or b[i].gen != t.gen or not _matches(&b[i], k):
             continue
         found += 1
         if b[i].lo > lo[0]:
@@ -214,7 +223,8 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
     for i in range(BUCKET):
-        if (tb[i] == tag and b[i].check == k.check and b[i].pattern[0] == pattern[0]
+        if (tb[i] == tag and b[i].check == k.check and b[i].gen == t.gen
+                and b[i].pattern[0] == pattern[0]
                 and b[i].pattern[1] == pattern[1] and b[i].pattern[2] == pattern[2]
                 and b[i].pattern[3] == pattern[3]):
             if lo > b[i].lo:
@@ -226,7 +236,7 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
             return
     # the newest entry goes first; the victim is an empty slot, else the shallowest, oldest
     for i in range(BUCKET):
-        if tb[i] == 0:
+        if tb[i] == 0 or b[i].gen != t.gen:
             victim = i
             break
         if victim < 0 or b[i].depth <= b[victim].depth:
@@ -242,3 +252,4 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     b[0].hi = hi
     b[0].best = best
     b[0].depth = depth
+    b[0].gen = t.gen
