@@ -23,7 +23,8 @@ cdef enum:
 
 ctypedef struct Entry:
     uint64_t check               # hash of the shape and the top TOP_KEYED owners of each suit,
-                                 # which spread the positions of one shape over buckets
+                                 # which spread the positions of one shape over buckets; the
+                                 # shape is matched by this hash alone (64 bits)
     uint32_t pattern[4]
     int16_t lo
     int16_t hi
@@ -37,7 +38,8 @@ ctypedef struct Key:
     uint32_t seq[4]              # owners of the suit's remaining cards, top card highest
     int cnt[4]                   # remaining cards of the suit
     uint64_t rem                 # every card still in a hand
-    uint64_t always              # cards every entry relies on: the special cards present
+    uint64_t always              # cards every entry relies on: the special cards present, and
+                                 # every card during trick 1
 
 ctypedef struct Table:
     Entry* entries
