@@ -12,7 +12,7 @@ from libc.stdint cimport uint64_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
 from solver._state cimport Game, State, popcount, msb, ctz, SUIT_LANE
 
 cdef enum:
-    BUCKET = 32
+    BUCKET = 64
     KIND_SCORE = 0
     KIND_MOON = 1
     TOP_KEYED = 2                # owners of this many top cards of each suit are always matched
@@ -44,9 +44,9 @@ ctypedef struct Key:
 ctypedef struct Table:
     Entry* entries
     uint16_t* tags               # per entry: 16 bits of its check, 0 when empty; a bucket's
-                                 # tags fill one cache line, so a probe reads few entries
+                                 # tags fill two cache lines, so a probe reads few entries
     void* tags_block             # the allocation the tags are aligned in
-    uint64_t nbuckets            # a power of two
+    uint64_t nbuckets
     uint8_t gen                  # clearing the table starts a new generation
     long long probes
     long long hits

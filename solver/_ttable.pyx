@@ -133,12 +133,18 @@ cdef inline uint16_t _tag(uint64_t check) noexcept nogil:
     return <uint16_t>(check >> 48) | 1
 
 
+cdef inline uint64_t _bucket(const Table* t, uint64_t check) noexcept nogil:
+    """Bucket of a check: its low 32 bits scaled to the bucket count (any count, not only
+    powers of two, so the table fills its budget); the tag takes the high bits."""
+    return ((check & 0xFFFFFFFFULL) * t.nbuckets) >> 32
+
+
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
-    cdef uint64_t n = 1
+    cdef uint64_t n = max_bytes // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)))
     cdef void* p = NULL
     cdef void* q = NULL
-    while (n * 2) * BUCKET * (sizeof(Entry) + sizeof(uint16_t)) <= max_bytes:
-        n *= 2
+    if n < 1:
+        n = 1
     if posix_memalign(&p, 64, n * BUCKET * sizeof(Entry)) != 0:
         return -1
     # calloc gets large blocks zeroed by the system, page by page as they are first touched:
@@ -176,7 +182,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
                   uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
     """Tighten lo/hi with every matching entry; rel_lo/rel_hi get the cards the tightest lower
     and upper bounds rely on. Returns the number of matches."""
-    cdef uint64_t bucket = k.check & (t.nbuckets - 1)
+    cdef uint64_t bucket = _bucket(t, k.check)
     cdef Entry* b = t.entries + bucket * BUCKET
     cdef uint16_t* tb = t.tags + bucket * BUCKET
     cdef uint16_t tag = _tag(k.check)
@@ -201,7 +207,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
 
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int depth) noexcept nogil:
-    cdef uint64_t bucket = k.check & (t.nbuckets - 1)
+    cdef uint64_t bucket = _bucket(t, k.check)
     cdef Entry* b = t.entries + bucket * BUCKET
     cdef uint16_t* tb = t.tags + bucket * BUCKET
     cdef uint16_t tag = _tag(k.check)
