@@ -137,11 +137,12 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* re
     return 1
 
 
-cdef inline int cashable(const Game* g, const State* s, int q, uint64_t* rel) noexcept nogil:
+cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
+                         uint64_t* rel) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
-    the run of its cards above every other remaining card of the suit, among the cards it may
-    lead now."""
-    cdef uint64_t others = 0, mine, rest, leads = legal_mask(g, s, q)
+    the run of its cards above every other remaining card of the suit, among ``leads`` (the
+    cards it may lead now)."""
+    cdef uint64_t others = 0, mine, rest
     cdef int p, suit, top, qt = 0
     for p in range(4):
         if p != q:
@@ -166,11 +167,11 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     cdef uint64_t leads, partner_lane, others
     if s.forced_lead >= 0:
         return 0
-    qt = cashable(g, s, s.leader, rel)
+    leads = legal_mask(g, s, s.leader)
+    qt = cashable(g, s, s.leader, leads, rel)
     if not g.partnership:
         return qt
     p = (s.leader + 2) & 3
-    leads = legal_mask(g, s, s.leader)
     others = s.hand[(s.leader + 1) & 3] | s.hand[(s.leader + 3) & 3] | s.hand[s.leader]
     for suit in range(4):
         partner_lane = (s.hand[p] >> (16 * suit)) & SUIT_LANE
@@ -178,7 +179,7 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
                 and msb(partner_lane) > msb(((others >> (16 * suit)) & SUIT_LANE)):
             # the partner wins the lead with its top card: one of the tricks it can cash
             rel[0] |= (<uint64_t>1) << (16 * suit + msb(partner_lane))
-            partner_qt = cashable(g, s, p, rel)
+            partner_qt = cashable(g, s, p, legal_mask(g, s, p), rel)
             if partner_qt > qt:
                 qt = partner_qt
             break

@@ -124,22 +124,12 @@ cdef inline void _unplay(const Game* g, State* s, int player, int c) noexcept no
     s.cards_left += 1
 
 
-cdef inline uint64_t _runs_with_mates(const uint64_t* runs, int n) noexcept nogil:
-    cdef uint64_t m = 0
-    cdef int j
-    for j in range(n):
-        if runs[j] & (runs[j] - 1):
-            m |= runs[j]
-    return m
-
-
-cdef inline uint64_t _with_run(uint64_t crel, int c, const uint64_t* runs, int n,
-                               uint64_t mates) noexcept nogil:
+cdef inline uint64_t _with_run(uint64_t crel, int c, const uint64_t* runs, int n) noexcept nogil:
     """The cards a child relies on, widened for the cards it stood for: the other cards of the
     played card's run are searched as the same move, so if the child relied on any card of the
     run, it relies on all of them."""
     cdef int j
-    if crel & mates:
+    if crel:
         for j in range(n):
             if (runs[j] >> c) & 1:
                 if crel & runs[j]:
@@ -160,7 +150,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
-    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, mates
+    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel
     rel[0] = 0
     if _tick(s):
         return 0
@@ -225,7 +215,6 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     player = (s.leader + s.ntrick) & 3
     maximizing = s.side[player] != s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
-    mates = _runs_with_mates(runs, n)
     order_moves(g, s, player, moves, n, ttmove, maximizing ^ g.tricks_wanted)
     best = -INF if maximizing else INF
     for i in range(n):
@@ -242,7 +231,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         _unplay(g, s, player, c)
         if s.aborted:
             return 0
-        crel = _with_run(crel, c, runs, n, mates)
+        crel = _with_run(crel, c, runs, n)
         if maximizing:
             if v > best:
                 best = v
@@ -281,7 +270,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
     cdef Undo u
     cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi
     cdef int boundary = s.ntrick == 0
-    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, mates
+    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0
     rel[0] = 0
     if _tick(s):
         return 0
@@ -301,7 +290,6 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
     player = (s.leader + s.ntrick) & 3
     either = s.side[player] == s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
-    mates = _runs_with_mates(runs, n)
     order_moves(g, s, player, moves, n, ttmove, either)
     result = 0 if either else 1
     for i in range(n):
@@ -321,7 +309,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
         _unplay(g, s, player, c)
         if s.aborted:
             return 0
-        crel = _with_run(crel, c, runs, n, mates)
+        crel = _with_run(crel, c, runs, n)
         if r == either:
             result = r
             bestmove = c
