@@ -138,12 +138,41 @@ cdef inline uint64_t _with_run(uint64_t crel, int c, const uint64_t* runs, int n
     return crel
 
 
+cdef inline int _same_child(const Game* g, int c, const int* done, const uint64_t* done_rel,
+                            int ndone) noexcept nogil:
+    """A searched sibling whose result also holds after ``c``, or -1. Playing c instead of a
+    card d of the same suit and value changes only which of the two stays in hand. If d's
+    child relied on no card of the suit at or below both (so neither won a trick by rank) and
+    no exactly-keyed card sits between them, the two children agree on everything it relied
+    on, so its bound holds for both. This merges equal cards that group_moves cannot (other
+    hands' cards lie between them) when the line below does not care."""
+    cdef int j, d, lo, hi
+    cdef uint64_t span
+    for j in range(ndone):
+        d = done[j]
+        if (d >> 4) != (c >> 4) or g.values[d] != g.values[c]:
+            continue
+        lo = d if d < c else c
+        hi = d + c - lo
+        span = (((<uint64_t>2) << hi) - 1) & ~(((<uint64_t>1) << lo) - 1)
+        if span & g.keyed_exactly:
+            continue
+        if done_rel[j] & (((<uint64_t>2) << hi) - 1) & (<uint64_t>SUIT_LANE << (16 * (c >> 4))):
+            continue
+        return j
+    return -1
+
+
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 uint64_t* rel) noexcept nogil:
     """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise.
     ``rel`` gets the cards whose ranks the returned bound relies on (see _ttable)."""
     cdef int moves[16]
+    cdef int done[16]                # cards searched so far, their values and reliance
+    cdef int done_v[16]
+    cdef uint64_t done_rel[16]
     cdef uint64_t runs[16]
+    cdef int ndone = 0, j
     cdef Key key
     cdef Undo u
     cdef Outcomes o
@@ -219,19 +248,28 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     best = -INF if maximizing else INF
     for i in range(n):
         c = moves[i]
-        _play(g, s, player, c)
-        crel = 0
-        if s.ntrick == 4:
-            delta = _finish_trick(g, s, &u, &ws, &crel)
-            v = delta + search(g, s, tt, alpha - delta, beta - delta, &mrel)
-            crel |= mrel
-            _undo_trick(s, &u)
+        j = _same_child(g, c, done, done_rel, ndone)
+        if j >= 0:
+            v = done_v[j]
+            crel = done_rel[j]
         else:
-            v = search(g, s, tt, alpha, beta, &crel)
-        _unplay(g, s, player, c)
-        if s.aborted:
-            return 0
-        crel = _with_run(crel, c, runs, n)
+            _play(g, s, player, c)
+            crel = 0
+            if s.ntrick == 4:
+                delta = _finish_trick(g, s, &u, &ws, &crel)
+                v = delta + search(g, s, tt, alpha - delta, beta - delta, &mrel)
+                crel |= mrel
+                _undo_trick(s, &u)
+            else:
+                v = search(g, s, tt, alpha, beta, &crel)
+            _unplay(g, s, player, c)
+            if s.aborted:
+                return 0
+            crel = _with_run(crel, c, runs, n)
+            done[ndone] = c
+            done_v[ndone] = v
+            done_rel[ndone] = crel
+            ndone += 1
         if maximizing:
             if v > best:
                 best = v
@@ -265,7 +303,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
     """1 when the target's side can make sure of taking every point card still out. ``rel`` as
     in search."""
     cdef int moves[16]
+    cdef int done[16]
+    cdef uint64_t done_rel[16]
     cdef uint64_t runs[16]
+    cdef int ndone = 0
     cdef Key key
     cdef Undo u
     cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi
@@ -294,6 +335,9 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
+        if _same_child(g, c, done, done_rel, ndone) >= 0:
+            # a sibling of the same result was not the answer
+            continue
         _play(g, s, player, c)
         crel = 0
         if s.ntrick == 4:
@@ -310,6 +354,9 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
         if s.aborted:
             return 0
         crel = _with_run(crel, c, runs, n)
+        done[ndone] = c
+        done_rel[ndone] = crel
+        ndone += 1
         if r == either:
             result = r
             bestmove = c
@@ -346,6 +393,7 @@ cdef class Engine:
             if values[i] != 0:
                 self.g.valued_mask |= (<uint64_t>1) << i
         self.g.queen = (<uint64_t>1) << queen
+        self.g.keyed_exactly = 0
         self.g.moon_mode = moon_mode
         self.g.moon_total = 0
         self.g.trick_points = trick_points
@@ -376,6 +424,10 @@ cdef class Engine:
                 self.g.special[suit][self.g.nspecial[suit]] = queen
                 self.g.nspecial[suit] += 1
             self.g.suit_absolute[suit] = self.g.nspecial[suit] > MAX_SPECIAL
+            if self.g.suit_absolute[suit]:
+                self.g.keyed_exactly |= <uint64_t>SUIT_LANE << (16 * suit)
+            for i in range(self.g.nspecial[suit]):
+                self.g.keyed_exactly |= (<uint64_t>1) << self.g.special[suit][i]
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
         self.nodes = 0

@@ -46,6 +46,7 @@ ctypedef struct Game:
     int suit_absolute[4]
     int nspecial[4]
     int special[4][13]           # card indices of the specials, per suit
+    uint64_t keyed_exactly       # the specials, and every card of an absolute suit
 
 ctypedef struct State:
     uint64_t hand[4]
