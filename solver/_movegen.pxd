@@ -98,8 +98,9 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
 
 
 cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogil:
-    """How promising a lead is when every side wants tricks for itself (bridge play): cash a
-    sure winner, else lead low towards partner's winner, else lose the cheapest card."""
+    """How promising a lead is when every side wants tricks (bridge play; the target's side
+    against the rest): cash a sure winner, else lead low towards a teammate's winner, else
+    lose the cheapest card."""
     cdef int suit = c >> 4, rank = c & 15, q, top, hi_opp = -1, hi_partner = -1
     cdef uint64_t lane
     for q in range(4):
@@ -109,7 +110,7 @@ cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogi
         if lane == 0:
             continue
         top = msb(lane)
-        if s.side[q] == s.side[player]:
+        if (s.side[q] == s.target) == (s.side[player] == s.target):
             if top > hi_partner:
                 hi_partner = top
         elif top > hi_opp:
@@ -118,6 +119,30 @@ cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogi
         return 3000 + rank
     if hi_partner > hi_opp:
         return 2000 - rank
+    return -rank
+
+
+cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int wc,
+                                  int follows) noexcept nogil:
+    """How promising a card is in a trick someone else led, when every side wants tricks (the
+    target's side against the rest): let a teammate's sure winner stand with the lowest card,
+    win for sure as cheaply as possible, else force out an opponent's high card, else lose
+    the lowest card."""
+    cdef int q, k, rest_hi = -1, rank = c & 15, led = s.trick[0] >> 4
+    cdef int mine = s.side[player] == s.target
+    cdef uint64_t lane
+    for k in range(s.ntrick + 1, 4):
+        q = (s.leader + k) & 3
+        if (s.side[q] == s.target) != mine:
+            lane = (s.hand[q] >> (16 * led)) & SUIT_LANE
+            if lane and msb(lane) > rest_hi:
+                rest_hi = msb(lane)
+    if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
+        return 10000 - rank
+    if follows and c > wc:
+        if rank > rest_hi:
+            return 9000 - rank
+        return 2000 + rank
     return -rank
 
 
@@ -150,7 +175,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if g.tricks_wanted:
-                w[i] = ((10000 if tw == wants_target else 0) - (c & 15)) << 16
+                w[i] = own_follow_weight(s, player, c, wi, wc, follows) << 16
             elif tw == wants_target:
                 w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
             else:
