@@ -7,7 +7,7 @@
 # down to those cards passes the same test. A test that fails leaves only the plain bounds,
 # which hold anywhere, so it adds nothing.
 from libc.stdint cimport uint64_t
-from solver._state cimport Game, State, ctz, msb, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
+from solver._state cimport Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
 from solver._movegen cimport legal_mask
 
 ctypedef struct Outcomes:
@@ -143,20 +143,30 @@ cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now)."""
     cdef uint64_t others = 0, mine, rest
-    cdef int p, suit, top, qt = 0
+    cdef int p, suit, top, qt = 0, run, longest
     for p in range(4):
         if p != q:
             others |= s.hand[p]
     for suit in range(4):
         mine = (leads >> (16 * suit)) & SUIT_LANE
         rest = (others >> (16 * suit)) & SUIT_LANE
+        run = 0
         while mine:
             top = msb(mine)
             if rest and msb(rest) > top:
                 break
-            qt += 1
+            run += 1
             rel[0] |= (<uint64_t>1) << (16 * suit + top)
             mine &= ~((<uint64_t>1) << top)
+        if run and mine:
+            # once the others have no card of the suit left, its low cards win too
+            longest = 0
+            for p in range(4):
+                if p != q and popcount((s.hand[p] >> (16 * suit)) & SUIT_LANE) > longest:
+                    longest = popcount((s.hand[p] >> (16 * suit)) & SUIT_LANE)
+            if longest <= run:
+                run += popcount(mine)
+        qt += run
     return qt
 
 
