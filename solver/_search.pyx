@@ -11,10 +11,16 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
                             INF, popcount, ctz)
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
-from solver._bounds cimport (Outcomes, outcome_bounds, bound_lo, bound_hi, terminal_value,
-                             target_cannot_win, OUT_NONE, OUT_SELF, OUT_OTHER)
+from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
+                             terminal_value, target_cannot_win, cannot_shoot,
+                             OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
-                             make_key, KIND_SCORE, KIND_MOON)
+                             make_key, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON)
+
+
+cdef enum:
+    ROOT_MOON_NODES = 3000000     # budget of the root's "can the others shoot" search (see
+                                  # Engine.value): it costs less than the passes it saves
 
 
 class SearchAborted(Exception):
@@ -214,7 +220,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             # Whether the target can force its own moon settles the node when only that outcome
             # keeps the value below beta; the moon search answers it, usually quickly.
             if o.possible[OUT_SELF] and bound_lo(&o, OUT_SELF) >= beta:
-                if moon_search(g, s, tt, &mrel):
+                if moon_search(g, s, tt, -1, &mrel):
                     if o.hi[OUT_SELF] < hi:
                         hi = o.hi[OUT_SELF]
                         rel_hi = o.rel_hi | mrel
@@ -299,9 +305,30 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     return best
 
 
-cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept nogil:
-    """1 when the target's side can make sure of taking every point card still out. ``rel`` as
-    in search."""
+cdef int others_can_shoot(const Game* g, State* s, Table* tt) noexcept nogil:
+    """1 when the other players, all playing together, can make one side other than the
+    target's take every point card still out."""
+    cdef int x, t = s.target, r = 0
+    cdef uint64_t xrel
+    for x in range(2 if g.partnership else 4):
+        if x == t or (s.moon != 0 and s.moon != x + 1):
+            continue
+        xrel = 0
+        if not g.partnership and not s.first_trick and s.ntrick == 0 \
+                and cannot_shoot(g, s, x, &xrel):
+            continue
+        s.target = x
+        r = moon_search(g, s, tt, t, &xrel)
+        s.target = t
+        if r or s.aborted:
+            return r
+    return 0
+
+
+cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* rel) noexcept nogil:
+    """1 when the target's side can make sure of taking every point card still out: against
+    everyone else, or, with a ``blocker`` side (else -1), against that side alone, the others
+    helping. ``rel`` as in search."""
     cdef int moves[16]
     cdef int done[16]
     cdef uint64_t done_rel[16]
@@ -322,14 +349,14 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
             return s.moon == s.target + 1
         if target_cannot_win(s, rel):
             return 0
-        make_key(g, s, KIND_MOON, &key)
+        make_key(g, s, KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker, &key)
         lo = -INF
         hi = INF
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
             rel[0] = rel_lo
             return lo
     player = (s.leader + s.ntrick) & 3
-    either = s.side[player] == s.target
+    either = s.side[player] == s.target or (blocker >= 0 and s.side[player] != blocker)
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
     order_moves(g, s, player, moves, n, ttmove, either)
     result = 0 if either else 1
@@ -345,11 +372,11 @@ cdef int moon_search(const Game* g, State* s, Table* tt, uint64_t* rel) noexcept
             if s.moon != 0 and s.moon != s.target + 1:
                 r = 0
             else:
-                r = moon_search(g, s, tt, &mrel)
+                r = moon_search(g, s, tt, blocker, &mrel)
                 crel |= mrel
             _undo_trick(s, &u)
         else:
-            r = moon_search(g, s, tt, &crel)
+            r = moon_search(g, s, tt, blocker, &crel)
         _unplay(g, s, player, c)
         if s.aborted:
             return 0
@@ -489,12 +516,19 @@ cdef class Engine:
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included."""
-        cdef int lo = -INF, hi = INF, g = guess, beta, v
+        cdef int lo = -INF, hi = INF, g = guess, beta, v, floor
         cdef uint64_t rel
         cdef int64_t before
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
         self.passes = []
+        floor = self._others_moon_floor()
+        if self.s.aborted:
+            self.nodes += self.s.nodes
+            raise SearchAborted("search budget exhausted")
+        if floor > lo:
+            lo = floor
+            g = floor
         while lo < hi:
             beta = g + 1 if g == lo else g
             before = self.s.nodes
@@ -512,6 +546,35 @@ cdef class Engine:
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
         return g
+
+    cdef int _others_moon_floor(self):
+        """When the others together can make one of them shoot, the value is at least that
+        outcome's lowest: the usual answer when one seat faces three, found by a moon search
+        instead of climbing to it pass by pass. -INF when they cannot, when their moon would
+        not raise the target's score, or when the search outgrows its own budget."""
+        cdef State* s = &self.s
+        cdef int r, i, c_self, c_other, floor
+        cdef long long limit = s.node_limit
+        moon_constants(&self.g, &c_self, &c_other)
+        if c_other <= 0 or s.cards_left == 0 or s.moon == MOON_DEAD or s.moon == s.target + 1:
+            return -INF
+        # the target takes none of the points, perhaps every negative card and trick
+        floor = s.hand_neg + c_other
+        for i in range(s.ntrick):
+            if self.g.values[s.trick[i]] < 0:
+                floor += self.g.values[s.trick[i]]
+        if self.g.trick_points < 0:
+            floor += self.g.trick_points * ((s.cards_left + s.ntrick) >> 2)
+        if limit == 0 or s.nodes + ROOT_MOON_NODES < limit:
+            s.node_limit = s.nodes + ROOT_MOON_NODES
+        with nogil:
+            r = others_can_shoot(&self.g, s, &self.tt)
+        s.node_limit = limit
+        if s.aborted:
+            # only the caller's own budget ends the call
+            s.aborted = (limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
+            return -INF
+        return floor if r else -INF
 
     def probe(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int beta, long long node_limit=0, double seconds=0):
@@ -538,7 +601,7 @@ cdef class Engine:
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
         with nogil:
-            r = moon_search(&self.g, &self.s, &self.tt, &rel)
+            r = moon_search(&self.g, &self.s, &self.tt, -1, &rel)
         self.nodes += self.s.nodes
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")

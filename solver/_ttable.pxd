@@ -15,6 +15,7 @@ cdef enum:
     BUCKET = 64
     KIND_SCORE = 0
     KIND_MOON = 1
+    KIND_HELPED_MOON = 2         # + the side blocking it (see moon_search)
     TOP_KEYED = 2                # owners of this many top cards of each suit are always matched
     # pattern word: owners of the top k cards (2 bits a card, top card highest) | k << K_SHIFT
     # | r << R_SHIFT, where r < 3 says k was raised to TOP_KEYED from r cards relied on

@@ -96,7 +96,7 @@ cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nog
         h = _mix(h, w | (<uint64_t>(seq >> (2 * (cnt - j))) << 52))
     h = _mix(h, <uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
              | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8)
-             | (<uint64_t>s.first_trick << 10))
+             | (<uint64_t>s.first_trick << 12))
     k.check = h
 
 
