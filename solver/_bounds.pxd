@@ -7,7 +7,8 @@
 # down to those cards passes the same test. A test that fails leaves only the plain bounds,
 # which hold anywhere, so it adds nothing.
 from libc.stdint cimport uint64_t
-from solver._state cimport Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD, INF, SUIT_LANE
+from solver._state cimport (Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD,
+                            INF, SUIT_LANE)
 from solver._movegen cimport legal_mask
 
 ctypedef struct Outcomes:
@@ -141,9 +142,10 @@ cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
                          uint64_t* rel) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
-    cards it may lead now)."""
+    cards it may lead now), and the suit's other cards too when no other seat holds more
+    cards of it than that run (they are out of it by then, so the low cards win)."""
     cdef uint64_t others = 0, mine, rest
-    cdef int p, suit, top, qt = 0, run, longest
+    cdef int p, suit, top, qt = 0, run, longest, length
     for p in range(4):
         if p != q:
             others |= s.hand[p]
@@ -159,11 +161,12 @@ cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
             rel[0] |= (<uint64_t>1) << (16 * suit + top)
             mine &= ~((<uint64_t>1) << top)
         if run and mine:
-            # once the others have no card of the suit left, its low cards win too
             longest = 0
             for p in range(4):
-                if p != q and popcount((s.hand[p] >> (16 * suit)) & SUIT_LANE) > longest:
-                    longest = popcount((s.hand[p] >> (16 * suit)) & SUIT_LANE)
+                if p != q:
+                    length = popcount((s.hand[p] >> (16 * suit)) & SUIT_LANE)
+                    if length > longest:
+                        longest = length
             if longest <= run:
                 run += popcount(mine)
         qt += run
