@@ -85,7 +85,7 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
                 lo_target = lo_q
         else:
             if not wants_target and ctz(lane) > rank:
-                return 3000 + 64 * g.values[c] - rank
+                return 3000 + 64 * g.values[c] + rank
             if msb(lane) > hi_other:
                 hi_other = msb(lane)
     if not wants_target:
@@ -94,7 +94,14 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
         return 1000 + rank
     if not tvoid and lo_target > rank and lo_target > hi_other:
         return 3000 + rank
-    return (0 if tvoid else 1000) - rank
+    if tvoid:
+        return -rank
+    lane = 0
+    for q in range(4):
+        if s.side[q] != s.target:
+            lane |= s.hand[q]
+    lane = (lane >> (16 * suit)) & SUIT_LANE & ((<uint64_t>1 << lo_target) - 1)
+    return 1000 + 16 * popcount(lane) - rank
 
 
 cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogil:
@@ -177,7 +184,16 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             if g.tricks_wanted:
                 w[i] = own_follow_weight(s, player, c, wi, wc, follows) << 16
             elif tw == wants_target:
-                w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
+                if follows:
+                    w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
+                else:
+                    w[i] = (10000 + 64 * g.values[c] + 16 - popcount(
+                        ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[player])
+                        & (SUIT_LANE << (16 * (c >> 4))) & ~((<uint64_t>2 << c) - 1))) << 16
+            elif not follows:
+                w[i] = (-64 * g.values[c] + 16 - popcount(
+                        ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[player])
+                        & (SUIT_LANE << (16 * (c >> 4))) & ~((<uint64_t>2 << c) - 1))) << 16
             else:
                 w[i] = (-(c & 15) - 64 * g.values[c]) << 16
         w[i] += s.hist[c] if s.hist[c] < 65535 else 65535
