@@ -96,46 +96,64 @@ cdef inline bint target_can_duck(const Game* g, const State* s, uint64_t* rel) n
     return 1
 
 
-cdef inline bint outranks(uint64_t t, uint64_t x) noexcept nogil:
-    """Cards t beat cards x pairwise from the top (highest over highest, and so on), with at
-    least as many of them."""
-    while x:
-        if t == 0 or msb(t) < msb(x):
-            return 0
-        t &= ~((<uint64_t>1) << msb(t))
-        x &= ~((<uint64_t>1) << msb(x))
-    return 1
+cdef inline uint64_t _guard(const Game* g, const State* s, int x, int suit) noexcept nogil:
+    """x's lowest point card of ``suit`` (as a mask) when the target holds at least as many
+    cards of the suit above it as x holds of the suit; else 0.
+
+    The target then keeps x from ever winning that card: on every trick of the suit, while x
+    still holds it, the target plays a card above it (x follows with one card of the suit a
+    trick, so the count it needs drops as fast as the count it spends); it leads the suit, when
+    it must, with such a card too, and discards from the suit only when it holds nothing else,
+    then its lowest card, which leaves enough above (x, following another suit, holds fewer
+    cards of this one than the target's whole hand). A card x discards on another suit's trick
+    is not x's either."""
+    cdef uint64_t pts = (s.hand[x] & g.point_mask) >> (16 * suit) & SUIT_LANE
+    cdef uint64_t mine = (s.hand[s.target] >> (16 * suit)) & SUIT_LANE
+    cdef int p
+    if pts == 0:
+        return 0
+    p = ctz(pts)
+    if popcount(mine >> (p + 1)) < popcount((s.hand[x] >> (16 * suit)) & SUIT_LANE):
+        return 0
+    return (<uint64_t>1) << (16 * suit + p)
 
 
 cdef inline bint cannot_shoot(const Game* g, const State* s, int x, uint64_t* rel) noexcept nogil:
-    """After trick 1, single seats: seat x holds a point card in a suit where the target's
-    cards outrank x's. Playing its highest card of that suit on every trick of the suit and
-    discarding its lowest when it has nothing else, the target keeps outranking x there
-    (x follows with one card a trick, and holds as many cards as the target), so x never wins
-    a trick of that suit and its own point card goes to someone else."""
+    """After trick 1, single seats: the target keeps one of x's point cards from x (_guard)."""
     cdef int suit
-    cdef uint64_t lane
+    cdef uint64_t p
     for suit in range(4):
-        if (s.hand[x] & g.point_mask) >> (16 * suit) & SUIT_LANE:
-            lane = (s.hand[x] >> (16 * suit)) & SUIT_LANE
-            if outranks((s.hand[s.target] >> (16 * suit)) & SUIT_LANE, lane):
-                rel[0] |= (<uint64_t>1) << (16 * suit + ctz(lane))
-                return 1
+        p = _guard(g, s, x, suit)
+        if p:
+            rel[0] |= p
+            return 1
     return 0
 
 
 cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
-    cdef int x
-    cdef uint64_t used = 0
+    """No other seat can take every point card. Before anyone has taken a point, every other
+    seat must be guarded in one and the same suit: one rule of play (a card above the highest
+    guarded point card on each trick of the suit) serves them all, where guards in different
+    suits could ask for conflicting discards."""
+    cdef int x, suit
+    cdef uint64_t used, p
     if g.partnership or s.first_trick:
         return 0
     if s.moon != 0:
         return cannot_shoot(g, s, s.moon - 1, rel)
-    for x in range(4):
-        if x != s.target and not cannot_shoot(g, s, x, &used):
-            return 0
-    rel[0] |= used
-    return 1
+    for suit in range(4):
+        used = 0
+        for x in range(4):
+            if x == s.target:
+                continue
+            p = _guard(g, s, x, suit)
+            if p == 0:
+                break
+            used |= p
+        else:
+            rel[0] |= used
+            return 1
+    return 0
 
 
 cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,

@@ -12,7 +12,8 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
                             INF, popcount, ctz)
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
-                             terminal_value, target_cannot_win, cannot_shoot,
+                             terminal_value, target_cannot_win, target_can_duck, quick_tricks,
+                             others_cannot_shoot, cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
                              make_key, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON)
@@ -617,3 +618,30 @@ cdef class Engine:
         player = (self.s.leader + self.s.ntrick) & 3
         n = group_moves(&self.g, &self.s, legal_mask(&self.g, &self.s, player), reps, runs)
         return [(reps[i], runs[i]) for i in range(n)]
+
+    def claims(self, hands, int leader, bint broken, int moon, int target):
+        """What the static rules of _bounds claim at a trick boundary after trick 1, each with
+        the cards it relied on, for tests that check every claim against plain search:
+        ``cannot_win`` (the target's side wins no more tricks), ``can_duck`` (the target can
+        lose every trick), ``guards`` (per seat x, the target keeps x from x's own point card),
+        ``others_blocked`` (no other side can take every point card), ``quick_tricks`` (tricks
+        the leader's side can take, when only tricks count)."""
+        cdef uint64_t rel
+        cdef int x
+        self._load(hands, [], leader, broken, False, -1, moon, target, 0, 0)
+        out = {}
+        rel = 0
+        out["cannot_win"] = (bool(target_cannot_win(&self.s, &rel)), rel)
+        rel = 0
+        out["can_duck"] = (bool(target_can_duck(&self.g, &self.s, &rel)), rel)
+        guards = {}
+        for x in range(4):
+            rel = 0
+            if x != target and not self.g.partnership and cannot_shoot(&self.g, &self.s, x, &rel):
+                guards[x] = rel
+        out["guards"] = guards
+        rel = 0
+        out["others_blocked"] = (bool(others_cannot_shoot(&self.g, &self.s, &rel)), rel)
+        rel = 0
+        out["quick_tricks"] = (quick_tricks(&self.g, &self.s, &rel), rel)
+        return out

@@ -1,0 +1,208 @@
+"""The static rules behind the engine's bounds (solver/_bounds.pxd), each claim checked by plain
+search on random positions built to make the rules fire.
+
+A bound that claims too much gives a wrong answer only in the rare positions where the
+outcome it rules out is also the best one, so comparing final answers (test_bruteforce.py)
+can miss it for a long time: the first version of the moon guard was wrong for that reason.
+Here each claim is checked on its own: the engine says what it claims at a trick boundary
+(``Engine.claims``) and an AND/OR search over every card sequence (``forced``) tries to
+refute it. Each claim is checked again after the cards below the ones it relied on are dealt
+anew among the same hands (suit lengths kept), as the transposition table will reuse it there.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+import brute
+from solver.analysis import Solver
+from solver.cards import DECK, Card, Seat, cards_of
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import Rules
+
+# After trick 1 and with hearts open: only following suit restricts a card.
+OPEN_PLAY = {"first_lead": "free", "first_trick_points": True, "hearts_break": "none"}
+POINT_RULES = {
+    "standard": {},
+    "spot": {"preset": "spot"},
+    "custom": {"values": {"H": 2, "SQ": 0, "SK": 7, "DJ": -10, "C": -1}},
+    "partnership": {"partnership": True},
+}
+TRICK_RULES = {
+    "bridge": {"preset": "bridge"},
+    "tricks-minus": {"values": {"H": 0, "SQ": 0}, "trick_points": -1},
+}
+POSITIONS = 400  # per rule set
+
+
+def forced(game: brute.Game, team: Callable[[int], bool], goal: Callable[[brute.Game], bool | None]) -> bool:
+    """Can the seats for which ``team`` holds, playing together, make ``goal`` true whatever
+    the others play? ``goal`` is asked after every trick and at the end: True or False settles
+    the line, None plays on."""
+    if not game.trick:
+        settled = goal(game)
+        if settled is not None:
+            return settled
+        assert not game.is_over, "the goal must settle the line by the end of the hand"
+    ours = team(game.to_move)
+    for card in brute.bits(game.legal_mask()):
+        game.play(card)
+        result = forced(game, team, goal)
+        game.undo()
+        if result == ours:
+            return result
+    return not ours
+
+
+def random_position(rng: random.Random, rules: Rules) -> tuple[Deal, Seat]:
+    """Two to four cards a hand from two or three suits rich in point cards, and a leader."""
+    size = rng.choice((2, 3, 3, 4))
+    suits = rng.sample(range(4), rng.choice((2, 2, 3)))
+    if rules.point_mask and rng.random() < 0.7:
+        suits = sorted({0, 1} | set(suits[:1]))  # spades (SQ) and hearts
+    pool = [c for c in cards_of(DECK) if c.suit in suits]
+    chosen = rng.sample(pool, 4 * size)
+    hands = tuple(sum(c.mask for c in chosen[i::4]) for i in range(4))
+    return Deal(hands), Seat(rng.randrange(4))  # type: ignore[arg-type]
+
+
+def redeal_below(deal: Deal, relied: int, rng: random.Random) -> Deal:
+    """The same hands' suit lengths and the same owners of every card at or above the lowest
+    relied-on card of its suit; the cards below it dealt anew among their holders."""
+    hands = list(deal.hands)
+    for suit in range(4):
+        lane = 0x1FFF << (16 * suit)
+        cut = relied & lane
+        floor = (cut & -cut) if cut else 1 << (16 * suit + 13)
+        low = [c for c in brute.bits(deal.all_cards & lane) if (1 << c) < floor]
+        owners = [next(s for s in range(4) if hands[s] >> c & 1) for c in low]
+        rng.shuffle(owners)
+        for s in range(4):
+            hands[s] &= ~sum(1 << c for c in low)
+        for c, s in zip(low, owners):
+            hands[s] |= 1 << c
+    return Deal(tuple(hands))  # type: ignore[arg-type]
+
+
+def took(game: brute.Game, seat: int, cards: int) -> bool:
+    return game.point_cards[game.side[seat]] & cards == cards
+
+
+def engine_claims(solver: Solver, deal: Deal, rules: Rules, leader: Seat, moon: int,
+                  target: int) -> dict:
+    with solver._engine(Position.start(deal, rules, leader)) as engine:
+        return engine.claims(list(deal.hands), int(leader), True, moon, target)
+
+
+def refutations(deal: Deal, leader: Seat, rules: Rules, solver: Solver, target: int,
+                moon: int) -> list[str]:
+    """Each claim of the engine at this position that plain search refutes."""
+    pos_game = lambda: brute.Game(deal, rules, leader)  # noqa: E731
+    claims = engine_claims(solver, deal, rules, leader, moon, target)
+    side = [s % 2 if rules.partnership else s for s in range(4)]
+    mine = lambda seat: side[seat] == side[target]  # noqa: E731
+    points = deal.all_cards & rules.point_mask
+    wrong = []
+
+    def check(name: str, holds: bool) -> None:
+        if not holds:
+            wrong.append(f"{name}: deal {deal.pbn()}, {leader} leads, target {Seat(target)}, "
+                         f"moon state {moon}: {claims}")
+
+    if claims["cannot_win"][0]:
+        # everyone together cannot make the target's side win a trick
+        check("cannot_win", not forced(pos_game(), lambda s: True,
+                                       lambda g: True if g.tricks_won[side[target]] else
+                                       (False if g.is_over else None)))
+    if claims["can_duck"][0]:
+        check("can_duck", not forced(pos_game(), lambda s: not mine(s),
+                                     lambda g: True if g.tricks_won[side[target]] else
+                                     (False if g.is_over else None)))
+    for x, card in claims["guards"].items():
+        # x keeps none of its point cards of the guarded suit (the guard names the lowest)
+        lane = 0x1FFF << (card.bit_length() - 1 & ~15)
+        own = deal.hands[x] & lane & rules.point_mask
+        check(f"guard of seat {Seat(x)}", not forced(
+            pos_game(), lambda s: not mine(s),
+            lambda g: True if took(g, x, own) else
+            (False if own & ~(g.hands[x] | g.point_cards[side[x]]) else None)))
+    if claims["others_blocked"][0] and points:
+        shooters = [x for x in range(4) if not mine(x) and (moon == 0 or moon == side[x] + 1)]
+
+        def someone_shoots(g: brute.Game) -> bool | None:
+            owners = {s for s in range(4) if g.point_cards[side[s]]}
+            if any(mine(s) for s in owners) or len({side[s] for s in owners}) > 1:
+                return False
+            if g.is_over:
+                return any(took(g, x, points) for x in shooters)
+            return None
+        check("others_blocked", not forced(pos_game(), lambda s: not mine(s), someone_shoots))
+    qt = claims["quick_tricks"][0]
+    if qt and not rules.point_mask and rules.trick_points < 0:
+        lead_side = side[int(leader)]
+        check(f"quick_tricks={qt}", forced(
+            pos_game(), lambda s: side[s] == lead_side,
+            lambda g: True if g.tricks_won[lead_side] >= qt else (False if g.is_over else None)))
+    return wrong
+
+
+def run(name: str, spec: dict) -> tuple[int, dict[str, int], list[str]]:
+    rules = Rules.parse({**spec, **OPEN_PLAY})
+    rng = random.Random(f"bounds/{name}")
+    solver = Solver(table_mb=1)
+    fired: dict[str, int] = {}
+    wrong: list[str] = []
+    for _ in range(POSITIONS):
+        deal, leader = random_position(rng, rules)
+        target = rng.randrange(2 if rules.partnership else 4)
+        target_seat = target
+        moon = rng.choice([0, 0] + [x + 1 for x in range(2 if rules.partnership else 4) if x != target])
+        for d in (deal, None):
+            if d is None:
+                # the same claims where the cards below what they relied on lie elsewhere
+                c = engine_claims(solver, deal, rules, leader, moon, target_seat)
+                relied = c["can_duck"][1] | c["others_blocked"][1] | c["cannot_win"][1] \
+                    | c["quick_tricks"][1] | sum(c["guards"].values())
+                d = redeal_below(deal, relied, rng)
+            c = engine_claims(solver, d, rules, leader, moon, target_seat)
+            for k in ("cannot_win", "can_duck", "others_blocked"):
+                fired[k] = fired.get(k, 0) + bool(c[k][0])
+            fired["guards"] = fired.get("guards", 0) + len(c["guards"])
+            fired["quick_tricks"] = fired.get("quick_tricks", 0) + bool(c["quick_tricks"][0])
+            wrong += refutations(d, leader, rules, solver, target_seat, moon)
+    return POSITIONS, fired, wrong
+
+
+@pytest.mark.parametrize("name", POINT_RULES)
+def test_point_rules_claims_hold(name: str) -> None:
+    _, fired, wrong = run(name, POINT_RULES[name])
+    assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
+    # the positions must make the rules fire, or this test checks nothing
+    if name == "partnership":  # duck and guards are single-seat rules
+        assert fired["cannot_win"] >= 10, fired
+    else:
+        assert min(fired["can_duck"], fired["guards"], fired["others_blocked"]) >= 20, fired
+
+
+@pytest.mark.parametrize("name", TRICK_RULES)
+def test_trick_rules_claims_hold(name: str) -> None:
+    _, fired, wrong = run(name, TRICK_RULES[name])
+    assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
+    assert fired["quick_tricks"] >= 50 and fired["cannot_win"] >= 10, fired
+
+
+def test_the_guard_counts_cards_above_the_point_card() -> None:
+    """West leads S2 towards North's SA S9: if North wins with SA, East's SQ beats S9 later; if
+    North plays S9, East's SQ takes the trick at once. Pairing North's spades against East's
+    (A over Q, 9 over 8) wrongly said East could never win SQ, and the moon that gives North 14
+    was left out."""
+    deal = Deal.parse("N:A9..96.6 Q8..73.K .2.8542. 2..A.985")
+    rules = Rules.parse({"first_lead": "free", "first_trick_points": True})
+    pos_play = "C5 C6 CK H2 D7 D8 DA D9"
+    expected = brute.analyze(deal, rules, pos_play.split(), Seat.W)
+    got = Solver().analyze(Position.from_play(deal, rules, pos_play, Seat.W), moves=False)
+    assert expected.players[Seat.N].guarantee == 14
+    assert got.players[Seat.N].guarantee == 14
