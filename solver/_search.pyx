@@ -183,7 +183,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef Key key
     cdef Undo u
     cdef Outcomes o
-    cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws
+    cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws, hi_other
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
     cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel
@@ -228,6 +228,20 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 else:
                     lo = bound_lo(&o, OUT_SELF)
                     rel_lo = o.rel_lo | mrel
+            # Likewise another side's moon, when only that outcome keeps the value above alpha:
+            # one search asks whether the others together can make one of them shoot.
+            if o.possible[OUT_OTHER] and not o.other_blocked and lo < beta and hi > alpha:
+                hi_other = bound_hi(&o, OUT_OTHER)
+                if o.cap < hi_other:
+                    hi_other = o.cap
+                if hi_other <= alpha:
+                    if moon_search(g, s, tt, s.target, &mrel):
+                        if o.lo[OUT_OTHER] > lo:
+                            lo = o.lo[OUT_OTHER]
+                            rel_lo = o.rel_lo | mrel
+                    elif hi_other < hi:
+                        hi = hi_other
+                        rel_hi = rel_hi | mrel
             if s.aborted:
                 return 0
             if lo >= beta:
@@ -306,30 +320,23 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     return best
 
 
-cdef int others_can_shoot(const Game* g, State* s, Table* tt) noexcept nogil:
-    """1 when the other players, all playing together, can make one side other than the
-    target's take every point card still out."""
-    cdef int x, t = s.target, r = 0
-    cdef uint64_t xrel
-    for x in range(2 if g.partnership else 4):
-        if x == t or (s.moon != 0 and s.moon != x + 1):
-            continue
-        xrel = 0
-        if not g.partnership and not s.first_trick and s.ntrick == 0 \
-                and cannot_shoot(g, s, x, &xrel):
-            continue
-        s.target = x
-        r = moon_search(g, s, tt, t, &xrel)
-        s.target = t
-        if r or s.aborted:
-            return r
-    return 0
+cdef inline bint _moon_lost(const State* s, bint anyone) noexcept nogil:
+    """The shot searched for can no longer happen: with ``anyone``, the target's side took a
+    point or two sides did; else a side other than the target's took one."""
+    if s.moon == 0:
+        return 0
+    if anyone:
+        return s.moon == MOON_DEAD or s.moon == s.target + 1
+    return s.moon != s.target + 1
 
 
 cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* rel) noexcept nogil:
     """1 when the target's side can make sure of taking every point card still out: against
     everyone else, or, with a ``blocker`` side (else -1), against that side alone, the others
-    helping. ``rel`` as in search."""
+    helping. With the blocker the target's own side, the question is whether the other sides,
+    all together, can make one of them take every point card: the shooter need not be chosen
+    in advance, and once one of them has taken a point the search goes on as that side's
+    helped moon. ``rel`` as in search."""
     cdef int moves[16]
     cdef int done[16]
     cdef uint64_t done_rel[16]
@@ -337,18 +344,25 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef int ndone = 0
     cdef Key key
     cdef Undo u
-    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi
+    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t
     cdef int boundary = s.ntrick == 0
+    cdef bint anyone = blocker == s.target
     cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0
     rel[0] = 0
     if _tick(s):
         return 0
     if boundary:
-        if s.moon != 0 and s.moon != s.target + 1:
+        if _moon_lost(s, anyone):
             return 0
+        if anyone and s.moon != 0:
+            t = s.target
+            s.target = s.moon - 1
+            r = moon_search(g, s, tt, blocker, rel)
+            s.target = t
+            return r
         if ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & g.point_mask) == 0:
             return s.moon == s.target + 1
-        if target_cannot_win(s, rel):
+        if not anyone and target_cannot_win(s, rel):
             return 0
         make_key(g, s, KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker, &key)
         lo = -INF
@@ -357,9 +371,9 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             rel[0] = rel_lo
             return lo
     player = (s.leader + s.ntrick) & 3
-    either = s.side[player] == s.target or (blocker >= 0 and s.side[player] != blocker)
+    either = s.side[player] != blocker if blocker >= 0 else s.side[player] == s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
-    order_moves(g, s, player, moves, n, ttmove, either)
+    order_moves(g, s, player, moves, n, ttmove, either ^ anyone)
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
@@ -370,7 +384,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         crel = 0
         if s.ntrick == 4:
             _finish_trick(g, s, &u, &ws, &crel)
-            if s.moon != 0 and s.moon != s.target + 1:
+            if _moon_lost(s, anyone):
                 r = 0
             else:
                 r = moon_search(g, s, tt, blocker, &mrel)
@@ -512,6 +526,8 @@ cdef class Engine:
         s.node_limit = node_limit
         s.deadline = _now() + seconds if seconds > 0 else 0
         s.aborted = 0
+        for i in range(64):
+            s.hist[i] = 0
 
     def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
@@ -555,6 +571,7 @@ cdef class Engine:
         not raise the target's score, or when the search outgrows its own budget."""
         cdef State* s = &self.s
         cdef int r, i, c_self, c_other, floor
+        cdef uint64_t rel
         cdef long long limit = s.node_limit
         moon_constants(&self.g, &c_self, &c_other)
         if c_other <= 0 or s.cards_left == 0 or s.moon == MOON_DEAD or s.moon == s.target + 1:
@@ -569,7 +586,7 @@ cdef class Engine:
         if limit == 0 or s.nodes + ROOT_MOON_NODES < limit:
             s.node_limit = s.nodes + ROOT_MOON_NODES
         with nogil:
-            r = others_can_shoot(&self.g, s, &self.tt)
+            r = moon_search(&self.g, s, &self.tt, s.target, &rel)
         s.node_limit = limit
         if s.aborted:
             # only the caller's own budget ends the call
