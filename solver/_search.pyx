@@ -16,7 +16,7 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              others_cannot_shoot, cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
-                             make_key, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON)
+                             make_key, exact_hash, ex_probe, ex_store, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON)
 
 
 cdef enum:
@@ -170,6 +170,13 @@ cdef inline int _same_child(const Game* g, int c, const int* done, const uint64_
     return -1
 
 
+cdef inline void _store(Table* tt, const Key* key, uint64_t xh, uint64_t rel, int lo, int hi,
+                        int best, int depth) noexcept nogil:
+    """A bound of a position at a trick boundary, into the table and the whole-position cache."""
+    tt_store(tt, key, rel, lo, hi, best, depth)
+    ex_store(tt, xh, lo, hi, best, rel, rel)
+
+
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 uint64_t* rel) noexcept nogil:
     """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise.
@@ -186,13 +193,24 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws, hi_other
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
-    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel
+    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh
     rel[0] = 0
     if _tick(s):
         return 0
     if boundary:
         if s.cards_left == 0:
             return terminal_value(g, s)
+        xh = exact_hash(s, KIND_SCORE)
+        if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+            if lo >= beta:
+                rel[0] = rel_lo
+                return lo
+            if hi <= alpha:
+                rel[0] = rel_hi
+                return hi
+            if lo == hi:
+                rel[0] = rel_lo | rel_hi
+                return lo
         outcome_bounds(g, s, &o)
         lo = bound_lo(&o, -1)
         hi = bound_hi(&o, OUT_OTHER if o.other_blocked else -1)
@@ -208,6 +226,8 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         rel_lo = o.rel_lo
         rel_hi = o.rel_hi
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+            if lo >= beta or hi <= alpha or lo == hi:
+                ex_store(tt, xh, lo, hi, ttmove, rel_lo, rel_hi)
             if lo >= beta:
                 rel[0] = rel_lo
                 return lo
@@ -246,15 +266,15 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 return 0
             if lo >= beta:
                 rel[0] = rel_lo
-                tt_store(tt, &key, rel_lo, lo, INF, -1, s.cards_left)
+                _store(tt, &key, xh, rel_lo, lo, INF, -1, s.cards_left)
                 return lo
             if hi <= alpha:
                 rel[0] = rel_hi
-                tt_store(tt, &key, rel_hi, -INF, hi, -1, s.cards_left)
+                _store(tt, &key, xh, rel_hi, -INF, hi, -1, s.cards_left)
                 return hi
             if lo == hi:
                 rel[0] = rel_lo | rel_hi
-                tt_store(tt, &key, rel[0], lo, hi, -1, s.cards_left)
+                _store(tt, &key, xh, rel[0], lo, hi, -1, s.cards_left)
                 return lo
         if lo > alpha:
             alpha = lo
@@ -311,11 +331,11 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         nrel |= crel
     if boundary:
         if best <= alpha0:
-            tt_store(tt, &key, nrel, -INF, best, bestmove, s.cards_left)
+            _store(tt, &key, xh, nrel, -INF, best, bestmove, s.cards_left)
         elif best >= beta0:
-            tt_store(tt, &key, nrel, best, INF, bestmove, s.cards_left)
+            _store(tt, &key, xh, nrel, best, INF, bestmove, s.cards_left)
         else:
-            tt_store(tt, &key, nrel, best, best, bestmove, s.cards_left)
+            _store(tt, &key, xh, nrel, best, best, bestmove, s.cards_left)
     rel[0] = nrel
     return best
 

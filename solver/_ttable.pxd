@@ -9,7 +9,7 @@
 # compared ranks; special cards always count). Below that card, any deal of the same lengths
 # plays the same, as in DDS's "winning ranks" and Ginsberg's partition search.
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
-from solver._state cimport Game, State, popcount, msb, ctz, SUIT_LANE
+from solver._state cimport Game, State, popcount, msb, ctz, SUIT_LANE, INF
 
 cdef enum:
     BUCKET = 64
@@ -42,12 +42,25 @@ ctypedef struct Key:
     uint64_t always              # cards every entry relies on: the special cards present, and
                                  # every card during trick 1
 
+ctypedef struct Exact:
+    uint64_t hash                # the whole position (four hands and the state flags)
+    uint64_t rel_lo              # what the bounds rely on, as the search returned it
+    uint64_t rel_hi
+    int16_t lo
+    int16_t hi
+    int8_t best
+    uint8_t gen
+    uint16_t pad
+
 ctypedef struct Table:
     Entry* entries
     uint16_t* tags               # per entry: 16 bits of its check, 0 when empty; a bucket's
                                  # tags fill two cache lines, so a probe reads few entries
     void* tags_block             # the allocation the tags are aligned in
     uint64_t nbuckets
+    Exact* exact                 # a direct-mapped cache of whole positions in front of the
+                                 # buckets: most probes repeat a position seen a moment ago
+    uint64_t exact_mask
     uint8_t gen                  # clearing the table starts a new generation
     long long probes
     long long hits
@@ -62,3 +75,8 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
                    int depth) noexcept nogil
 cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil
 cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil
+cdef uint64_t exact_hash(const State* s, int kind) noexcept nogil
+cdef int ex_probe(const Table* t, uint64_t h, int* lo, int* hi, int* best,
+                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil
+cdef void ex_store(Table* t, uint64_t h, int lo, int hi, int best, uint64_t rel_lo,
+                   uint64_t rel_hi) noexcept nogil

@@ -10,6 +10,8 @@ cdef extern from "stdlib.h" nogil:
 
 cdef enum:
     OWN_MASK = (1 << K_SHIFT) - 1
+    EXACT_SHARE = 4              # the whole-position cache takes at most 1/4 of the budget
+    EXACT_MAX = 1 << 13
 
 
 cdef inline uint64_t _mix(uint64_t h, uint64_t w) noexcept nogil:
@@ -140,9 +142,13 @@ cdef inline uint64_t _bucket(const Table* t, uint64_t check) noexcept nogil:
 
 
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
-    cdef uint64_t n = max_bytes // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)))
+    cdef uint64_t n, nexact = 1
     cdef void* p = NULL
     cdef void* q = NULL
+    cdef void* x = NULL
+    while nexact < EXACT_MAX and nexact * 2 * sizeof(Exact) <= max_bytes // EXACT_SHARE:
+        nexact *= 2
+    n = (max_bytes - nexact * sizeof(Exact)) // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)))
     if n < 1:
         n = 1
     if posix_memalign(&p, 64, n * BUCKET * sizeof(Entry)) != 0:
@@ -153,6 +159,13 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     if q == NULL:
         free(p)
         return -1
+    x = calloc(nexact, sizeof(Exact))
+    if x == NULL:
+        free(p)
+        free(q)
+        return -1
+    t.exact = <Exact*>x
+    t.exact_mask = nexact - 1
     t.entries = <Entry*>p
     t.tags_block = q
     t.tags = <uint16_t*>((<size_t>q + 63) & ~(<size_t>63))
@@ -165,6 +178,8 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
 cdef void tt_free(Table* t) noexcept nogil:
     free(t.entries)
     free(t.tags_block)
+    free(t.exact)
+    t.exact = NULL
     t.entries = NULL
     t.tags = NULL
     t.tags_block = NULL
@@ -174,6 +189,7 @@ cdef void tt_clear(Table* t) noexcept nogil:
     """A new generation: cheap, so that a batch of small searches may clear between positions."""
     if t.gen == 255:
         memset(t.tags, 0, t.nbuckets * BUCKET * sizeof(uint16_t))
+        memset(t.exact, 0, (t.exact_mask + 1) * sizeof(Exact))
         t.gen = 0
     t.gen += 1
 
@@ -259,3 +275,49 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     b[0].best = best
     b[0].depth = depth
     b[0].gen = t.gen
+
+
+cdef uint64_t exact_hash(const State* s, int kind) noexcept nogil:
+    """A 64-bit hash of the whole position at a trick boundary, for the whole-position cache."""
+    cdef uint64_t h = _mix(<uint64_t>0x2545F4914F6CDD1DULL, s.hand[0])
+    h = _mix(h, s.hand[1])
+    h = _mix(h, s.hand[2])
+    h = _mix(h, s.hand[3])
+    return _mix(h, <uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
+                | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8)
+                | (<uint64_t>s.first_trick << 12) | (<uint64_t>(s.forced_lead + 1) << 16))
+
+
+cdef int ex_probe(const Table* t, uint64_t h, int* lo, int* hi, int* best,
+                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
+    """The bounds cached for this very position, if any (1), with what each relies on."""
+    cdef const Exact* e = t.exact + (h & t.exact_mask)
+    if e.hash != h or e.gen != t.gen:
+        return 0
+    lo[0] = e.lo
+    hi[0] = e.hi
+    best[0] = e.best
+    rel_lo[0] = e.rel_lo
+    rel_hi[0] = e.rel_hi
+    return 1
+
+
+cdef void ex_store(Table* t, uint64_t h, int lo, int hi, int best, uint64_t rel_lo,
+                   uint64_t rel_hi) noexcept nogil:
+    """Cache bounds of this position: merged with those already cached for it, else replacing
+    whatever position held the slot."""
+    cdef Exact* e = t.exact + (h & t.exact_mask)
+    if e.hash != h or e.gen != t.gen:
+        e.hash = h
+        e.gen = t.gen
+        e.lo = -INF
+        e.hi = INF
+        e.best = -1
+    if lo > e.lo:
+        e.lo = lo
+        e.rel_lo = rel_lo
+    if hi < e.hi:
+        e.hi = hi
+        e.rel_hi = rel_hi
+    if best >= 0:
+        e.best = best
