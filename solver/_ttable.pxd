@@ -17,15 +17,17 @@ cdef enum:
     KIND_MOON = 1
     KIND_HELPED_MOON = 2         # + the side blocking it (see moon_search)
     TOP_KEYED = 2                # owners of this many top cards of each suit are always matched
+    DEEP_KEYED = 3               # see Table.crowded
     # pattern word: owners of the top k cards (2 bits a card, top card highest) | k << K_SHIFT
     # | r << R_SHIFT, where r < 3 says k was raised to TOP_KEYED from r cards relied on
     K_SHIFT = 26
     R_SHIFT = 30
 
 ctypedef struct Entry:
-    uint64_t check               # hash of the shape and the top TOP_KEYED owners of each suit,
-                                 # which spread the positions of one shape over buckets; the
-                                 # shape is matched by this hash alone (64 bits)
+    uint64_t check               # hash of the shape and the top TOP_KEYED (filed deep:
+                                 # DEEP_KEYED) owners of each suit, which spread the positions
+                                 # of one shape over buckets; the shape is matched by this hash
+                                 # alone (64 bits)
     uint32_t pattern[4]
     int16_t lo
     int16_t hi
@@ -36,6 +38,8 @@ ctypedef struct Entry:
 
 ctypedef struct Key:
     uint64_t check
+    uint64_t shape[5]            # what check hashes besides the owners: each suit's lengths and
+                                 # special cards, then the state flags (for _deep_check)
     uint32_t seq[4]              # owners of the suit's remaining cards, top card highest
     int cnt[4]                   # remaining cards of the suit
     uint64_t rem                 # every card still in a hand
@@ -58,6 +62,11 @@ ctypedef struct Table:
                                  # tags fill two cache lines, so a probe reads few entries
     void* tags_block             # the allocation the tags are aligned in
     uint64_t nbuckets
+    uint8_t* crowded             # per bucket: the generation in which entries of one check
+                                 # filled it. An entry of such a bucket that matches at least
+                                 # DEEP_KEYED owners of every suit is filed by them (its deep
+                                 # check) in another bucket, and probes look there too: one
+                                 # shape can have thousands of entries
     Exact* exact                 # a direct-mapped cache of whole positions in front of the
                                  # buckets: most probes repeat a position seen a moment ago
     uint64_t exact_mask

@@ -8,6 +8,12 @@ from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
+cdef extern from *:
+    """
+    static inline void hdd_prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
+    """
+    void prefetch "hdd_prefetch"(const void* p) noexcept nogil
+
 cdef enum:
     OWN_MASK = (1 << K_SHIFT) - 1
     EXACT_SHARE = 4              # the whole-position cache takes at most 1/4 of the budget
@@ -96,10 +102,21 @@ cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nog
         k.cnt[suit] = cnt
         j = cnt if cnt < TOP_KEYED else TOP_KEYED
         h = _mix(h, w | (<uint64_t>(seq >> (2 * (cnt - j))) << 52))
-    h = _mix(h, <uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
-             | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8)
-             | (<uint64_t>s.first_trick << 12))
-    k.check = h
+        k.shape[suit] = w
+    w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
+         | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
+    k.shape[4] = w
+    k.check = _mix(h, w)
+
+
+cdef inline uint64_t _deep_check(const Key* k) noexcept nogil:
+    """The check of entries filed deep: the shape and the top DEEP_KEYED owners of each suit."""
+    cdef uint64_t h = <uint64_t>0xD1B54A32D192ED03ULL
+    cdef int suit, j
+    for suit in range(4):
+        j = k.cnt[suit] if k.cnt[suit] < DEEP_KEYED else DEEP_KEYED
+        h = _mix(h, k.shape[suit] | (<uint64_t>(k.seq[suit] >> (2 * (k.cnt[suit] - j))) << 52))
+    return _mix(h, k.shape[4])
 
 
 cdef inline bint _matches(const Entry* e, const Key* k) noexcept nogil:
@@ -146,9 +163,10 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     cdef void* p = NULL
     cdef void* q = NULL
     cdef void* x = NULL
+    cdef void* c = NULL
     while nexact < EXACT_MAX and nexact * 2 * sizeof(Exact) <= max_bytes // EXACT_SHARE:
         nexact *= 2
-    n = (max_bytes - nexact * sizeof(Exact)) // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)))
+    n = (max_bytes - nexact * sizeof(Exact)) // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)) + 1)
     if n < 1:
         n = 1
     if posix_memalign(&p, 64, n * BUCKET * sizeof(Entry)) != 0:
@@ -160,10 +178,14 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
         free(p)
         return -1
     x = calloc(nexact, sizeof(Exact))
-    if x == NULL:
+    c = calloc(n, 1)
+    if x == NULL or c == NULL:
         free(p)
         free(q)
+        free(x)
+        free(c)
         return -1
+    t.crowded = <uint8_t*>c
     t.exact = <Exact*>x
     t.exact_mask = nexact - 1
     t.entries = <Entry*>p
@@ -179,7 +201,9 @@ cdef void tt_free(Table* t) noexcept nogil:
     free(t.entries)
     free(t.tags_block)
     free(t.exact)
+    free(t.crowded)
     t.exact = NULL
+    t.crowded = NULL
     t.entries = NULL
     t.tags = NULL
     t.tags_block = NULL
@@ -190,22 +214,20 @@ cdef void tt_clear(Table* t) noexcept nogil:
     if t.gen == 255:
         memset(t.tags, 0, t.nbuckets * BUCKET * sizeof(uint16_t))
         memset(t.exact, 0, (t.exact_mask + 1) * sizeof(Exact))
+        memset(t.crowded, 0, t.nbuckets)
         t.gen = 0
     t.gen += 1
 
 
-cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
-                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
-    """Tighten lo/hi with every matching entry; rel_lo/rel_hi get the cards the tightest lower
-    and upper bounds rely on. Returns the number of matches."""
-    cdef uint64_t bucket = _bucket(t, k.check)
+cdef inline int _probe_bucket(Table* t, const Key* k, uint64_t bucket, uint64_t check,
+                              int* lo, int* hi, int* best, uint64_t* rel_lo,
+                              uint64_t* rel_hi) noexcept nogil:
     cdef Entry* b = t.entries + bucket * BUCKET
     cdef uint16_t* tb = t.tags + bucket * BUCKET
-    cdef uint16_t tag = _tag(k.check)
+    cdef uint16_t tag = _tag(check)
     cdef int i, found = 0
-    t.probes += 1
     for i in range(BUCKET):
-        if tb[i] != tag or b[i].check != k.check or b[i].gen != t.gen or not _matches(&b[i], k):
+        if tb[i] != tag or b[i].check != check or b[i].gen != t.gen or not _matches(&b[i], k):
             continue
         found += 1
         if b[i].lo > lo[0]:
@@ -216,6 +238,25 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
             rel_hi[0] = tt_rel(&b[i], k)
         if best[0] < 0:
             best[0] = b[i].best
+    return found
+
+
+cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
+                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
+    """Tighten lo/hi with every matching entry; rel_lo/rel_hi get the cards the tightest lower
+    and upper bounds rely on. Returns the number of matches."""
+    cdef uint64_t bucket = _bucket(t, k.check), deep = 0, deep_check = 0
+    cdef int found
+    t.probes += 1
+    if t.crowded[bucket] == t.gen:
+        # both buckets' tag lines on their way at once
+        deep_check = _deep_check(k)
+        deep = _bucket(t, deep_check)
+        prefetch(t.tags + deep * BUCKET)
+        prefetch(t.tags + deep * BUCKET + 32)
+    found = _probe_bucket(t, k, bucket, k.check, lo, hi, best, rel_lo, rel_hi)
+    if deep_check:
+        found += _probe_bucket(t, k, deep, deep_check, lo, hi, best, rel_lo, rel_hi)
     if found:
         t.hits += 1
     return found
@@ -223,13 +264,13 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
 
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int depth) noexcept nogil:
-    cdef uint64_t bucket = _bucket(t, k.check)
-    cdef Entry* b = t.entries + bucket * BUCKET
-    cdef uint16_t* tb = t.tags + bucket * BUCKET
-    cdef uint16_t tag = _tag(k.check)
+    cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check
+    cdef Entry* b
+    cdef uint16_t* tb
+    cdef uint16_t tag
     cdef uint32_t pattern[4]
     cdef uint64_t lane
-    cdef int i, suit, kk, real, victim = -1
+    cdef int i, suit, kk, real, victim = -1, deep = 1
     t.stores += 1
     rel |= k.always
     for suit in range(4):
@@ -244,8 +285,16 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
                 kk = k.cnt[suit] if k.cnt[suit] < TOP_KEYED else TOP_KEYED
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
+            if kk < DEEP_KEYED and kk < k.cnt[suit]:
+                deep = 0
+    if deep and t.crowded[home] == t.gen:
+        check = _deep_check(k)
+        bucket = _bucket(t, check)
+    b = t.entries + bucket * BUCKET
+    tb = t.tags + bucket * BUCKET
+    tag = _tag(check)
     for i in range(BUCKET):
-        if (tb[i] == tag and b[i].check == k.check and b[i].gen == t.gen
+        if (tb[i] == tag and b[i].check == check and b[i].gen == t.gen
                 and b[i].pattern[0] == pattern[0]
                 and b[i].pattern[1] == pattern[1] and b[i].pattern[2] == pattern[2]
                 and b[i].pattern[3] == pattern[3]):
@@ -263,11 +312,13 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
             break
         if victim < 0 or b[i].depth <= b[victim].depth:
             victim = i
+    if bucket == home and tb[victim] == tag and b[victim].check == check and b[victim].gen == t.gen:
+        t.crowded[home] = t.gen
     if victim > 0:
         memmove(&b[1], &b[0], victim * sizeof(Entry))
         memmove(&tb[1], &tb[0], victim * sizeof(uint16_t))
     tb[0] = tag
-    b[0].check = k.check
+    b[0].check = check
     for suit in range(4):
         b[0].pattern[suit] = pattern[suit]
     b[0].lo = lo
