@@ -546,8 +546,6 @@ cdef class Engine:
         s.node_limit = node_limit
         s.deadline = _now() + seconds if seconds > 0 else 0
         s.aborted = 0
-        for i in range(64):
-            s.hist[i] = 0
 
     def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
