@@ -16,7 +16,8 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              others_cannot_shoot, cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
-                             make_key, exact_hash, ex_probe, ex_store, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON)
+                             make_key, exact_hash, ex_probe, ex_store, KIND_SCORE, KIND_MOON,
+                             KIND_HELPED_MOON)
 
 
 cdef enum:
