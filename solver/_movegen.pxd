@@ -172,6 +172,9 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
         if c == first:
             w[i] = 1 << 30
             continue
+        if g.tricks_wanted and s.ntrick == 0 and c == s.killer[s.cards_left >> 2][player]:
+            w[i] = 1 << 29
+            continue
         if s.ntrick == 0:
             if g.tricks_wanted:
                 w[i] = own_lead_weight(s, player, c) << 16
