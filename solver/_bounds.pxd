@@ -8,7 +8,7 @@
 # which hold anywhere, so it adds nothing.
 from libc.stdint cimport uint64_t
 from solver._state cimport (Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD,
-                            INF, SUIT_LANE)
+                            INF, SUIT_LANE, LEADER_DEP)
 from solver._movegen cimport legal_mask
 
 ctypedef struct Outcomes:
@@ -68,7 +68,7 @@ cdef inline bint target_cannot_win(const State* s, uint64_t* rel) noexcept nogil
             if msb(m) > ctz(t):
                 return 0
             used |= (<uint64_t>1) << (16 * suit + ctz(t))
-    rel[0] |= used
+    rel[0] |= used | LEADER_DEP
     return 1
 
 
@@ -92,7 +92,7 @@ cdef inline bint target_can_duck(const Game* g, const State* s, uint64_t* rel) n
                 return 0
             m &= m - 1
             t &= t - 1
-    rel[0] |= used
+    rel[0] |= used | LEADER_DEP
     return 1
 
 
@@ -241,6 +241,8 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
         qt = quick_tricks(g, s, &rel)
         if qt > n:
             qt = n
+        if qt > 0:
+            rel |= LEADER_DEP
         if s.side[s.leader] == s.target:
             o.hi[OUT_NONE] = g.trick_points * qt
             o.rel_hi |= rel

@@ -9,7 +9,7 @@ from libc.stdint cimport uint64_t, int64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
-                            INF, popcount, ctz)
+                            INF, LEADER_DEP, popcount, ctz)
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
@@ -53,17 +53,33 @@ ctypedef struct Undo:
 
 
 cdef inline int _finish_trick(const Game* g, State* s, Undo* u, int* winner_side,
-                              uint64_t* rel) noexcept nogil:
+                              uint64_t* win, bint* side_by_rank) noexcept nogil:
     """Close a full trick: winner leads, moon and hearts state move on. Returns the target's
-    points for the trick. The winning card joins ``rel`` when it won by rank (it beat another
-    card of the suit led); a card that won alone wins in any position of the same lengths."""
+    points for the trick.
+
+    ``win`` gets the winning card when it won by rank (it beat another card of the suit led; a
+    card that won alone wins in any position of the same lengths), else 0. ``side_by_rank``
+    tells whether ranks decided more than who leads next: which side took the trick (the
+    target's side and another both followed suit), or, while a moon is live, which seat took
+    its point cards. When they did not, the winning card matters only if the result after
+    the trick depends on who leads (see _with_winner)."""
     cdef int wi = winning_index(s)
     cdef int wseat = (s.leader + wi) & 3
     cdef int ws = s.side[wseat]
-    cdef int pts = 0, i
+    cdef int pts = 0, i, mine = 0, theirs = 0
     cdef uint64_t led = <uint64_t>SUIT_LANE << (16 * (s.trick[0] >> 4))
+    win[0] = 0
+    side_by_rank[0] = 0
     if popcount(s.on_table & led) > 1:
-        rel[0] |= (<uint64_t>1) << s.trick[wi]
+        win[0] = (<uint64_t>1) << s.trick[wi]
+        for i in range(4):
+            if (s.trick[i] >> 4) == (s.trick[0] >> 4):
+                if s.side[(s.leader + i) & 3] == s.target:
+                    mine = 1
+                else:
+                    theirs = 1
+        side_by_rank[0] = (mine and theirs) or (s.moon != MOON_DEAD
+                                                and (s.on_table & g.point_mask) != 0)
     u.leader = s.leader
     u.moon = s.moon
     u.broken = s.broken
@@ -132,6 +148,15 @@ cdef inline void _unplay(const Game* g, State* s, int player, int c) noexcept no
     s.cards_left += 1
 
 
+cdef inline uint64_t _with_winner(uint64_t crel, uint64_t win, bint side_by_rank) noexcept nogil:
+    """What a finished trick's result relies on, from what the position after it relied on:
+    the winning card too when ranks decided the trick (``_finish_trick``) and either more than
+    the next leader rode on them or the result after the trick depends on the leader."""
+    if win and (side_by_rank or (crel & LEADER_DEP)):
+        crel |= win
+    return crel & ~(<uint64_t>LEADER_DEP)
+
+
 cdef inline uint64_t _with_run(uint64_t crel, int c, const uint64_t* runs, int n) noexcept nogil:
     """The cards a child relies on, widened for the cards it stood for: the other cards of the
     played card's run are searched as the same move, so if the child relied on any card of the
@@ -175,7 +200,7 @@ cdef inline void _store(Table* tt, const Key* key, uint64_t xh, uint64_t rel, in
                         int best, int depth) noexcept nogil:
     """A bound of a position at a trick boundary, into the table and the whole-position cache."""
     tt_store(tt, key, rel, lo, hi, best, depth)
-    ex_store(tt, xh, lo, hi, best, rel, rel)
+    ex_store(tt, xh, lo, hi, best, rel | LEADER_DEP, rel | LEADER_DEP)
 
 
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
@@ -194,7 +219,8 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws, hi_other
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
-    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh
+    cdef bint side_by_rank
+    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh, win
     rel[0] = 0
     if _tick(s):
         return 0
@@ -227,6 +253,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         rel_lo = o.rel_lo
         rel_hi = o.rel_hi
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+            # the table is keyed by who leads
+            rel_lo |= LEADER_DEP
+            rel_hi |= LEADER_DEP
             if lo >= beta or hi <= alpha or lo == hi:
                 ex_store(tt, xh, lo, hi, ttmove, rel_lo, rel_hi)
             if lo >= beta:
@@ -298,9 +327,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             _play(g, s, player, c)
             crel = 0
             if s.ntrick == 4:
-                delta = _finish_trick(g, s, &u, &ws, &crel)
+                delta = _finish_trick(g, s, &u, &ws, &win, &side_by_rank)
                 v = delta + search(g, s, tt, alpha - delta, beta - delta, &mrel)
-                crel |= mrel
+                crel = _with_winner(mrel, win, side_by_rank)
                 _undo_trick(s, &u)
             else:
                 v = search(g, s, tt, alpha, beta, &crel)
@@ -339,6 +368,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             _store(tt, &key, xh, nrel, best, INF, bestmove, s.cards_left)
         else:
             _store(tt, &key, xh, nrel, best, best, bestmove, s.cards_left)
+        nrel |= LEADER_DEP
     rel[0] = nrel
     return best
 
@@ -369,8 +399,8 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef Undo u
     cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t
     cdef int boundary = s.ntrick == 0
-    cdef bint anyone = blocker == s.target
-    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0
+    cdef bint anyone = blocker == s.target, side_by_rank
+    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, win
     rel[0] = 0
     if _tick(s):
         return 0
@@ -391,7 +421,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         lo = -INF
         hi = INF
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
-            rel[0] = rel_lo
+            rel[0] = rel_lo | LEADER_DEP
             return lo
     player = (s.leader + s.ntrick) & 3
     either = s.side[player] != blocker if blocker >= 0 else s.side[player] == s.target
@@ -406,12 +436,13 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         _play(g, s, player, c)
         crel = 0
         if s.ntrick == 4:
-            _finish_trick(g, s, &u, &ws, &crel)
-            if _moon_lost(s, anyone):
-                r = 0
-            else:
+            _finish_trick(g, s, &u, &ws, &win, &side_by_rank)
+            crel = win
+            if not _moon_lost(s, anyone):
                 r = moon_search(g, s, tt, blocker, &mrel)
-                crel |= mrel
+                crel |= mrel & ~(<uint64_t>LEADER_DEP)
+            else:
+                r = 0
             _undo_trick(s, &u)
         else:
             r = moon_search(g, s, tt, blocker, &crel)
@@ -430,6 +461,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         nrel |= crel
     if boundary:
         tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
+        nrel |= LEADER_DEP
     rel[0] = nrel
     return result
 
@@ -664,14 +696,14 @@ cdef class Engine:
         lose every trick), ``guards`` (per seat x, the target keeps x from x's own point card),
         ``others_blocked`` (no other side can take every point card), ``quick_tricks`` (tricks
         the leader's side can take, when only tricks count)."""
-        cdef uint64_t rel
+        cdef uint64_t rel, leader_flag = LEADER_DEP
         cdef int x
         self._load(hands, [], leader, broken, False, -1, moon, target, 0, 0)
         out = {}
         rel = 0
-        out["cannot_win"] = (bool(target_cannot_win(&self.s, &rel)), rel)
+        out["cannot_win"] = (bool(target_cannot_win(&self.s, &rel)), rel & ~leader_flag)
         rel = 0
-        out["can_duck"] = (bool(target_can_duck(&self.g, &self.s, &rel)), rel)
+        out["can_duck"] = (bool(target_can_duck(&self.g, &self.s, &rel)), rel & ~leader_flag)
         guards = {}
         for x in range(4):
             rel = 0
@@ -681,5 +713,5 @@ cdef class Engine:
         rel = 0
         out["others_blocked"] = (bool(others_cannot_shoot(&self.g, &self.s, &rel)), rel)
         rel = 0
-        out["quick_tricks"] = (quick_tricks(&self.g, &self.s, &rel), rel)
+        out["quick_tricks"] = (quick_tricks(&self.g, &self.s, &rel), rel & ~leader_flag)
         return out

@@ -25,6 +25,8 @@ cdef enum:
     MOON_DEAD = 7          # State.moon: 0 nobody took points, 1 + side: only that side, 7 several
     MAX_SPECIAL = 8        # specials per suit that still fit a relative key
     INF = 30000            # fits the table's int16 bounds
+    LEADER_DEP = 1 << 15   # in a reliance mask (no card has this bit): the result at a trick
+                           # boundary depends on who leads there (see _search._finish_trick)
 
 ctypedef struct Game:
     int values[64]
