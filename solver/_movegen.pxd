@@ -153,12 +153,24 @@ cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int
     return -rank
 
 
+cdef inline int discard_key(const Game* g, const State* s, int player, int c) noexcept nogil:
+    """Which card to discard first, all else equal: a card of a suit that holds no valued
+    card under the rules (the suits of the point cards are kept for the fight over them), and
+    in a suit the card with the fewest cards above it still out (the likeliest to win a trick
+    later)."""
+    cdef uint64_t lane = <uint64_t>SUIT_LANE << (16 * (c >> 4))
+    return (0 if g.valued_mask & lane else 16) + 16 - popcount(
+        (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[player] & lane
+        & ~((<uint64_t>2 << c) - 1))
+
+
 cdef inline void order_moves(const Game* g, const State* s, int player, int* moves, int n,
                              int first, int wants_target) noexcept nogil:
     """Sort moves best-first: ``first`` (a remembered best card, or -1) leads, then cards that
     leave the trick with the side the player wants it to go to (the target's side when
-    ``wants_target``), dumping value on it; the history of cut-offs breaks ties. When every
-    side wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card."""
+    ``wants_target``), dumping value on it (discards by ``discard_key``); the history of
+    cut-offs breaks ties. When every side wants tricks (``g.tricks_wanted``) a side wins
+    cheaply and loses its lowest card, and leads a seat's killer lead early."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led
@@ -190,13 +202,9 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
                 if follows:
                     w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
                 else:
-                    w[i] = (10000 + 64 * g.values[c] + 16 - popcount(
-                        ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[player])
-                        & (SUIT_LANE << (16 * (c >> 4))) & ~((<uint64_t>2 << c) - 1))) << 16
+                    w[i] = (10000 + 64 * g.values[c] + discard_key(g, s, player, c)) << 16
             elif not follows:
-                w[i] = (-64 * g.values[c] + 16 - popcount(
-                        ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[player])
-                        & (SUIT_LANE << (16 * (c >> 4))) & ~((<uint64_t>2 << c) - 1))) << 16
+                w[i] = (-64 * g.values[c] + discard_key(g, s, player, c)) << 16
             else:
                 w[i] = (-(c & 15) - 64 * g.values[c]) << 16
         w[i] += s.hist[c] if s.hist[c] < 65535 else 65535
