@@ -205,6 +205,10 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
                     w[i] = (10000 + 64 * g.values[c] + discard_key(g, s, player, c)) << 16
             elif not follows:
                 w[i] = (-64 * g.values[c] + discard_key(g, s, player, c)) << 16
+            elif wants_target and not wins and s.side[player] != s.target:
+                # one of the others under another: shed the highest card, keep the low ones
+                # to duck under the target later
+                w[i] = ((c & 15) - 64 * g.values[c]) << 16
             else:
                 w[i] = (-(c & 15) - 64 * g.values[c]) << 16
         w[i] += s.hist[c] if s.hist[c] < 65535 else 65535
