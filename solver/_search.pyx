@@ -356,7 +356,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         if alpha >= beta:
             # a cut-off rests on the card that made it alone
             s.hist[c] += s.cards_left
-            if boundary:
+            if boundary and g.tricks_wanted:
                 s.killer[s.cards_left >> 2][player] = c
             nrel = crel
             break

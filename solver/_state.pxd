@@ -66,7 +66,8 @@ ctypedef struct State:
     int hand_pos                 # sum of the positive values still in hands
     int hand_neg                 # sum of the negative values still in hands
     int hist[64]                 # history heuristic: cut-offs made by each card
-    int killer[14][4]            # last lead that made a cut-off, by tricks left and seat
+    int killer[14][4]            # bridge play: last lead that made a cut-off, by tricks
+                                 # left and seat
     int64_t nodes
     int64_t node_limit           # 0: none
     double deadline              # 0: none; CLOCK_MONOTONIC seconds

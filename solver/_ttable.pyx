@@ -164,7 +164,8 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     cdef void* q = NULL
     cdef void* x = NULL
     cdef void* c = NULL
-    while nexact < EXACT_MAX and nexact * 8 * sizeof(Exact) <= max_bytes:
+    # the whole-position cache: a power of two, at most a quarter of the budget
+    while nexact < EXACT_MAX and 2 * nexact * sizeof(Exact) <= max_bytes // 4:
         nexact *= 2
     n = (max_bytes - nexact * sizeof(Exact)) // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)) + 1)
     if n < 1:
