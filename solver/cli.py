@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .analysis import SearchAborted, Solver
+from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
 from .cards import Seat
 from .cli_records import annotate, moon
@@ -40,7 +40,7 @@ def cli() -> None:
 @click.option("--player", type=SEAT, default=None, help="Only this seat's guarantee and moon flag.")
 @click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
-@click.option("--table-mb", type=click.IntRange(1, 256), default=128, show_default=True,
+@click.option("--table-mb", type=click.IntRange(1, 256), default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
 @click.option("--time-limit", type=click.FloatRange(0), default=0.0, help="Seconds before giving up (0: none).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
