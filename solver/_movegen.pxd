@@ -169,8 +169,8 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     """Sort moves best-first: ``first`` (a remembered best card, or -1) leads, then cards that
     leave the trick with the side the player wants it to go to (the target's side when
     ``wants_target``), dumping value on it (discards by ``discard_key``); the history of
-    cut-offs breaks ties. In a trick 1 where no value can fall, the last of the others
-    overtakes the target instead, so as not to hand it the lead. When every side wants tricks
+    cut-offs breaks ties. In a trick without value, the last of the others overtakes the
+    target instead, so as not to hand it the lead. When every side wants tricks
     (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads a seat's
     killer lead early."""
     cdef int w[16]
@@ -200,10 +200,9 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if g.tricks_wanted:
                 w[i] = own_follow_weight(s, player, c, wi, wc, follows) << 16
-            elif (s.first_trick and wants_target and s.ntrick == 3 and wins
-                  and s.side[wseat] == s.target and not g.first_trick_points
+            elif (wants_target and s.ntrick == 3 and wins and s.side[wseat] == s.target
                   and (s.on_table & g.valued_mask) == 0):
-                # the last of the others in a trick 1 without value: take the lead from the
+                # the last of the others in a trick without value: take the lead from the
                 # target, cheaply, rather than hand it over
                 w[i] = (20000 - (c & 15)) << 16
             elif tw == wants_target:
