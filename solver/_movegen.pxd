@@ -175,12 +175,16 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     killer lead early."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
-    cdef int led
+    cdef int led, seize = 0
     if s.ntrick > 0:
         wi = winning_index(s)
         wc = s.trick[wi]
         wseat = (s.leader + wi) & 3
         led = wc >> 4
+        # the last of the others in a trick without value, the target winning it: take the
+        # lead from the target, cheaply, rather than hand it over
+        seize = (wants_target and s.ntrick == 3 and not g.tricks_wanted
+                 and s.side[wseat] == s.target and (s.on_table & g.valued_mask) == 0)
     for i in range(n):
         c = moves[i]
         if c == first:
@@ -200,10 +204,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if g.tricks_wanted:
                 w[i] = own_follow_weight(s, player, c, wi, wc, follows) << 16
-            elif (wants_target and s.ntrick == 3 and wins and s.side[wseat] == s.target
-                  and (s.on_table & g.valued_mask) == 0):
-                # the last of the others in a trick without value: take the lead from the
-                # target, cheaply, rather than hand it over
+            elif seize and wins:
                 w[i] = (20000 - (c & 15)) << 16
             elif tw == wants_target:
                 if follows:
