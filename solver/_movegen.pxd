@@ -164,18 +164,21 @@ cdef inline int discard_key(const Game* g, const State* s, int player, int c) no
         & ~((<uint64_t>2 << c) - 1))
 
 
-cdef inline void order_moves(const Game* g, const State* s, int player, int* moves, int n,
-                             int first, int wants_target) noexcept nogil:
-    """Sort moves best-first: ``first`` (a remembered best card, or -1) leads, then cards that
-    leave the trick with the side the player wants it to go to (the target's side when
-    ``wants_target``), dumping value on it (discards by ``discard_key``); the history of
-    cut-offs breaks ties. In a trick without value, the last of the others overtakes the
+cdef inline void order_moves(const Game* g, const State* s, int player, int* moves,
+                             uint64_t* runs, int n, int first, int wants_target) noexcept nogil:
+    """Sort moves (and their ``runs`` alongside) best-first: ``first`` (a remembered best card,
+    or -1) leads, then cards that leave the trick with the side the player wants it to go to
+    (the target's side when ``wants_target``), dumping value on it (discards by
+    ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last of the others overtakes the
     target instead, so as not to hand it the lead. When every side wants tricks
     (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads a seat's
     killer lead early."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0
+    cdef uint64_t run
+    if n < 2:
+        return
     if s.ntrick > 0:
         wi = winning_index(s)
         wc = s.trick[wi]
@@ -225,4 +228,5 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
         while j > 0 and w[j] > w[j - 1]:
             tmp = w[j]; w[j] = w[j - 1]; w[j - 1] = tmp
             tmp = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = tmp
+            run = runs[j]; runs[j] = runs[j - 1]; runs[j - 1] = run
             j -= 1

@@ -157,17 +157,12 @@ cdef inline uint64_t _with_winner(uint64_t crel, uint64_t win, bint side_by_rank
     return crel & ~(<uint64_t>LEADER_DEP)
 
 
-cdef inline uint64_t _with_run(uint64_t crel, int c, const uint64_t* runs, int n) noexcept nogil:
-    """The cards a child relies on, widened for the cards it stood for: the other cards of the
-    played card's run are searched as the same move, so if the child relied on any card of the
-    run, it relies on all of them."""
-    cdef int j
-    if crel:
-        for j in range(n):
-            if (runs[j] >> c) & 1:
-                if crel & runs[j]:
-                    crel |= runs[j]
-                break
+cdef inline uint64_t _with_run(uint64_t crel, uint64_t run) noexcept nogil:
+    """The cards a child relies on, widened for the cards its card stood for: the other cards
+    of the played card's run are searched as the same move, so if the child relied on any
+    card of the run, it relies on all of them."""
+    if crel & run:
+        crel |= run
     return crel
 
 
@@ -315,7 +310,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     player = (s.leader + s.ntrick) & 3
     maximizing = s.side[player] != s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
-    order_moves(g, s, player, moves, n, ttmove, maximizing ^ g.tricks_wanted)
+    order_moves(g, s, player, moves, runs, n, ttmove, maximizing ^ g.tricks_wanted)
     best = -INF if maximizing else INF
     for i in range(n):
         c = moves[i]
@@ -336,7 +331,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             _unplay(g, s, player, c)
             if s.aborted:
                 return 0
-            crel = _with_run(crel, c, runs, n)
+            crel = _with_run(crel, runs[i])
             done[ndone] = c
             done_v[ndone] = v
             done_rel[ndone] = crel
@@ -397,10 +392,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef int ndone = 0
     cdef Key key
     cdef Undo u
-    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t
+    cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t, kind
     cdef int boundary = s.ntrick == 0
     cdef bint anyone = blocker == s.target, side_by_rank
-    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, win
+    cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, win, xh
     rel[0] = 0
     if _tick(s):
         return 0
@@ -417,16 +412,22 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             return s.moon == s.target + 1
         if not anyone and target_cannot_win(s, rel):
             return 0
-        make_key(g, s, KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker, &key)
+        kind = KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker
+        xh = exact_hash(s, kind)
+        if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+            rel[0] = rel_lo
+            return lo
+        make_key(g, s, kind, &key)
         lo = -INF
         hi = INF
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
             rel[0] = rel_lo | LEADER_DEP
+            ex_store(tt, xh, lo, lo, ttmove, rel[0], rel[0])
             return lo
     player = (s.leader + s.ntrick) & 3
     either = s.side[player] != blocker if blocker >= 0 else s.side[player] == s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
-    order_moves(g, s, player, moves, n, ttmove, either ^ anyone)
+    order_moves(g, s, player, moves, runs, n, ttmove, either ^ anyone)
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
@@ -449,7 +450,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         _unplay(g, s, player, c)
         if s.aborted:
             return 0
-        crel = _with_run(crel, c, runs, n)
+        crel = _with_run(crel, runs[i])
         done[ndone] = c
         done_rel[ndone] = crel
         ndone += 1
@@ -462,6 +463,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     if boundary:
         tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
         nrel |= LEADER_DEP
+        ex_store(tt, xh, result, result, bestmove, nrel, nrel)
     rel[0] = nrel
     return result
 

@@ -56,11 +56,14 @@ ctypedef struct Exact:
     uint8_t gen
     uint16_t pad
 
+ctypedef struct Bucket:
+    uint16_t tags[BUCKET]        # per entry: 16 bits of its check, 0 when empty: two cache
+                                 # lines, so a probe reads few entries
+    Entry entries[BUCKET]        # next to their tags, so that a probe's reads share pages
+
 ctypedef struct Table:
-    Entry* entries
-    uint16_t* tags               # per entry: 16 bits of its check, 0 when empty; a bucket's
-                                 # tags fill two cache lines, so a probe reads few entries
-    void* tags_block             # the allocation the tags are aligned in
+    Bucket* buckets              # cache-line aligned in ``block``
+    void* block
     uint64_t nbuckets
     uint8_t* crowded             # per bucket: the generation in which entries of one check
                                  # filled it. An entry of such a bucket that matches at least

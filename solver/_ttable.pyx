@@ -5,14 +5,38 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memmove
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t
 
-cdef extern from "stdlib.h" nogil:
-    int posix_memalign(void** memptr, size_t alignment, size_t size)
-
 cdef extern from *:
     """
     static inline void hdd_prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
     """
     void prefetch "hdd_prefetch"(const void* p) noexcept nogil
+
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* Bit i set where tags[i] == tag, over a bucket's 64 tags (64-byte aligned). */
+    static inline unsigned long long hdd_tag_matches(const unsigned short* tags,
+                                                     unsigned short tag) {
+        unsigned long long m = 0;
+        int j;
+    #if defined(__SSE2__)
+        const __m128i t = _mm_set1_epi16((short)tag);
+        const __m128i* p = (const __m128i*)tags;
+        for (j = 0; j < 4; j++) {
+            __m128i a = _mm_cmpeq_epi16(_mm_load_si128(p + 2 * j), t);
+            __m128i b = _mm_cmpeq_epi16(_mm_load_si128(p + 2 * j + 1), t);
+            m |= (unsigned long long)(unsigned)_mm_movemask_epi8(_mm_packs_epi16(a, b)) << (16 * j);
+        }
+    #else
+        for (j = 0; j < 64; j++)
+            m |= (unsigned long long)(tags[j] == tag) << j;
+    #endif
+        return m;
+    }
+    """
+    uint64_t tag_matches "hdd_tag_matches"(const uint16_t* tags, uint16_t tag) noexcept nogil
 
 cdef enum:
     OWN_MASK = (1 << K_SHIFT) - 1
@@ -32,10 +56,11 @@ cdef inline uint64_t _mix(uint64_t h, uint64_t w) noexcept nogil:
 cdef uint8_t _C7[128 * 128]
 cdef uint8_t _C6[64 * 64]
 cdef uint16_t _S7[128]
+cdef uint8_t _SEL7[128 * 8]      # _SEL7[x * 8 + j]: place of the (j+1)-th highest bit set in x
 
 
 def _fill_tables() -> None:
-    cdef int r, x, i, n, out
+    cdef int r, x, i, n, out, b
     for r in range(128):
         for x in range(128):
             out = n = 0
@@ -48,6 +73,8 @@ def _fill_tables() -> None:
                 _C6[r * 64 + x] = out
     for x in range(128):
         _S7[x] = sum(((x >> i) & 1) << (2 * i) for i in range(7))
+        for i, b in enumerate(b for b in range(6, -1, -1) if (x >> b) & 1):
+            _SEL7[x * 8 + i] = b
 
 
 _fill_tables()
@@ -134,7 +161,7 @@ cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil:
     """The cards an entry relies on, in the probed position: per suit, its k-th highest
     remaining card (the ones above it are implied)."""
     cdef uint64_t rel = 0, m
-    cdef int suit, kk, i
+    cdef int suit, kk, top
     for suit in range(4):
         kk = e.pattern[suit] >> R_SHIFT
         if kk == 3:
@@ -142,9 +169,12 @@ cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil:
         if kk == 0:
             continue
         m = (k.rem >> (16 * suit)) & SUIT_LANE
-        for i in range(kk - 1):
-            m &= ~((<uint64_t>1) << msb(m))
-        rel |= (<uint64_t>1) << (16 * suit + msb(m))
+        # ranks 6-12, then 0-5
+        top = popcount(m >> 6)
+        if kk <= top:
+            rel |= (<uint64_t>1) << (16 * suit + 6 + _SEL7[(m >> 6) * 8 + kk - 1])
+        else:
+            rel |= (<uint64_t>1) << (16 * suit + _SEL7[(m & 63) * 8 + kk - 1 - top])
     return rel
 
 
@@ -161,37 +191,29 @@ cdef inline uint64_t _bucket(const Table* t, uint64_t check) noexcept nogil:
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     cdef uint64_t n, nexact = 1
     cdef void* p = NULL
-    cdef void* q = NULL
     cdef void* x = NULL
     cdef void* c = NULL
     # the whole-position cache: a power of two, at most a quarter of the budget
     while nexact < EXACT_MAX and 2 * nexact * sizeof(Exact) <= max_bytes // 4:
         nexact *= 2
-    n = (max_bytes - nexact * sizeof(Exact)) // (BUCKET * (sizeof(Entry) + sizeof(uint16_t)) + 1)
+    n = (max_bytes - nexact * sizeof(Exact)) // (sizeof(Bucket) + 1)
     if n < 1:
         n = 1
-    if posix_memalign(&p, 64, n * BUCKET * sizeof(Entry)) != 0:
-        return -1
     # calloc gets large blocks zeroed by the system, page by page as they are first touched:
     # a small search in a big table touches few of them
-    q = calloc(n * BUCKET * sizeof(uint16_t) + 64, 1)
-    if q == NULL:
-        free(p)
-        return -1
+    p = calloc(n * sizeof(Bucket) + 64, 1)
     x = calloc(nexact, sizeof(Exact))
     c = calloc(n, 1)
-    if x == NULL or c == NULL:
+    if p == NULL or x == NULL or c == NULL:
         free(p)
-        free(q)
         free(x)
         free(c)
         return -1
     t.crowded = <uint8_t*>c
     t.exact = <Exact*>x
     t.exact_mask = nexact - 1
-    t.entries = <Entry*>p
-    t.tags_block = q
-    t.tags = <uint16_t*>((<size_t>q + 63) & ~(<size_t>63))
+    t.block = p
+    t.buckets = <Bucket*>((<size_t>p + 63) & ~(<size_t>63))
     t.nbuckets = n
     t.gen = 1
     t.probes = t.hits = t.stores = 0
@@ -199,21 +221,21 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
 
 
 cdef void tt_free(Table* t) noexcept nogil:
-    free(t.entries)
-    free(t.tags_block)
+    free(t.block)
     free(t.exact)
     free(t.crowded)
     t.exact = NULL
     t.crowded = NULL
-    t.entries = NULL
-    t.tags = NULL
-    t.tags_block = NULL
+    t.block = NULL
+    t.buckets = NULL
 
 
 cdef void tt_clear(Table* t) noexcept nogil:
     """A new generation: cheap, so that a batch of small searches may clear between positions."""
+    cdef uint64_t i
     if t.gen == 255:
-        memset(t.tags, 0, t.nbuckets * BUCKET * sizeof(uint16_t))
+        for i in range(t.nbuckets):
+            memset(t.buckets[i].tags, 0, sizeof(t.buckets[i].tags))
         memset(t.exact, 0, (t.exact_mask + 1) * sizeof(Exact))
         memset(t.crowded, 0, t.nbuckets)
         t.gen = 0
@@ -221,22 +243,26 @@ cdef void tt_clear(Table* t) noexcept nogil:
 
 
 cdef inline int _probe_bucket(Table* t, const Key* k, uint64_t bucket, uint64_t check,
-                              int* lo, int* hi, int* best, uint64_t* rel_lo,
-                              uint64_t* rel_hi) noexcept nogil:
-    cdef Entry* b = t.entries + bucket * BUCKET
-    cdef uint16_t* tb = t.tags + bucket * BUCKET
+                              int* lo, int* hi, int* best, const Entry** elo,
+                              const Entry** ehi) noexcept nogil:
+    """Tighten lo/hi with the bucket's matching entries; elo/ehi get the entries that did."""
+    cdef Entry* b = t.buckets[bucket].entries
+    cdef uint16_t* tb = t.buckets[bucket].tags
     cdef uint16_t tag = _tag(check)
     cdef int i, found = 0
-    for i in range(BUCKET):
-        if tb[i] != tag or b[i].check != check or b[i].gen != t.gen or not _matches(&b[i], k):
+    cdef uint64_t m = tag_matches(tb, tag)
+    while m:
+        i = ctz(m)
+        m &= m - 1
+        if b[i].check != check or b[i].gen != t.gen or not _matches(&b[i], k):
             continue
         found += 1
         if b[i].lo > lo[0]:
             lo[0] = b[i].lo
-            rel_lo[0] = tt_rel(&b[i], k)
+            elo[0] = &b[i]
         if b[i].hi < hi[0]:
             hi[0] = b[i].hi
-            rel_hi[0] = tt_rel(&b[i], k)
+            ehi[0] = &b[i]
         if best[0] < 0:
             best[0] = b[i].best
     return found
@@ -248,16 +274,22 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     and upper bounds rely on. Returns the number of matches."""
     cdef uint64_t bucket = _bucket(t, k.check), deep = 0, deep_check = 0
     cdef int found
+    cdef const Entry* elo = NULL
+    cdef const Entry* ehi = NULL
     t.probes += 1
     if t.crowded[bucket] == t.gen:
         # both buckets' tag lines on their way at once
         deep_check = _deep_check(k)
         deep = _bucket(t, deep_check)
-        prefetch(t.tags + deep * BUCKET)
-        prefetch(t.tags + deep * BUCKET + 32)
-    found = _probe_bucket(t, k, bucket, k.check, lo, hi, best, rel_lo, rel_hi)
+        prefetch(t.buckets[deep].tags)
+        prefetch(t.buckets[deep].tags + 32)
+    found = _probe_bucket(t, k, bucket, k.check, lo, hi, best, &elo, &ehi)
     if deep_check:
-        found += _probe_bucket(t, k, deep, deep_check, lo, hi, best, rel_lo, rel_hi)
+        found += _probe_bucket(t, k, deep, deep_check, lo, hi, best, &elo, &ehi)
+    if elo != NULL:
+        rel_lo[0] = tt_rel(elo, k)
+    if ehi != NULL:
+        rel_hi[0] = tt_rel(ehi, k)
     if found:
         t.hits += 1
     return found
@@ -265,7 +297,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
 
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int depth) noexcept nogil:
-    cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check
+    cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check, m
     cdef Entry* b
     cdef uint16_t* tb
     cdef uint16_t tag
@@ -291,11 +323,14 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     if deep and t.crowded[home] == t.gen:
         check = _deep_check(k)
         bucket = _bucket(t, check)
-    b = t.entries + bucket * BUCKET
-    tb = t.tags + bucket * BUCKET
+    b = t.buckets[bucket].entries
+    tb = t.buckets[bucket].tags
     tag = _tag(check)
-    for i in range(BUCKET):
-        if (tb[i] == tag and b[i].check == check and b[i].gen == t.gen
+    m = tag_matches(tb, tag)
+    while m:
+        i = ctz(m)
+        m &= m - 1
+        if (b[i].check == check and b[i].gen == t.gen
                 and b[i].pattern[0] == pattern[0]
                 and b[i].pattern[1] == pattern[1] and b[i].pattern[2] == pattern[2]
                 and b[i].pattern[3] == pattern[3]):
