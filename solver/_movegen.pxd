@@ -169,10 +169,10 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     """Sort moves (and their ``runs`` alongside) best-first: ``first`` (a remembered best card,
     or -1) leads, then cards that leave the trick with the side the player wants it to go to
     (the target's side when ``wants_target``), dumping value on it (discards by
-    ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last of the others overtakes the
-    target instead, so as not to hand it the lead. When every side wants tricks
-    (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads a seat's
-    killer lead early."""
+    ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last
+    of the others overtakes the target instead, so as not to hand it the lead. When every side
+    wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
+    a seat's killer lead early."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0

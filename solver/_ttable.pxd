@@ -12,7 +12,7 @@ from libc.stdint cimport uint64_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
 from solver._state cimport Game, State, popcount, msb, ctz, SUIT_LANE, INF
 
 cdef enum:
-    BUCKET = 64
+    BUCKET = 64                  # entries a bucket (tag_matches in _ttable.pyx assumes 64)
     KIND_SCORE = 0
     KIND_MOON = 1
     KIND_HELPED_MOON = 2         # + the side blocking it (see moon_search)

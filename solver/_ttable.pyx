@@ -73,8 +73,11 @@ def _fill_tables() -> None:
                 _C6[r * 64 + x] = out
     for x in range(128):
         _S7[x] = sum(((x >> i) & 1) << (2 * i) for i in range(7))
-        for i, b in enumerate(b for b in range(6, -1, -1) if (x >> b) & 1):
-            _SEL7[x * 8 + i] = b
+        n = 0
+        for b in range(6, -1, -1):
+            if (x >> b) & 1:
+                _SEL7[x * 8 + n] = b
+                n += 1
 
 
 _fill_tables()
@@ -169,7 +172,7 @@ cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil:
         if kk == 0:
             continue
         m = (k.rem >> (16 * suit)) & SUIT_LANE
-        # ranks 6-12, then 0-5
+        # the kk-th highest card is among ranks 6-12 if that many lie there, else among 0-5
         top = popcount(m >> 6)
         if kk <= top:
             rel |= (<uint64_t>1) << (16 * suit + 6 + _SEL7[(m >> 6) * 8 + kk - 1])
