@@ -217,7 +217,12 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     return qt
 
 
-cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noexcept nogil:
+cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int alpha,
+                                int beta) noexcept nogil:
+    """Each outcome's bounds at a trick boundary. When the plain bounds already settle the
+    window (alpha, beta), the moon block and the duck cap are not tried: they could only lower
+    the upper bound further, and the cards they rely on would narrow the table entry stored
+    from it."""
     cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
     cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, points_out = rp, qt
     cdef bint shut_out
@@ -270,10 +275,13 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o) noex
             o.possible[OUT_NONE] = points_out > 0
         if shut_out and points_out > 0:
             o.possible[OUT_SELF] = 0
+    o.other_blocked = 0
+    o.cap = INF
+    if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
+        return
     # Blocking and ducking (below) are different strategies of the target: the cap, which
     # assumes the target ducks, must still allow another side's moon.
     o.other_blocked = o.possible[OUT_OTHER] and others_cannot_shoot(g, s, &o.rel_hi)
-    o.cap = INF
     if not shut_out and target_can_duck(g, s, &o.rel_hi):
         # the target can take nothing more: only nobody's moon or another side's remain
         o.cap = -INF

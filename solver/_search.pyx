@@ -233,7 +233,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             if lo == hi:
                 rel[0] = rel_lo | rel_hi
                 return lo
-        outcome_bounds(g, s, &o)
+        outcome_bounds(g, s, &o, alpha, beta)
         lo = bound_lo(&o, -1)
         hi = bound_hi(&o, OUT_OTHER if o.other_blocked else -1)
         if o.cap < hi:
