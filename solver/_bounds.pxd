@@ -217,24 +217,12 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     return qt
 
 
-cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int alpha,
-                                int beta) noexcept nogil:
-    """Each outcome's bounds at a trick boundary. When the plain bounds already settle the
-    window (alpha, beta), the moon block and the duck cap are not tried: they could only lower
-    the upper bound further, and the cards they rely on would narrow the table entry stored
-    from it."""
-    cdef int rp = s.hand_pos, rn = s.hand_neg, n = s.cards_left >> 2
-    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, points_out = rp, qt
-    cdef bint shut_out
+cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, int rn, int n,
+                           bint self_lost) noexcept nogil:
+    """The plain bounds of each outcome, from the positive (rp) and negative (rn) values and
+    the n tricks the target may still take; ``self_lost``: its own moon is out of reach."""
+    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt
     cdef uint64_t rel = 0
-    shut_out = target_cannot_win(s, &rel)
-    o.rel_lo = rel
-    o.rel_hi = rel
-    if shut_out:
-        # nothing more comes to the target: its value to go is 0, or another side's moon
-        rp = 0
-        rn = 0
-        n = 0
     if g.trick_points > 0:
         tpmax = g.trick_points * n
     else:
@@ -269,16 +257,42 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
             o.possible[OUT_OTHER] = 1
         elif s.moon - 1 == s.target:
             o.possible[OUT_SELF] = 1
-            o.possible[OUT_NONE] = points_out > 0
+            o.possible[OUT_NONE] = s.hand_pos > 0
         else:
             o.possible[OUT_OTHER] = 1
-            o.possible[OUT_NONE] = points_out > 0
-        if shut_out and points_out > 0:
+            o.possible[OUT_NONE] = s.hand_pos > 0
+        if self_lost:
             o.possible[OUT_SELF] = 0
+
+
+cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int alpha,
+                                int beta) noexcept nogil:
+    """Each outcome's bounds at a trick boundary, in stages that stop once the window (alpha,
+    beta) is settled: the plain bounds; those of a target that can win no more tricks; the moon
+    block and the duck cap. A later stage only tightens the bounds, and what it relies on (cards,
+    and for the second who leads) would narrow the table entry stored from them."""
+    cdef int rp = s.hand_pos, rn = s.hand_neg, points_out = s.hand_pos, c_self = 0, c_other = 0
+    cdef bint shut_out = 0
+    cdef uint64_t rel = 0
+    o.rel_lo = 0
+    o.rel_hi = 0
+    _outcomes(g, s, o, rp, rn, s.cards_left >> 2, 0)
+    if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
+        o.other_blocked = 0
+        o.cap = INF
+        return
+    shut_out = target_cannot_win(s, &rel)
+    if shut_out:
+        # nothing more comes to the target: its value to go is 0, or another side's moon
+        o.rel_lo = rel
+        o.rel_hi = rel
+        _outcomes(g, s, o, 0, 0, 0, points_out > 0)
     o.other_blocked = 0
     o.cap = INF
     if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
         return
+    if g.moon_total > 0 and s.moon != MOON_DEAD:
+        moon_constants(g, &c_self, &c_other)
     # Blocking and ducking (below) are different strategies of the target: the cap, which
     # assumes the target ducks, must still allow another side's moon.
     o.other_blocked = o.possible[OUT_OTHER] and others_cannot_shoot(g, s, &o.rel_hi)
