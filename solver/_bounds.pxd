@@ -271,15 +271,15 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
     beta) is settled: the plain bounds; those of a target that can win no more tricks; the moon
     block and the duck cap. A later stage only tightens the bounds, and what it relies on (cards,
     and for the second who leads) would narrow the table entry stored from them."""
-    cdef int rp = s.hand_pos, rn = s.hand_neg, points_out = s.hand_pos, c_self = 0, c_other = 0
-    cdef bint shut_out = 0
+    cdef int points_out = s.hand_pos, c_self = 0, c_other = 0
+    cdef bint shut_out
     cdef uint64_t rel = 0
     o.rel_lo = 0
     o.rel_hi = 0
-    _outcomes(g, s, o, rp, rn, s.cards_left >> 2, 0)
+    o.other_blocked = 0
+    o.cap = INF
+    _outcomes(g, s, o, s.hand_pos, s.hand_neg, s.cards_left >> 2, 0)
     if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
-        o.other_blocked = 0
-        o.cap = INF
         return
     shut_out = target_cannot_win(s, &rel)
     if shut_out:
@@ -287,10 +287,8 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
         o.rel_lo = rel
         o.rel_hi = rel
         _outcomes(g, s, o, 0, 0, 0, points_out > 0)
-    o.other_blocked = 0
-    o.cap = INF
-    if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
-        return
+        if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
+            return
     if g.moon_total > 0 and s.moon != MOON_DEAD:
         moon_constants(g, &c_self, &c_other)
     # Blocking and ducking (below) are different strategies of the target: the cap, which
