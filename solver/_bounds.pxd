@@ -265,13 +265,17 @@ cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, i
             o.possible[OUT_SELF] = 0
 
 
+cdef inline bint _settled(const Outcomes* o, int alpha, int beta) noexcept nogil:
+    return bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha
+
+
 cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int alpha,
                                 int beta) noexcept nogil:
     """Each outcome's bounds at a trick boundary, in stages that stop once the window (alpha,
     beta) is settled: the plain bounds; those of a target that can win no more tricks; the moon
     block and the duck cap. A later stage only tightens the bounds, and what it relies on (cards,
     and for the second who leads) would narrow the table entry stored from them."""
-    cdef int points_out = s.hand_pos, c_self = 0, c_other = 0
+    cdef int c_self = 0, c_other = 0
     cdef bint shut_out
     cdef uint64_t rel = 0
     o.rel_lo = 0
@@ -279,15 +283,15 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
     o.other_blocked = 0
     o.cap = INF
     _outcomes(g, s, o, s.hand_pos, s.hand_neg, s.cards_left >> 2, 0)
-    if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
+    if _settled(o, alpha, beta):
         return
     shut_out = target_cannot_win(s, &rel)
     if shut_out:
         # nothing more comes to the target: its value to go is 0, or another side's moon
         o.rel_lo = rel
         o.rel_hi = rel
-        _outcomes(g, s, o, 0, 0, 0, points_out > 0)
-        if bound_lo(o, -1) >= beta or bound_hi(o, -1) <= alpha:
+        _outcomes(g, s, o, 0, 0, 0, s.hand_pos > 0)
+        if _settled(o, alpha, beta):
             return
     if g.moon_total > 0 and s.moon != MOON_DEAD:
         moon_constants(g, &c_self, &c_other)
@@ -301,7 +305,7 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
             o.cap = 0
         if o.possible[OUT_OTHER] and c_other > o.cap:
             o.cap = c_other
-        if o.possible[OUT_SELF] and points_out == 0 and c_self > o.cap:
+        if o.possible[OUT_SELF] and s.hand_pos == 0 and c_self > o.cap:
             o.cap = c_self
 
 

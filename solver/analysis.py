@@ -77,6 +77,13 @@ class Analysis:
         }
 
 
+def new_engine(rules: Rules, table_bytes: int) -> Engine:
+    """An engine for ``rules`` with a table of ``table_bytes``."""
+    return Engine(list(rules.values), _MOON_MODES[rules.moon], rules.trick_points,
+                  rules.partnership, _BREAK[rules.hearts_break], rules.first_trick_points,
+                  int(Card.parse("SQ")), table_bytes)
+
+
 class Solver:
     """Exact answers for positions under one rule set at a time.
 
@@ -110,9 +117,7 @@ class Solver:
             self._free = queue.SimpleQueue()
             r = p.rules
             for _ in range(self.threads):
-                e = Engine(list(r.values), _MOON_MODES[r.moon], r.trick_points, r.partnership,
-                           _BREAK[r.hearts_break], r.first_trick_points, int(Card.parse("SQ")),
-                           (self.table_mb << 20) // self.threads)
+                e = new_engine(r, (self.table_mb << 20) // self.threads)
                 self._engines.append(e)
                 self._free.put(e)
             self._rules = r
@@ -123,7 +128,8 @@ class Solver:
         finally:
             self._free.put(e)
 
-    def _args(self, p: Position) -> tuple:
+    @staticmethod
+    def _args(p: Position) -> tuple:
         fl = p.forced_lead
         return (p.hands, [int(c) for c in p.trick], int(p.leader), p.broken, p.first_trick,
                 int(fl) if fl is not None else -1)

@@ -13,7 +13,7 @@ import pytest
 from brute import Game
 from endgames import Scenario, leader_for, play_down, random_endgame
 from solver._search import Engine
-from solver.analysis import _BREAK, _MOON_MODES, Analysis, Solver
+from solver.analysis import Analysis, Solver, new_engine
 from solver.cards import Card
 from solver.deal import Deal
 from solver.errors import HeartsError
@@ -109,21 +109,16 @@ def test_wrapped_generations_forget_old_entries() -> None:
         if s is not None:
             positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
 
-    def engine() -> Engine:
-        return Engine(list(rules.values), _MOON_MODES[rules.moon], rules.trick_points,
-                      rules.partnership, _BREAK[rules.hearts_break], rules.first_trick_points,
-                      int(Card.parse("SQ")), 1 << 20)
-
     def values(e: Engine) -> list[int]:
-        return [e.value(*Solver()._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
+        return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
 
-    shared = engine()
+    shared = new_engine(rules, 1 << 20)
     shared.set_moon_total(26)  # a clear: generation 2
     before = values(shared)
     shared.set_moon_total(10)  # generation 3
     for _ in range(254):       # 4, ..., 255, the wrap to 1, then 2 again
         shared.clear()
-    fresh = engine()
+    fresh = new_engine(rules, 1 << 20)
     fresh.set_moon_total(10)
     expected = values(fresh)
     assert before != expected, "no position where the moon total matters: the test proves nothing"
