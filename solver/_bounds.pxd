@@ -96,19 +96,21 @@ cdef inline bint target_can_duck(const Game* g, const State* s, uint64_t* rel) n
     return 1
 
 
-cdef inline uint64_t _guard(const Game* g, const State* s, int x, int suit) noexcept nogil:
-    """x's lowest point card of ``suit`` (as a mask) when the target holds at least as many
+cdef inline uint64_t _guard(const Game* g, const State* s, int guard, int x,
+                           int suit) noexcept nogil:
+    """x's lowest point card of ``suit`` (as a mask) when seat ``guard`` holds at least as many
     cards of the suit above it as x holds of the suit; else 0.
 
-    The target then keeps x from ever winning that card: on every trick of the suit, while x
-    still holds it, the target plays a card above it (x follows with one card of the suit a
+    The guard then keeps x from ever winning that card: on every trick of the suit, while x
+    still holds it, the guard plays a card above it (x follows with one card of the suit a
     trick, so the count it needs drops as fast as the count it spends); it leads the suit, when
     it must, with such a card too, and discards from the suit only when it holds nothing else,
     then its lowest card, which leaves enough above (x, following another suit, holds fewer
-    cards of this one than the target's whole hand). A card x discards on another suit's trick
-    is not x's either."""
+    cards of this one than the guard's whole hand). A card x discards on another suit's trick
+    is not x's either. Other seats' play does not matter, so this holds whether they help x
+    or not."""
     cdef uint64_t pts = (s.hand[x] & g.point_mask) >> (16 * suit) & SUIT_LANE
-    cdef uint64_t mine = (s.hand[s.target] >> (16 * suit)) & SUIT_LANE
+    cdef uint64_t mine = (s.hand[guard] >> (16 * suit)) & SUIT_LANE
     cdef int p
     if pts == 0:
         return 0
@@ -118,12 +120,13 @@ cdef inline uint64_t _guard(const Game* g, const State* s, int x, int suit) noex
     return (<uint64_t>1) << (16 * suit + p)
 
 
-cdef inline bint cannot_shoot(const Game* g, const State* s, int x, uint64_t* rel) noexcept nogil:
-    """After trick 1, single seats: the target keeps one of x's point cards from x (_guard)."""
+cdef inline bint cannot_shoot(const Game* g, const State* s, int guard, int x,
+                              uint64_t* rel) noexcept nogil:
+    """After trick 1, single seats: ``guard`` keeps one of x's point cards from x (_guard)."""
     cdef int suit
     cdef uint64_t p
     for suit in range(4):
-        p = _guard(g, s, x, suit)
+        p = _guard(g, s, guard, x, suit)
         if p:
             rel[0] |= p
             return 1
@@ -140,13 +143,13 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* re
     if g.partnership or s.first_trick:
         return 0
     if s.moon != 0:
-        return cannot_shoot(g, s, s.moon - 1, rel)
+        return cannot_shoot(g, s, s.target, s.moon - 1, rel)
     for suit in range(4):
         used = 0
         for x in range(4):
             if x == s.target:
                 continue
-            p = _guard(g, s, x, suit)
+            p = _guard(g, s, s.target, x, suit)
             if p == 0:
                 break
             used |= p

@@ -412,6 +412,14 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             return s.moon == s.target + 1
         if not anyone and target_cannot_win(s, rel):
             return 0
+        # a guard keeps a point card from every would-be shooter: with anyone, nobody has a
+        # point yet, so from every other seat; else from the one shooter, kept by the blocker
+        if anyone:
+            if others_cannot_shoot(g, s, rel):
+                return 0
+        elif (blocker >= 0 and not g.partnership and not s.first_trick
+              and cannot_shoot(g, s, blocker, s.target, rel)):
+            return 0
         kind = KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker
         xh = exact_hash(s, kind)
         if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
@@ -709,7 +717,8 @@ cdef class Engine:
         guards = {}
         for x in range(4):
             rel = 0
-            if x != target and not self.g.partnership and cannot_shoot(&self.g, &self.s, x, &rel):
+            if (x != target and not self.g.partnership
+                    and cannot_shoot(&self.g, &self.s, target, x, &rel)):
                 guards[x] = rel
         out["guards"] = guards
         rel = 0
