@@ -24,10 +24,12 @@ cdef enum:
     R_SHIFT = 30
 
 ctypedef struct Entry:
-    uint64_t check               # hash of the shape and the top TOP_KEYED (filed deep:
-                                 # DEEP_KEYED) owners of each suit, which spread the positions
-                                 # of one shape over buckets; the shape is matched by this hash
-                                 # alone (64 bits)
+    uint32_t check               # bits 0-15 and 32-47 of the check: a hash of the shape and
+                                 # the top TOP_KEYED (filed deep: DEEP_KEYED) owners of each
+                                 # suit, which spread the positions of one shape over buckets.
+                                 # The shape is matched by this hash alone: the tag holds bits
+                                 # 49-63 and the bucket the top bits of 0-31, so nearly all 64
+                                 # bits are compared, and an entry takes 28 bytes
     uint32_t pattern[4]
     int16_t lo
     int16_t hi
@@ -59,7 +61,9 @@ ctypedef struct Exact:
 ctypedef struct Bucket:
     uint16_t tags[BUCKET]        # per entry: 16 bits of its check, 0 when empty: two cache
                                  # lines, so a probe reads few entries
-    Entry entries[BUCKET]        # next to their tags, so that a probe's reads share pages
+    Entry entries[BUCKET]        # next to their tags, so that a probe's reads share pages;
+                                 # 64 entries of 28 bytes keep a bucket whole cache lines, so
+                                 # every bucket's tags are aligned for tag_matches' loads
 
 ctypedef struct Table:
     Bucket* buckets              # cache-line aligned in ``block``

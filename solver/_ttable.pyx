@@ -185,6 +185,11 @@ cdef inline uint16_t _tag(uint64_t check) noexcept nogil:
     return <uint16_t>(check >> 48) | 1
 
 
+cdef inline uint32_t _stored(uint64_t check) noexcept nogil:
+    """The bits of a check an entry keeps (see Entry.check)."""
+    return <uint32_t>(check & 0xFFFF) | <uint32_t>((check >> 16) & 0xFFFF0000ULL)
+
+
 cdef inline uint64_t _bucket(const Table* t, uint64_t check) noexcept nogil:
     """Bucket of a check: its low 32 bits scaled to the bucket count (any count, not only
     powers of two, so the table fills its budget); the tag takes the high bits."""
@@ -252,12 +257,13 @@ cdef inline int _probe_bucket(Table* t, const Key* k, uint64_t bucket, uint64_t 
     cdef Entry* b = t.buckets[bucket].entries
     cdef uint16_t* tb = t.buckets[bucket].tags
     cdef uint16_t tag = _tag(check)
+    cdef uint32_t stored = _stored(check)
     cdef int i, found = 0
     cdef uint64_t m = tag_matches(tb, tag)
     while m:
         i = ctz(m)
         m &= m - 1
-        if b[i].check != check or b[i].gen != t.gen or not _matches(&b[i], k):
+        if b[i].check != stored or b[i].gen != t.gen or not _matches(&b[i], k):
             continue
         found += 1
         if b[i].lo > lo[0]:
@@ -304,7 +310,7 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     cdef Entry* b
     cdef uint16_t* tb
     cdef uint16_t tag
-    cdef uint32_t pattern[4]
+    cdef uint32_t pattern[4], stored
     cdef uint64_t lane
     cdef int i, suit, kk, real, victim = -1, deep = 1
     t.stores += 1
@@ -329,11 +335,12 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     b = t.buckets[bucket].entries
     tb = t.buckets[bucket].tags
     tag = _tag(check)
+    stored = _stored(check)
     m = tag_matches(tb, tag)
     while m:
         i = ctz(m)
         m &= m - 1
-        if (b[i].check == check and b[i].gen == t.gen
+        if (b[i].check == stored and b[i].gen == t.gen
                 and b[i].pattern[0] == pattern[0]
                 and b[i].pattern[1] == pattern[1] and b[i].pattern[2] == pattern[2]
                 and b[i].pattern[3] == pattern[3]):
@@ -351,13 +358,14 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
             break
         if victim < 0 or b[i].depth <= b[victim].depth:
             victim = i
-    if bucket == home and tb[victim] == tag and b[victim].check == check and b[victim].gen == t.gen:
+    if (bucket == home and tb[victim] == tag and b[victim].check == stored
+            and b[victim].gen == t.gen):
         t.crowded[home] = t.gen
     if victim > 0:
         memmove(&b[1], &b[0], victim * sizeof(Entry))
         memmove(&tb[1], &tb[0], victim * sizeof(uint16_t))
     tb[0] = tag
-    b[0].check = check
+    b[0].check = stored
     for suit in range(4):
         b[0].pattern[suit] = pattern[suit]
     b[0].lo = lo
