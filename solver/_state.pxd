@@ -24,7 +24,7 @@ cdef enum:
     BREAK_NONE = 2
     MOON_DEAD = 7          # State.moon: 0 nobody took points, 1 + side: only that side, 7 several
     MAX_SPECIAL = 8        # specials per suit that still fit a relative key
-    INF = 30000            # fits the table's int16 bounds
+    INF = 30000            # fits the table's int16 bounds; rules.SCORE_LIMIT keeps scores below
     LEADER_DEP = 1 << 15   # in a reliance mask (no card has this bit): the result at a trick
                            # boundary depends on who leads there (see _search._finish_trick)
 

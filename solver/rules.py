@@ -83,6 +83,11 @@ KEY_DESCRIPTIONS = {
 }
 
 
+SCORE_LIMIT = 29000
+"""The largest score a rule set may reach in one deal: the engine keeps scores in 16-bit
+bounds and marks "no bound" with 30000."""
+
+
 @dataclass(frozen=True)
 class Rules:
     """A complete rule set; ``values`` is indexed by card index (64 slots, unused ones 0)."""
@@ -95,6 +100,14 @@ class Rules:
     first_lead: str = "C2"
     trick_points: int = 0
     partnership: bool = False
+
+    def __post_init__(self) -> None:
+        moon_factor = {"add": 1, "subtract": 2}.get(self.moon, 0)
+        reach = (sum(abs(v) for v in self.values) + 13 * abs(self.trick_points)
+                 + moon_factor * self.moon_total)
+        if reach > SCORE_LIMIT:
+            raise RulesError(f"rules: values, trick_points and moon together could reach {reach} "
+                             f"points in a deal; at most {SCORE_LIMIT} are supported")
 
     @classmethod
     def parse(cls, spec: "str | Mapping[str, Any] | Rules | None" = None) -> "Rules":

@@ -49,6 +49,8 @@ RULE_SETS: dict[str, dict] = {
                                       "partnership": True},
     "black-maria-free": {"preset": "black-maria", "first_lead": "free", "first_trick_points": True,
                          "trick_points": -2},
+    # scores near the engine's limit (SCORE_LIMIT): 28 000 within reach
+    "large-values": {"values": {"H": 1000, "SQ": 1000}},
 }
 
 

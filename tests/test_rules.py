@@ -124,3 +124,16 @@ def test_bad_rule_text_is_a_one_line_error(text: str, words: str) -> None:
     with pytest.raises(RulesError) as err:
         Rules.parse(text)
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_scores_beyond_the_engine_limit_are_a_one_line_error() -> None:
+    """The engine keeps scores in 16 bits: rules whose scores could go past SCORE_LIMIT are
+    refused up front rather than solved wrong."""
+    with pytest.raises(RulesError) as err:
+        Rules.parse({"values": {"H": 1000, "SQ": 1000, "DJ": 1000}})  # 15 000, M as much
+    assert "30000" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(RulesError):
+        Rules.parse({"values": {"H": 1000}, "moon": "subtract"})  # 13 013 + 2 M
+    with pytest.raises(RulesError):
+        Rules.parse({"values": {"H": 1000, "S": 1000}, "trick_points": 1000, "moon": "none"})
+    assert Rules.parse({"values": {"H": 1000}}).moon_total == 13013
