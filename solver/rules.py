@@ -106,8 +106,8 @@ class Rules:
         reach = (sum(abs(v) for v in self.values) + 13 * abs(self.trick_points)
                  + moon_factor * self.moon_total)
         if reach > SCORE_LIMIT:
-            raise RulesError(f"rules: values, trick_points and moon together could reach {reach} "
-                             f"points in a deal; at most {SCORE_LIMIT} are supported")
+            raise RulesError(f"values, trick_points and moon together could reach {reach} points "
+                             f"in a deal; the solver supports at most {SCORE_LIMIT}")
 
     @classmethod
     def parse(cls, spec: "str | Mapping[str, Any] | Rules | None" = None) -> "Rules":
