@@ -125,6 +125,8 @@ cdef inline bint cannot_shoot(const Game* g, const State* s, int guard, int x,
     """After trick 1, single seats: ``guard`` keeps one of x's point cards from x (_guard)."""
     cdef int suit
     cdef uint64_t p
+    if g.partnership or s.first_trick:
+        return 0
     for suit in range(4):
         p = _guard(g, s, guard, x, suit)
         if p:

@@ -417,8 +417,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         if anyone:
             if others_cannot_shoot(g, s, rel):
                 return 0
-        elif (blocker >= 0 and not g.partnership and not s.first_trick
-              and cannot_shoot(g, s, blocker, s.target, rel)):
+        elif blocker >= 0 and cannot_shoot(g, s, blocker, s.target, rel):
             return 0
         kind = KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker
         xh = exact_hash(s, kind)
@@ -717,8 +716,7 @@ cdef class Engine:
         guards = {}
         for x in range(4):
             rel = 0
-            if (x != target and not self.g.partnership
-                    and cannot_shoot(&self.g, &self.s, target, x, &rel)):
+            if x != target and cannot_shoot(&self.g, &self.s, target, x, &rel):
                 guards[x] = rel
         out["guards"] = guards
         rel = 0
