@@ -17,12 +17,15 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
                              make_key, exact_hash, ex_probe, ex_store, KIND_SCORE, KIND_MOON,
-                             KIND_HELPED_MOON)
+                             KIND_HELPED_MOON, KIND_NARROW)
 
 
 cdef enum:
     ROOT_MOON_NODES = 3000000     # budget of the root's "can the others shoot" search (see
                                   # Engine.value): it costs less than the passes it saves
+    NARROW_CARDS = 3              # cards the others try a node in a narrowed pass
+    NARROW_FROM = 40              # cards left from which value() tries narrowed passes: in
+                                  # smaller positions they cost more than they save
 
 
 class SearchAborted(Exception):
@@ -201,7 +204,11 @@ cdef inline void _store(Table* tt, const Key* key, uint64_t xh, uint64_t rel, in
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 uint64_t* rel) noexcept nogil:
     """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise.
-    ``rel`` gets the cards whose ranks the returned bound relies on (see _ttable)."""
+    ``rel`` gets the cards whose ranks the returned bound relies on (see _ttable).
+
+    With ``s.narrow`` the others try only their first few cards, so a value at or above beta
+    is still a proof, but one below it is not a bound: the search then keeps its own table
+    entries (KIND_NARROW) and copies only its lower bounds to the score search's."""
     cdef int moves[16]
     cdef int done[16]                # cards searched so far, their values and reliance
     cdef int done_v[16]
@@ -216,13 +223,14 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int alpha0, beta0, maximizing
     cdef bint side_by_rank
     cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh, win
+    cdef int kind = KIND_NARROW if s.narrow else KIND_SCORE, searched = 0
     rel[0] = 0
     if _tick(s):
         return 0
     if boundary:
         if s.cards_left == 0:
             return terminal_value(g, s)
-        xh = exact_hash(s, KIND_SCORE)
+        xh = exact_hash(s, kind)
         if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
             if lo >= beta:
                 rel[0] = rel_lo
@@ -244,7 +252,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         if hi <= alpha:
             rel[0] = o.rel_hi
             return hi
-        make_key(g, s, KIND_SCORE, &key)
+        make_key(g, s, kind, &key)
         rel_lo = o.rel_lo
         rel_hi = o.rel_hi
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
@@ -319,6 +327,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             v = done_v[j]
             crel = done_rel[j]
         else:
+            if maximizing and s.narrow and searched == s.narrow:
+                break
+            searched += 1
             _play(g, s, player, c)
             crel = 0
             if s.ntrick == 4:
@@ -363,6 +374,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             _store(tt, &key, xh, nrel, best, INF, bestmove, s.cards_left)
         else:
             _store(tt, &key, xh, nrel, best, best, bestmove, s.cards_left)
+        if s.narrow and best >= beta0:
+            make_key(g, s, KIND_SCORE, &key)
+            _store(tt, &key, exact_hash(s, KIND_SCORE), nrel, best, INF, bestmove, s.cards_left)
         nrel |= LEADER_DEP
     rel[0] = nrel
     return best
@@ -483,11 +497,16 @@ cdef class Engine:
     cdef Table tt
     cdef State s
     cdef public long long nodes
-    cdef public list passes          # (window, value, nodes) of the last value() call
+    cdef public list passes          # (window, value, nodes) of the last value() call's passes,
+                                     # narrowed ones included
+    cdef public int narrow_from      # cards left from which value() tries narrowed passes
+                                     # (NARROW_FROM; tests lower it to compare them with brute
+                                     # force)
 
     def __cinit__(self, values, int moon_mode, int trick_points, bint partnership,
                   int hearts_break, bint first_trick_points, int queen, size_t table_bytes):
         cdef int i, suit, k, common, best_count, cnt, v
+        self.narrow_from = NARROW_FROM
         if len(values) != 64:
             raise ValueError("values must have 64 entries")
         self.g.point_mask = 0
@@ -590,12 +609,13 @@ cdef class Engine:
         s.node_limit = node_limit
         s.deadline = _now() + seconds if seconds > 0 else 0
         s.aborted = 0
+        s.narrow = 0
 
     def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included."""
-        cdef int lo = -INF, hi = INF, g = guess, beta, v, floor
+        cdef int lo = -INF, hi = INF, g = guess, beta, v, floor, narrow_below
         cdef uint64_t rel
         cdef int64_t before
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
@@ -608,9 +628,28 @@ cdef class Engine:
         if floor > lo:
             lo = floor
             g = floor
+        # narrowed passes below this window only: one that fails fails higher up too. In
+        # bridge play they cost more than they save (their passes mostly fail low)
+        narrow_below = (INF if self.s.cards_left >= self.narrow_from and not self.g.tricks_wanted
+                        else -INF)
         while lo < hi:
             beta = g + 1 if g == lo else g
             before = self.s.nodes
+            if beta < narrow_below:
+                # the others limited to their first few cards often still reach beta: a proof
+                # found cheaply
+                self.s.narrow = NARROW_CARDS
+                with nogil:
+                    v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
+                self.s.narrow = 0
+                if self.s.aborted:
+                    break
+                self.passes.append((beta, v, self.s.nodes - before))
+                if v >= beta:
+                    lo = g = v
+                    continue
+                narrow_below = beta
+                before = self.s.nodes
             with nogil:
                 v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
             if self.s.aborted:

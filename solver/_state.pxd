@@ -72,3 +72,5 @@ ctypedef struct State:
     int64_t node_limit           # 0: none
     double deadline              # 0: none; CLOCK_MONOTONIC seconds
     int aborted
+    int narrow                   # > 0: a narrowed search, the others trying at most this many
+                                 # cards a node (see Engine.value)

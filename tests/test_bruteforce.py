@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 
 import brute
 from endgames import Scenario, play_down, queen_before_hearts, random_endgame, small_deal
-from solver.analysis import Solver
+from solver.analysis import Engine, Solver
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.errors import HeartsError
@@ -74,6 +76,17 @@ ENDGAME_BATCHES = (
 SMALL_DEALS = 30  # per rule set: 3 or 4 cards a hand, from trick 1
 
 
+class NarrowedSolver(Solver):
+    """Narrowed passes (Engine.value) at every size: the engine tries them only from 10 tricks
+    to go, far beyond brute force."""
+
+    @contextmanager
+    def _engine(self, p: Position) -> Iterator[Engine]:
+        with super()._engine(p) as e:
+            e.narrow_from = 0
+            yield e
+
+
 def engine_answer(solver: Solver, scenario: Scenario) -> brute.Answer:
     pos = Position.from_play(scenario.deal, scenario.rules, scenario.play_text, scenario.leader)
     result = solver.analyze(pos)
@@ -100,17 +113,19 @@ class Tally:
         self.mid_trick = 0
         self.failures: list[str] = []
 
-    def check(self, solver: Solver, scenario: Scenario, expected: brute.Answer) -> None:
+    def check(self, solvers: list[Solver], scenario: Scenario, expected: brute.Answer) -> None:
         self.checked += 1
-        try:
-            got = engine_answer(solver, scenario)
-        except HeartsError as e:
-            self.failures.append(f"[{self.name}] {scenario}\n  the solver rejects the play: {e}")
-            return
         self.mid_trick += scenario.cards_left % 4 != 0
-        if got != expected:
-            self.failures.append(f"[{self.name}] {scenario}\n  engine: {describe(got)}\n"
-                                 f"  brute:  {describe(expected)}")
+        for solver in solvers:
+            label = f"[{self.name}, {type(solver).__name__}] {scenario}"
+            try:
+                got = engine_answer(solver, scenario)
+            except HeartsError as e:
+                self.failures.append(f"{label}\n  the solver rejects the play: {e}")
+                continue
+            if got != expected:
+                self.failures.append(f"{label}\n  engine: {describe(got)}\n"
+                                     f"  brute:  {describe(expected)}")
 
     def assert_clean(self) -> None:
         shown = "\n".join(self.failures[:5])
@@ -125,7 +140,7 @@ def solved(scenario: Scenario, max_nodes: int) -> brute.Answer | None:
         return None
 
 
-def run_batch(name: str, batch: Batch, solver: Solver, tally: Tally) -> None:
+def run_batch(name: str, batch: Batch, solvers: list[Solver], tally: Tally) -> None:
     """Check ``batch.count`` positions, skipping trees over the node cap and, for a moon
     batch, positions where the steered seat can no longer force the moon."""
     rng = random.Random(f"{name}/{batch.kind}")
@@ -141,17 +156,17 @@ def run_batch(name: str, batch: Batch, solver: Solver, tally: Tally) -> None:
         shooter = scenario.shooter
         if expected is None or (shooter is not None and not expected.players[shooter].moon_possible):
             continue
-        tally.check(solver, scenario, expected)
+        tally.check(solvers, scenario, expected)
         found += 1
     assert found == batch.count, f"only {found} {batch.kind} positions found"
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_endgames_match_brute_force(name: str) -> None:
-    solver = Solver(table_mb=16)
+    solvers = [Solver(table_mb=16), NarrowedSolver(table_mb=16)]
     tally = Tally(name)
     for batch in ENDGAME_BATCHES:
-        run_batch(name, batch, solver, tally)
+        run_batch(name, batch, solvers, tally)
     tally.assert_clean()
     assert tally.checked == sum(b.count for b in ENDGAME_BATCHES)
     assert tally.mid_trick >= tally.checked // 2
@@ -162,7 +177,7 @@ def test_first_trick_small_deals_match_brute_force(name: str) -> None:
     """Three or four cards a hand, from the start of trick 1 to the middle of trick 2; a third
     of them stop at the lead to trick 2 after a trick 1 that took SQ when it could."""
     rng = random.Random(f"{name}/small")
-    solver = Solver(table_mb=16)
+    solvers = [Solver(table_mb=16), NarrowedSolver(table_mb=16)]
     tally = Tally(name)
     while tally.checked < SMALL_DEALS:
         hand_size = rng.choice((3, 4))
@@ -174,7 +189,7 @@ def test_first_trick_small_deals_match_brute_force(name: str) -> None:
         assert scenario is not None  # only a steered moon can fail
         expected = solved(scenario, 20_000)
         if expected is not None:
-            tally.check(solver, scenario, expected)
+            tally.check(solvers, scenario, expected)
     tally.assert_clean()
 
 
