@@ -616,8 +616,6 @@ cdef class Engine:
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included."""
         cdef int lo = -INF, hi = INF, g = guess, beta, v, floor, narrow_below
-        cdef uint64_t rel
-        cdef int64_t before
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
         self.passes = []
@@ -634,27 +632,19 @@ cdef class Engine:
                         else -INF)
         while lo < hi:
             beta = g + 1 if g == lo else g
-            before = self.s.nodes
             if beta < narrow_below:
                 # the others limited to their first few cards often still reach beta: a proof
                 # found cheaply
-                self.s.narrow = NARROW_CARDS
-                with nogil:
-                    v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
-                self.s.narrow = 0
+                v = self._pass(beta, NARROW_CARDS)
                 if self.s.aborted:
                     break
-                self.passes.append((beta, v, self.s.nodes - before))
                 if v >= beta:
                     lo = g = v
                     continue
                 narrow_below = beta
-                before = self.s.nodes
-            with nogil:
-                v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
+            v = self._pass(beta, 0)
             if self.s.aborted:
                 break
-            self.passes.append((beta, v, self.s.nodes - before))
             if v < beta:
                 hi = v
             else:
@@ -664,6 +654,20 @@ cdef class Engine:
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
         return g
+
+    cdef int _pass(self, int beta, int narrow):
+        """One null-window pass below ``beta``, narrowed to ``narrow`` cards a node of the
+        others' (0: none); logged in ``passes`` unless it was cut short."""
+        cdef int v
+        cdef uint64_t rel
+        cdef int64_t before = self.s.nodes
+        self.s.narrow = narrow
+        with nogil:
+            v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
+        self.s.narrow = 0
+        if not self.s.aborted:
+            self.passes.append((beta, v, self.s.nodes - before))
+        return v
 
     cdef int _others_moon_floor(self):
         """When the others together can make one of them shoot, the value is at least that
