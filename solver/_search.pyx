@@ -17,12 +17,13 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
                              make_key, exact_hash, ex_probe, ex_store, KIND_SCORE, KIND_MOON,
-                             KIND_HELPED_MOON, KIND_NARROW)
+                             KIND_HELPED_MOON, NARROWED)
 
 
 cdef enum:
     ROOT_MOON_NODES = 3000000     # budget of the root's "can the others shoot" search (see
                                   # Engine.value): it costs less than the passes it saves
+    ROOT_MOON_NARROW_NODES = 1000000  # of which a narrowed search may take this much first
     NARROW_CARDS = 3              # cards the others try a node in a narrowed pass
     NARROW_FROM = 40              # cards left from which value() tries narrowed passes: in
                                   # smaller positions they cost more than they save
@@ -36,6 +37,11 @@ cdef inline double _now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
+    """Whether a search stopped short has run out of ``limit`` (0: none) or of its time."""
+    return (limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
 
 
 cdef inline bint _tick(State* s) noexcept nogil:
@@ -208,7 +214,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
 
     With ``s.narrow`` the others try only their first few cards, so a value at or above beta
     is still a proof, but one below it is not a bound: the search then keeps its own table
-    entries (KIND_NARROW) and copies only its lower bounds to the score search's."""
+    entries (kind + NARROWED) and copies only its lower bounds to the score search's."""
     cdef int moves[16]
     cdef int done[16]                # cards searched so far, their values and reliance
     cdef int done_v[16]
@@ -223,7 +229,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int alpha0, beta0, maximizing
     cdef bint side_by_rank
     cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh, win
-    cdef int kind = KIND_NARROW if s.narrow else KIND_SCORE, searched = 0
+    cdef int kind = KIND_SCORE + NARROWED if s.narrow else KIND_SCORE, searched = 0
     rel[0] = 0
     if _tick(s):
         return 0
@@ -398,7 +404,11 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     helping. With the blocker the target's own side, the question is whether the other sides,
     all together, can make one of them take every point card: the shooter need not be chosen
     in advance, and once one of them has taken a point the search goes on as that side's
-    helped moon. ``rel`` as in search."""
+    helped moon. ``rel`` as in search.
+
+    With ``s.narrow_moon`` the side seeking the moon tries only its first few cards, so a "yes"
+    is still a proof but a "no" is not: as in a narrowed score search, the entries are kept
+    apart and only the "yes" answers copied to the moon search's own."""
     cdef int moves[16]
     cdef int done[16]
     cdef uint64_t done_rel[16]
@@ -434,6 +444,8 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         elif blocker >= 0 and cannot_shoot(g, s, blocker, s.target, rel):
             return 0
         kind = KIND_MOON if blocker < 0 else KIND_HELPED_MOON + blocker
+        if s.narrow_moon:
+            kind += NARROWED
         xh = exact_hash(s, kind)
         if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
             rel[0] = rel_lo
@@ -455,6 +467,8 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         if _same_child(g, c, done, done_rel, ndone) >= 0:
             # a sibling of the same result was not the answer
             continue
+        if either and s.narrow_moon and ndone == s.narrow_moon:
+            break
         _play(g, s, player, c)
         crel = 0
         if s.ntrick == 4:
@@ -483,6 +497,11 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         nrel |= crel
     if boundary:
         tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
+        if s.narrow_moon and result:
+            make_key(g, s, kind - NARROWED, &key)
+            tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
+            ex_store(tt, exact_hash(s, kind - NARROWED), result, result, bestmove,
+                     nrel | LEADER_DEP, nrel | LEADER_DEP)
         nrel |= LEADER_DEP
         ex_store(tt, xh, result, result, bestmove, nrel, nrel)
     rel[0] = nrel
@@ -500,13 +519,15 @@ cdef class Engine:
     cdef public list passes          # (window, value, nodes) of the last value() call's passes,
                                      # narrowed ones included
     cdef public int narrow_from      # cards left from which value() tries narrowed passes
-                                     # (NARROW_FROM; tests lower it to compare them with brute
-                                     # force)
+    cdef public int narrow_cards     # cards a node in narrowed searches (NARROW_FROM and
+                                     # NARROW_CARDS; tests lower both, so that brute force checks
+                                     # narrowed searches that do cut)
 
     def __cinit__(self, values, int moon_mode, int trick_points, bint partnership,
                   int hearts_break, bint first_trick_points, int queen, size_t table_bytes):
         cdef int i, suit, k, common, best_count, cnt, v
         self.narrow_from = NARROW_FROM
+        self.narrow_cards = NARROW_CARDS
         if len(values) != 64:
             raise ValueError("values must have 64 entries")
         self.g.point_mask = 0
@@ -610,6 +631,7 @@ cdef class Engine:
         s.deadline = _now() + seconds if seconds > 0 else 0
         s.aborted = 0
         s.narrow = 0
+        s.narrow_moon = 0
 
     def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
@@ -635,7 +657,7 @@ cdef class Engine:
             if beta < narrow_below:
                 # the others limited to their first few cards often still reach beta: a proof
                 # found cheaply
-                v = self._pass(beta, NARROW_CARDS)
+                v = self._pass(beta, self.narrow_cards)
                 if self.s.aborted:
                     break
                 if v >= beta:
@@ -677,7 +699,7 @@ cdef class Engine:
         cdef State* s = &self.s
         cdef int r, i, c_self, c_other, floor
         cdef uint64_t rel
-        cdef long long limit = s.node_limit
+        cdef long long limit = s.node_limit, budget
         moon_constants(&self.g, &c_self, &c_other)
         if c_other <= 0 or s.cards_left == 0 or s.moon == MOON_DEAD or s.moon == s.target + 1:
             return -INF
@@ -688,14 +710,28 @@ cdef class Engine:
                 floor += self.g.values[s.trick[i]]
         if self.g.trick_points < 0:
             floor += self.g.trick_points * ((s.cards_left + s.ntrick) >> 2)
-        if limit == 0 or s.nodes + ROOT_MOON_NODES < limit:
-            s.node_limit = s.nodes + ROOT_MOON_NODES
+        budget = s.nodes + ROOT_MOON_NODES
+        if limit != 0 and limit < budget:
+            budget = limit
+        # a narrowed search first: when the others can shoot, it usually shows how cheaply
+        s.node_limit = s.nodes + ROOT_MOON_NARROW_NODES
+        if budget < s.node_limit:
+            s.node_limit = budget
+        s.narrow_moon = self.narrow_cards
         with nogil:
             r = moon_search(&self.g, s, &self.tt, s.target, &rel)
+        s.narrow_moon = 0
+        if s.aborted:
+            r = 0
+            s.aborted = _spent(s, budget)
+        if not r and not s.aborted:
+            s.node_limit = budget
+            with nogil:
+                r = moon_search(&self.g, s, &self.tt, s.target, &rel)
         s.node_limit = limit
         if s.aborted:
             # only the caller's own budget ends the call
-            s.aborted = (limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
+            s.aborted = _spent(s, limit)
             return -INF
         return floor if r else -INF
 

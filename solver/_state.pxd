@@ -74,3 +74,4 @@ ctypedef struct State:
     int aborted
     int narrow                   # > 0: a narrowed search, the others trying at most this many
                                  # cards a node (see Engine.value)
+    int narrow_moon              # the same for the side seeking a moon in moon_search

@@ -16,7 +16,8 @@ cdef enum:
     KIND_SCORE = 0
     KIND_MOON = 1
     KIND_HELPED_MOON = 2         # + the side blocking it (see moon_search)
-    KIND_NARROW = 6              # a narrowed score search's own bounds (see Engine.value)
+    NARROWED = 8                 # added to a kind: a narrowed search's own entries, kept apart
+                                 # (see Engine.value); kinds stay below 16, 4 bits of the keys
     TOP_KEYED = 2                # owners of this many top cards of each suit are always matched
     DEEP_KEYED = 3               # see Table.crowded
     # pattern word: owners of the top k cards (2 bits a card, top card highest) | k << K_SHIFT
