@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Search driver: fail-soft alpha-beta over the target's score to go, a table at trick
-boundaries, an MTD(f) loop of null-window passes, and an AND/OR search for moon shots.
+boundaries, an MTD(f) loop of null-window passes (narrowed ones first, see Engine.value), and
+an AND/OR search for moon shots.
 
 Values are "to go": the target's points from the searched position on, with the moon's effect
 folded in at the end, so a value depends only on what is left to play (and who has taken points
