@@ -142,10 +142,10 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* re
     suits could ask for conflicting discards."""
     cdef int x, suit
     cdef uint64_t used, p
-    if g.partnership or s.first_trick:
-        return 0
     if s.moon != 0:
         return cannot_shoot(g, s, s.target, s.moon - 1, rel)
+    if g.partnership or s.first_trick:
+        return 0
     for suit in range(4):
         used = 0
         for x in range(4):

@@ -48,11 +48,8 @@ cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
 cdef inline bint _tick(State* s) noexcept nogil:
     """Count a node; True when the budget is spent."""
     s.nodes += 1
-    if (s.nodes & 1023) == 0:
-        if s.node_limit and s.nodes >= s.node_limit:
-            s.aborted = 1
-        elif s.deadline > 0 and _now() > s.deadline:
-            s.aborted = 1
+    if (s.nodes & 1023) == 0 and _spent(s, s.node_limit):
+        s.aborted = 1
     return s.aborted
 
 
@@ -206,6 +203,14 @@ cdef inline void _store(Table* tt, const Key* key, uint64_t xh, uint64_t rel, in
     """A bound of a position at a trick boundary, into the table and the whole-position cache."""
     tt_store(tt, key, rel, lo, hi, best, depth)
     ex_store(tt, xh, lo, hi, best, rel | LEADER_DEP, rel | LEADER_DEP)
+
+
+cdef inline void _store_proof(const Game* g, const State* s, Table* tt, int kind, uint64_t rel,
+                              int lo, int hi, int best) noexcept nogil:
+    """A narrowed search's proof (``kind`` + NARROWED), stored for the full search too."""
+    cdef Key key
+    make_key(g, s, kind, &key)
+    _store(tt, &key, exact_hash(s, kind), rel, lo, hi, best, s.cards_left)
 
 
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
@@ -382,8 +387,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         else:
             _store(tt, &key, xh, nrel, best, best, bestmove, s.cards_left)
         if s.narrow and best >= beta0:
-            make_key(g, s, KIND_SCORE, &key)
-            _store(tt, &key, exact_hash(s, KIND_SCORE), nrel, best, INF, bestmove, s.cards_left)
+            _store_proof(g, s, tt, KIND_SCORE, nrel, best, INF, bestmove)
         nrel |= LEADER_DEP
     rel[0] = nrel
     return best
@@ -497,14 +501,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             break
         nrel |= crel
     if boundary:
-        tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
+        _store(tt, &key, xh, nrel, result, result, bestmove, s.cards_left)
         if s.narrow_moon and result:
-            make_key(g, s, kind - NARROWED, &key)
-            tt_store(tt, &key, nrel, result, result, bestmove, s.cards_left)
-            ex_store(tt, exact_hash(s, kind - NARROWED), result, result, bestmove,
-                     nrel | LEADER_DEP, nrel | LEADER_DEP)
+            _store_proof(g, s, tt, kind - NARROWED, nrel, result, result, bestmove)
         nrel |= LEADER_DEP
-        ex_store(tt, xh, result, result, bestmove, nrel, nrel)
     rel[0] = nrel
     return result
 
@@ -520,9 +520,10 @@ cdef class Engine:
     cdef public list passes          # (window, value, nodes) of the last value() call's passes,
                                      # narrowed ones included
     cdef public int narrow_from      # cards left from which value() tries narrowed passes
-    cdef public int narrow_cards     # cards a node in narrowed searches (NARROW_FROM and
-                                     # NARROW_CARDS; tests lower both, so that brute force checks
-                                     # narrowed searches that do cut)
+                                     # (NARROW_FROM)
+    cdef public int narrow_cards     # cards a node in narrowed searches (NARROW_CARDS); tests
+                                     # lower both, so that brute force checks narrowed searches
+                                     # that do leave cards out
 
     def __cinit__(self, values, int moon_mode, int trick_points, bint partnership,
                   int hearts_break, bint first_trick_points, int queen, size_t table_bytes):
