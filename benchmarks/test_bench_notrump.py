@@ -1,6 +1,7 @@
 """Our notrump-bridge mode (SPEC §2) against DDS on the same deals, in the same run (issue 5).
 
-Each measured solve starts cold on both sides: a fresh solver for ours, ``forget`` for DDS.
+Each measured solve starts from an empty table on both sides, with memory set up before the
+timings: a prepared solver, cleared, for ours (see conftest), ``forget`` for DDS.
 Our answers are checked against DDS's on every deal that finishes in time.
 """
 from __future__ import annotations
@@ -17,8 +18,10 @@ from solver.deal import Deal  # noqa: E402
 from solver.position import Position  # noqa: E402
 
 from . import dds_oracle  # noqa: E402
-from .seeded_deals import bridge_start  # noqa: E402
+from .seeded_deals import BRIDGE, bridge_start  # noqa: E402
 from .summary import BRIDGE_FOUR, BRIDGE_ONE, DDS_FOUR, DDS_ONE  # noqa: E402
+
+RULES = BRIDGE  # the rules the ``solver`` fixture prepares for
 
 
 @pytest.fixture(scope="module", autouse=True)

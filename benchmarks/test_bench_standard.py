@@ -5,7 +5,7 @@ from __future__ import annotations
 from solver.analysis import Solver
 from solver.cards import Seat
 
-from .seeded_deals import hearts_start, hearts_trick_two
+from .seeded_deals import STANDARD, hearts_start, hearts_trick_two
 from .summary import HEARTS_FOUR, HEARTS_ONE, HEARTS_TRICK2
 
 
@@ -33,3 +33,10 @@ def test_trick_two_cards(measure, solver: Solver, seed: int) -> None:
     if analysis is not None:
         assert {m.card for m in analysis.moves} == set(p.legal_moves())
         assert min(m.guarantee for m in analysis.moves) == analysis.players[mover].guarantee
+
+
+def test_table_setup(benchmark) -> None:
+    """What the per-deal timings leave out: allocating a solver's tables and having the system
+    map them (``Solver.prepare``), paid once per process, or during its first solves."""
+    benchmark.group = "solver set-up"
+    benchmark.pedantic(lambda: Solver().prepare(STANDARD), rounds=3, iterations=1)

@@ -7,6 +7,7 @@ Values are "to go": the target's points from the searched position on, with the 
 folded in at the end, so a value depends only on what is left to play (and who has taken points
 so far), and the table can share it between positions reached by different histories."""
 from libc.stdint cimport uint64_t, int64_t
+from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
@@ -16,9 +17,9 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
                              others_cannot_shoot, cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
-from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_probe, tt_store,
-                             make_key, exact_hash, ex_probe, ex_store, KIND_SCORE, KIND_MOON,
-                             KIND_HELPED_MOON, NARROWED)
+from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
+                             tt_store, make_key, exact_hash, ex_probe, ex_store, KIND_SCORE,
+                             KIND_MOON, KIND_HELPED_MOON, NARROWED)
 
 
 cdef enum:
@@ -374,6 +375,11 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         if alpha >= beta:
             # a cut-off rests on the card that made it alone
             s.hist[c] += s.cards_left
+            if s.hist[c] > (1 << 30):
+                # a long-lived engine's counts would overflow (ordering caps them far lower;
+                # ageing them there cost bridge play 3 % more nodes)
+                for j in range(64):
+                    s.hist[j] >>= 1
             if boundary and g.tricks_wanted:
                 s.killer[s.cards_left >> 2][player] = c
             nrel = crel
@@ -590,7 +596,18 @@ cdef class Engine:
             tt_clear(&self.tt)
 
     def clear(self):
+        """Forget what earlier searches learnt (the table, the history of cut-offs), so that
+        the next search runs as on a fresh engine."""
         tt_clear(&self.tt)
+        memset(self.s.hist, 0, sizeof(self.s.hist))
+        memset(self.s.killer, 0, sizeof(self.s.killer))
+
+    def touch(self):
+        """Clear, and have the system map the table's memory now rather than page by page
+        during the first searches."""
+        self.clear()
+        with nogil:
+            tt_touch(&self.tt)
 
     @property
     def table_stats(self):

@@ -87,6 +87,7 @@ ctypedef struct Table:
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil
 cdef void tt_free(Table* t) noexcept nogil
 cdef void tt_clear(Table* t) noexcept nogil
+cdef void tt_touch(Table* t) noexcept nogil
 cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
                   uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,

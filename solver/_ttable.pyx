@@ -228,6 +228,15 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     return 0
 
 
+cdef void tt_touch(Table* t) noexcept nogil:
+    """Write the whole table (as empty), so that the system maps its pages now: a fresh table's
+    first searches otherwise spend much of their time on page faults."""
+    memset(t.buckets, 0, t.nbuckets * sizeof(Bucket))
+    memset(t.exact, 0, (t.exact_mask + 1) * sizeof(Exact))
+    memset(t.crowded, 0, t.nbuckets)
+    t.gen = 1
+
+
 cdef void tt_free(Table* t) noexcept nogil:
     free(t.block)
     free(t.exact)

@@ -90,6 +90,21 @@ def test_answers_do_not_depend_on_earlier_questions_or_threads() -> None:
         assert answers(threaded, pos) == expected, spec
 
 
+def test_a_cleared_solver_searches_node_for_node_as_a_fresh_one() -> None:
+    """``clear`` forgets the tables and the move-ordering history, ``prepare`` maps the memory:
+    after either, a solve repeats a fresh solver's search exactly (the benchmarks rely on it)."""
+    positions = endgames({}, 6, "clear", cards=(24, 32))
+    reused = Solver(table_mb=16)
+    reused.prepare(positions[0].rules)
+    for pos in positions + positions[::-1]:
+        fresh = Solver(table_mb=16)
+        expected = fresh.guarantee(pos, Seat.N)
+        reused.clear()
+        before = reused.nodes
+        assert reused.guarantee(pos, Seat.N) == expected
+        assert reused.nodes - before == fresh.nodes
+
+
 def test_node_and_time_limits_abort_the_search() -> None:
     start = Position.start(SAMPLE)
     with pytest.raises(SearchAborted):
