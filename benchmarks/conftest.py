@@ -14,7 +14,6 @@ from typing import Callable, TypeVar
 import pytest
 
 from solver.analysis import SearchAborted, Solver
-
 from solver.rules import Rules
 
 from .seeded_deals import STANDARD, SettingError, Settings

@@ -132,9 +132,10 @@ class Solver:
             self._free.put(e)
 
     def prepare(self, rules: Rules) -> None:
-        """Allocate the tables for ``rules`` and have the system map their memory now. A fresh
-        table is otherwise mapped page by page during the first searches, which can take a
-        tenth of a second: worth doing once before timing or serving many solves."""
+        """Allocate the tables for ``rules`` (or empty those there are) and have the system map
+        their memory now. A fresh table is otherwise mapped page by page during the first
+        searches, which can take a tenth of a second: worth doing once before timing or serving
+        many solves."""
         self._set_rules(rules)
         for e in self._engines:
             e.touch()
