@@ -24,7 +24,7 @@ __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "Sear
 
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
-DEFAULT_TABLE_MB = 192
+DEFAULT_TABLE_MB = 224
 
 
 @dataclass(frozen=True)
