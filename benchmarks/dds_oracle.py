@@ -9,6 +9,8 @@ next question start cold, as every one of our measured solves does.
 """
 from __future__ import annotations
 
+import time
+
 from endplay.dds import calc_all_tables, solve_board
 from endplay.dds.solve import SolveMode
 from endplay.types import Deal as DDSDeal, Denom, Player
@@ -33,6 +35,17 @@ def leader_side_tricks(deal: Deal, leader: Seat) -> int:
     Works for deals of any hand size.
     """
     return max(score for _card, score in solve_board(notrump_deal(deal, leader), SolveMode.OptimalOne))
+
+
+def leader_side_nodes(deal: Deal, leader: Seat) -> tuple[int, float]:
+    """DDS's node count for ``leader_side_tricks`` from an empty table, the positions at trick
+    boundaries it reached (``futureTricks.nodes``, which endplay keeps in ``_data``), and the
+    solve's CPU seconds."""
+    forget()
+    d = notrump_deal(deal, leader)
+    start = time.process_time()
+    solved = solve_board(d, SolveMode.OptimalOne)
+    return solved._data.nodes, time.process_time() - start
 
 
 def four_leaders_tricks(deal: Deal) -> dict[Seat, int]:

@@ -5,7 +5,11 @@ instruction count of the same run measures the cost per node just as repeatably:
 
     python -m benchmarks.nodes 3,5,6,7,10,13,16,17
     python -m benchmarks.nodes 0-20 --mode bridge
+    python -m benchmarks.nodes 0-20 --mode bridge --dds    # DDS's count beside ours
     valgrind --tool=cachegrind --cache-sim=yes python -m benchmarks.nodes 5,7   # "I refs"
+
+Each line also gives the nodes at trick boundaries ("trick"), which is what DDS counts: with
+``--dds`` (bridge mode, the [bench] extra installed) DDS's count for the same problem follows.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import time
 
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Seat
+from solver.deal import Deal
 
 from .seeded_deals import BRIDGE, STANDARD, bridge_start, hearts_start
 
@@ -46,16 +51,25 @@ def main() -> None:
     ap.add_argument("--table-mb", type=int, default=128)
     ap.add_argument("--node-cap", type=float, default=0,
                     help="stop a deal after about this many nodes (its value shows CAP)")
+    ap.add_argument("--dds", action="store_true",
+                    help="bridge mode: DDS's node count (trick boundaries) for each deal too")
     args = ap.parse_args()
-    total_nodes = 0
-    total_seconds = 0.0
+    if args.dds and args.mode != "bridge":
+        ap.error("--dds compares our bridge mode only: add --mode bridge")
+    dds_nodes = None
+    if args.dds:
+        from . import dds_oracle  # needs endplay: the [bench] extra
+        dds_oracle.warm_up()
+        dds_nodes = dds_oracle.leader_side_nodes
+    total_nodes = total_tricks = total_dds = 0
+    total_seconds = total_dds_seconds = 0.0
     # one solver, its memory mapped first and its tables cleared for each deal: the counts are
     # a fresh solver's, the times leave out the set-up, as in the benchmarks
     solver = Solver(table_mb=args.table_mb, node_limit=int(args.node_cap))
     solver.prepare(BRIDGE if args.mode == "bridge" else STANDARD)
     for seed in args.seeds:
         solver.clear()
-        before = solver.nodes
+        before, tricks_before = solver.nodes, solver.trick_nodes
         start = time.process_time()
         try:
             value = solve(args.mode, seed, args.seat, solver)
@@ -63,10 +77,22 @@ def main() -> None:
             value = "CAP"
         seconds = time.process_time() - start
         nodes = solver.nodes - before
+        tricks = solver.trick_nodes - tricks_before
         total_nodes += nodes
+        total_tricks += tricks
         total_seconds += seconds
-        print(f"seed {seed}: {value} nodes {nodes / 1e6:.2f}M {seconds:.2f}s", flush=True)
-    print(f"total nodes {total_nodes / 1e6:.2f}M time {total_seconds:.2f}s")
+        line = f"seed {seed}: {value} nodes {nodes / 1e6:.2f}M trick {tricks / 1e6:.3f}M {seconds:.2f}s"
+        if dds_nodes is not None:
+            n, dds_seconds = dds_nodes(Deal.random(seed), Seat.parse(args.seat))
+            total_dds += n
+            total_dds_seconds += dds_seconds
+            line += f"  DDS {n / 1e6:.3f}M {dds_seconds:.2f}s"
+        print(line, flush=True)
+    line = f"total nodes {total_nodes / 1e6:.2f}M trick {total_tricks / 1e6:.3f}M time {total_seconds:.2f}s"
+    if dds_nodes is not None:
+        line += (f"  DDS {total_dds / 1e6:.3f}M {total_dds_seconds:.2f}s (ours / DDS at trick "
+                 f"boundaries: {total_tricks / max(total_dds, 1):.1f}x)")
+    print(line)
 
 
 if __name__ == "__main__":

@@ -241,6 +241,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     if _tick(s):
         return 0
     if boundary:
+        s.trick_nodes += 1
         if s.cards_left == 0:
             return terminal_value(g, s)
         xh = exact_hash(s, kind)
@@ -435,6 +436,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     if _tick(s):
         return 0
     if boundary:
+        s.trick_nodes += 1
         if _moon_lost(s, anyone):
             return 0
         if anyone and s.moon != 0:
@@ -523,6 +525,7 @@ cdef class Engine:
     cdef Table tt
     cdef State s
     cdef public long long nodes
+    cdef public long long trick_nodes  # of the nodes, those at trick boundaries (DDS's count)
     cdef public list passes          # (window, value, nodes) of the last value() call's passes,
                                      # narrowed ones included
     cdef public int narrow_from      # cards left from which value() tries narrowed passes
@@ -585,6 +588,7 @@ cdef class Engine:
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
         self.nodes = 0
+        self.trick_nodes = 0
 
     def __dealloc__(self):
         tt_free(&self.tt)
@@ -646,6 +650,7 @@ cdef class Engine:
         s.moon = moon
         s.target = target
         s.nodes = 0
+        s.trick_nodes = 0
         s.node_limit = node_limit
         s.deadline = _now() + seconds if seconds > 0 else 0
         s.aborted = 0
@@ -662,7 +667,7 @@ cdef class Engine:
         self.passes = []
         floor = self._others_moon_floor()
         if self.s.aborted:
-            self.nodes += self.s.nodes
+            self._count()
             raise SearchAborted("search budget exhausted")
         if floor > lo:
             lo = floor
@@ -691,10 +696,15 @@ cdef class Engine:
             else:
                 lo = v
             g = v
-        self.nodes += self.s.nodes
+        self._count()
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
         return g
+
+    cdef void _count(self):
+        """Add the last search's nodes to the engine's counts."""
+        self.nodes += self.s.nodes
+        self.trick_nodes += self.s.trick_nodes
 
     cdef int _pass(self, int beta, int narrow):
         """One null-window pass below ``beta``, narrowed to ``narrow`` cards a node of the
@@ -764,7 +774,7 @@ cdef class Engine:
                    node_limit, seconds)
         with nogil:
             v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
-        self.nodes += self.s.nodes
+        self._count()
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
         return v
@@ -780,7 +790,7 @@ cdef class Engine:
                    node_limit, seconds)
         with nogil:
             r = moon_search(&self.g, &self.s, &self.tt, -1, &rel)
-        self.nodes += self.s.nodes
+        self._count()
         if self.s.aborted:
             raise SearchAborted("search budget exhausted")
         return bool(r)

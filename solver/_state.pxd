@@ -69,6 +69,7 @@ ctypedef struct State:
     int killer[14][4]            # bridge play: last lead that made a cut-off, by tricks
                                  # left and seat
     int64_t nodes
+    int64_t trick_nodes          # the nodes at trick boundaries: what DDS counts as its nodes
     int64_t node_limit           # 0: none
     double deadline              # 0: none; CLOCK_MONOTONIC seconds
     int aborted

@@ -105,6 +105,7 @@ class Solver:
         self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._rules: Rules | None = None
         self._retired_nodes = 0
+        self._retired_trick_nodes = 0
         self._deadline = 0.0
 
     # -- engine plumbing -------------------------------------------------------------
@@ -112,6 +113,7 @@ class Solver:
         """Engines (and tables) for ``rules``, replacing those of other rules."""
         if self._rules != rules:
             self._retired_nodes += sum(e.nodes for e in self._engines)
+            self._retired_trick_nodes += sum(e.trick_nodes for e in self._engines)
             self._engines = []  # free the old tables before allocating new ones
             self._free = queue.SimpleQueue()
             for _ in range(self.threads):
@@ -175,6 +177,11 @@ class Solver:
     def nodes(self) -> int:
         """Search nodes visited so far by this solver."""
         return self._retired_nodes + sum(e.nodes for e in self._engines)
+
+    @property
+    def trick_nodes(self) -> int:
+        """Of ``nodes``, those at trick boundaries: the positions DDS counts as its nodes."""
+        return self._retired_trick_nodes + sum(e.trick_nodes for e in self._engines)
 
     # -- one search each ---------------------------------------------------------------
     def _value_to_go(self, p: Position, side: int, guess: int = 0) -> int:

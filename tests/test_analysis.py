@@ -100,9 +100,22 @@ def test_a_cleared_solver_searches_node_for_node_as_a_fresh_one() -> None:
         fresh = Solver(table_mb=16)
         expected = fresh.guarantee(pos, Seat.N)
         reused.clear()
-        before = reused.nodes
+        before, tricks_before = reused.nodes, reused.trick_nodes
         assert reused.guarantee(pos, Seat.N) == expected
         assert reused.nodes - before == fresh.nodes
+        assert reused.trick_nodes - tricks_before == fresh.trick_nodes
+
+
+def test_trick_nodes_count_the_positions_at_trick_boundaries() -> None:
+    """DDS counts only the positions at trick boundaries; ``trick_nodes`` counts the same
+    (``benchmarks/nodes.py --dds`` sets the two side by side): some of the nodes, not all."""
+    s = Solver(table_mb=1)
+    for pos in endgames({}, 6, "tricks", cards=(8, 20)):
+        before, tricks_before = s.nodes, s.trick_nodes
+        s.guarantee(pos, Seat.N)
+        # a position the bounds settle at once is a boundary node and nothing more
+        assert 0 < s.trick_nodes - tricks_before <= s.nodes - before
+    assert s.trick_nodes < s.nodes
 
 
 def test_node_and_time_limits_abort_the_search() -> None:
