@@ -8,7 +8,7 @@
 # which hold anywhere, so it adds nothing.
 from libc.stdint cimport uint64_t
 from solver._state cimport (Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD,
-                            INF, SUIT_LANE, LEADER_DEP)
+                            INF, SUIT_LANE, LEADER_DEP, BREAK_NONE)
 from solver._movegen cimport legal_mask
 
 ctypedef struct Outcomes:
@@ -161,8 +161,7 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* re
     return 0
 
 
-cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
-                         uint64_t* rel) noexcept nogil:
+cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* rel) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now), and the suit's other cards too when no other seat holds more
@@ -171,7 +170,7 @@ cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
     cdef int p, suit, top, qt = 0, run, longest, length
     for p in range(4):
         if p != q:
-            others |= s.hand[p]
+            others |= hand[p]
     for suit in range(4):
         mine = (leads >> (16 * suit)) & SUIT_LANE
         rest = (others >> (16 * suit)) & SUIT_LANE
@@ -187,7 +186,7 @@ cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
             longest = 0
             for p in range(4):
                 if p != q:
-                    length = popcount((s.hand[p] >> (16 * suit)) & SUIT_LANE)
+                    length = popcount((hand[p] >> (16 * suit)) & SUIT_LANE)
                     if length > longest:
                         longest = length
             if longest <= run:
@@ -196,15 +195,59 @@ cdef inline int cashable(const Game* g, const State* s, int q, uint64_t leads,
     return qt
 
 
+cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
+    """Tricks of the leader's side when the leader first cashes its top cards in the suits
+    where its partner can follow every time, then leads a card of a suit its partner tops, and
+    the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
+    such suit). The opponents' cards are all kept: whatever they play or discard can only
+    lower their cards, so the count holds whatever they do."""
+    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, top, run, k1 = 0
+    cdef uint64_t hand[4]
+    cdef uint64_t mine, rest, part, opp, bits = 0
+    cdef int i
+    for i in range(4):
+        hand[i] = s.hand[i]
+    opp = s.hand[(L + 1) & 3] | s.hand[(L + 3) & 3]
+    for suit in range(4):
+        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        rest = ((opp >> (16 * suit)) & SUIT_LANE) | part
+        run = 0
+        while mine:
+            top = msb(mine)
+            if rest and msb(rest) > top:
+                break
+            run += 1
+            bits |= (<uint64_t>1) << (16 * suit + top)
+            mine &= ~((<uint64_t>1) << top)
+        if run == 0 or popcount(part) < run:
+            continue
+        k1 += run
+        # the leader's run is played; the partner follows with its lowest cards
+        hand[L] &= ~(((<uint64_t>SUIT_LANE) << (16 * suit)) & ~(mine << (16 * suit)))
+        for i in range(run):
+            part &= part - 1
+        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+    for suit in range(4):
+        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        rest = ((opp >> (16 * suit)) & SUIT_LANE) | mine
+        if mine and part and msb(part) > msb(rest):
+            rel[0] |= bits
+            return k1 + cashable(hand, P, hand[P], rel)
+    return 0
+
+
 cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     """A lower bound on the tricks of the leader's side from here: the leader cashes its top
-    cards, or leads a card to a suit its partner tops and the partner cashes its own."""
+    cards, or leads a card to a suit its partner tops and the partner cashes its own, or
+    cashes some of its own first (cash_then_cross)."""
     cdef int qt, p, suit, partner_qt
     cdef uint64_t leads, partner_lane, others
     if s.forced_lead >= 0:
         return 0
     leads = legal_mask(g, s, s.leader)
-    qt = cashable(g, s, s.leader, leads, rel)
+    qt = cashable(s.hand, s.leader, leads, rel)
     if not g.partnership:
         return qt
     p = (s.leader + 2) & 3
@@ -215,10 +258,14 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
                 and msb(partner_lane) > msb(((others >> (16 * suit)) & SUIT_LANE)):
             # the partner wins the lead with its top card: one of the tricks it can cash
             rel[0] |= (<uint64_t>1) << (16 * suit + msb(partner_lane))
-            partner_qt = cashable(g, s, p, legal_mask(g, s, p), rel)
+            partner_qt = cashable(s.hand, p, legal_mask(g, s, p), rel)
             if partner_qt > qt:
                 qt = partner_qt
             break
+    if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken):
+        partner_qt = cash_then_cross(s, rel)
+        if partner_qt > qt:
+            qt = partner_qt
     return qt
 
 
