@@ -203,7 +203,7 @@ cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
     lower their cards, so the count holds whatever they do."""
     cdef int L = s.leader, P = (s.leader + 2) & 3, suit, top, run, k1 = 0
     cdef uint64_t hand[4]
-    cdef uint64_t mine, rest, part, opp, bits = 0
+    cdef uint64_t mine, rest, part, opp, run_bits, bits = 0
     cdef int i
     for i in range(4):
         hand[i] = s.hand[i]
@@ -213,16 +213,18 @@ cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
         part = (hand[P] >> (16 * suit)) & SUIT_LANE
         rest = ((opp >> (16 * suit)) & SUIT_LANE) | part
         run = 0
+        run_bits = 0
         while mine:
             top = msb(mine)
             if rest and msb(rest) > top:
                 break
             run += 1
-            bits |= (<uint64_t>1) << (16 * suit + top)
+            run_bits |= (<uint64_t>1) << (16 * suit + top)
             mine &= ~((<uint64_t>1) << top)
         if run == 0 or popcount(part) < run:
             continue
         k1 += run
+        bits |= run_bits
         # the leader's run is played; the partner follows with its lowest cards
         hand[L] &= ~(((<uint64_t>SUIT_LANE) << (16 * suit)) & ~(mine << (16 * suit)))
         for i in range(run):
@@ -243,7 +245,7 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     cards, or leads a card to a suit its partner tops and the partner cashes its own, or
     cashes some of its own first (cash_then_cross)."""
     cdef int qt, p, suit, partner_qt
-    cdef uint64_t leads, partner_lane, others
+    cdef uint64_t leads, partner_lane, others, crossed
     if s.forced_lead >= 0:
         return 0
     leads = legal_mask(g, s, s.leader)
@@ -263,9 +265,11 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
                 qt = partner_qt
             break
     if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken):
-        partner_qt = cash_then_cross(s, rel)
+        crossed = 0
+        partner_qt = cash_then_cross(s, &crossed)
         if partner_qt > qt:
             qt = partner_qt
+            rel[0] |= crossed
     return qt
 
 
