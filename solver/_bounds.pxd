@@ -161,27 +161,30 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* re
     return 0
 
 
+cdef inline uint64_t top_run(uint64_t mine, uint64_t rest) noexcept nogil:
+    """The cards of ``mine`` above every card of ``rest`` (one suit's lane each): the ones
+    that win a trick of the suit whatever the holders of ``rest`` play."""
+    if rest == 0:
+        return mine
+    return mine & ~(((<uint64_t>2) << msb(rest)) - 1)
+
+
 cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* rel) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now), and the suit's other cards too when no other seat holds more
     cards of it than that run (they are out of it by then, so the low cards win)."""
-    cdef uint64_t others = 0, mine, rest
-    cdef int p, suit, top, qt = 0, run, longest, length
+    cdef uint64_t others = 0, mine, won
+    cdef int p, suit, qt = 0, run, longest, length
     for p in range(4):
         if p != q:
             others |= hand[p]
     for suit in range(4):
         mine = (leads >> (16 * suit)) & SUIT_LANE
-        rest = (others >> (16 * suit)) & SUIT_LANE
-        run = 0
-        while mine:
-            top = msb(mine)
-            if rest and msb(rest) > top:
-                break
-            run += 1
-            rel[0] |= (<uint64_t>1) << (16 * suit + top)
-            mine &= ~((<uint64_t>1) << top)
+        won = top_run(mine, (others >> (16 * suit)) & SUIT_LANE)
+        run = popcount(won)
+        rel[0] |= won << (16 * suit)
+        mine &= ~won
         if run and mine:
             longest = 0
             for p in range(4):
@@ -201,40 +204,31 @@ cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
     the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
     such suit). The opponents' cards are all kept: whatever they play or discard can only
     lower their cards, so the count holds whatever they do."""
-    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, top, run, k1 = 0
+    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, run, k1 = 0
     cdef uint64_t hand[4]
-    cdef uint64_t mine, rest, part, opp, run_bits, bits = 0
+    cdef uint64_t mine, part, opp, won, bits = 0
     cdef int i
     for i in range(4):
         hand[i] = s.hand[i]
     opp = s.hand[(L + 1) & 3] | s.hand[(L + 3) & 3]
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
         part = (hand[P] >> (16 * suit)) & SUIT_LANE
-        rest = ((opp >> (16 * suit)) & SUIT_LANE) | part
-        run = 0
-        run_bits = 0
-        while mine:
-            top = msb(mine)
-            if rest and msb(rest) > top:
-                break
-            run += 1
-            run_bits |= (<uint64_t>1) << (16 * suit + top)
-            mine &= ~((<uint64_t>1) << top)
+        won = top_run((hand[L] >> (16 * suit)) & SUIT_LANE,
+                      ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        run = popcount(won)
         if run == 0 or popcount(part) < run:
             continue
         k1 += run
-        bits |= run_bits
+        bits |= won << (16 * suit)
         # the leader's run is played; the partner follows with its lowest cards
-        hand[L] &= ~(((<uint64_t>SUIT_LANE) << (16 * suit)) & ~(mine << (16 * suit)))
+        hand[L] &= ~(won << (16 * suit))
         for i in range(run):
             part &= part - 1
         hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
     for suit in range(4):
         mine = (hand[L] >> (16 * suit)) & SUIT_LANE
         part = (hand[P] >> (16 * suit)) & SUIT_LANE
-        rest = ((opp >> (16 * suit)) & SUIT_LANE) | mine
-        if mine and part and msb(part) > msb(rest):
+        if mine and top_run(part, ((opp >> (16 * suit)) & SUIT_LANE) | mine):
             rel[0] |= bits
             return k1 + cashable(hand, P, hand[P], rel)
     return 0
