@@ -18,6 +18,7 @@ What "annotated" means for one record (docs/hand-records.md):
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -186,8 +187,11 @@ class _Dask(_Runner):
             raise HeartsError("--dask needs the dask extra: pip install 'hearts-dd[dask]'") from None
         self.cluster = None
         if address == "local":
+            # the workers log to our stderr, whose one line is the run's summary: a heartbeat
+            # that meets the scheduler already closing at the end of a run is no news to a user
+            # (a failed task still reaches us as its exception)
             self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = Client(self.cluster)
         else:
             try:
