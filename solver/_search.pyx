@@ -23,8 +23,9 @@ from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_
 
 
 cdef enum:
-    ROOT_MOON_NODES = 3000000     # budget of the root's "can the others shoot" search (see
-                                  # Engine.value): it costs less than the passes it saves
+    ROOT_MOON_NODES = 3000000     # first budget of the root's "can the others shoot" search
+                                  # (see Engine.value), doubled each time the passes have
+                                  # spent as much again while it is unsettled
     ROOT_MOON_NARROW_NODES = 1000000  # of which a narrowed search may take this much first
     NARROW_CARDS = 3              # cards the others try a node in a narrowed pass
     NARROW_FROM = 40              # cards left from which value() tries narrowed passes: in
@@ -661,22 +662,40 @@ cdef class Engine:
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included."""
-        cdef int lo = -INF, hi = INF, g = guess, beta, v, floor, narrow_below
+        cdef int lo = -INF, hi = INF, g = guess, beta, v, floor, narrow_below, moon_open
+        cdef long long moon_budget = ROOT_MOON_NODES, moon_mark
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
         self.passes = []
-        floor = self._others_moon_floor()
-        if self.s.aborted:
-            self._count()
-            raise SearchAborted("search budget exhausted")
-        if floor > lo:
-            lo = floor
-            g = floor
+        floor = self._moon_floor_value()
+        moon_open = floor > -INF
+        if moon_open:
+            moon_open = self._others_moon(moon_budget, 1)
+            if self.s.aborted:
+                self._count()
+                raise SearchAborted("search budget exhausted")
+            if moon_open == 1:
+                lo = g = floor
+            moon_open = moon_open == 2
+        moon_mark = self.s.nodes
         # narrowed passes below this window only: one that fails fails higher up too. In
         # bridge play they cost more than they save (their passes mostly fail low)
         narrow_below = (INF if self.s.cards_left >= self.narrow_from and not self.g.tricks_wanted
                         else -INF)
         while lo < hi:
+            if moon_open and lo < floor and self.s.nodes - moon_mark >= moon_budget:
+                # the passes have outgrown the moon search's budget: give it as much again
+                # (so it costs at most what the passes do), as a yes ends the climb at once
+                moon_budget *= 2
+                moon_open = self._others_moon(moon_budget, 0)
+                if self.s.aborted:
+                    break
+                moon_mark = self.s.nodes
+                if moon_open == 1:
+                    lo = g = floor
+                    moon_open = 0
+                    continue
+                moon_open = moon_open == 2
             beta = g + 1 if g == lo else g
             if beta < narrow_below:
                 # the others limited to their first few cards often still reach beta: a proof
@@ -720,39 +739,47 @@ cdef class Engine:
             self.passes.append((beta, v, self.s.nodes - before))
         return v
 
-    cdef int _others_moon_floor(self):
-        """When the others together can make one of them shoot, the value is at least that
-        outcome's lowest: the usual answer when one seat faces three, found by a moon search
-        instead of climbing to it pass by pass. -INF when they cannot, when their moon would
-        not raise the target's score, or when the search outgrows its own budget."""
+    cdef int _moon_floor_value(self):
+        """The lowest value of the outcome "another side shoots the moon": the target takes
+        none of the points, perhaps every negative card and trick. -INF when that outcome
+        cannot happen or would not raise the target's score."""
         cdef State* s = &self.s
-        cdef int r, i, c_self, c_other, floor
-        cdef uint64_t rel
-        cdef long long limit = s.node_limit, budget
+        cdef int i, c_self, c_other, floor
         moon_constants(&self.g, &c_self, &c_other)
         if c_other <= 0 or s.cards_left == 0 or s.moon == MOON_DEAD or s.moon == s.target + 1:
             return -INF
-        # the target takes none of the points, perhaps every negative card and trick
         floor = s.hand_neg + c_other
         for i in range(s.ntrick):
             if self.g.values[s.trick[i]] < 0:
                 floor += self.g.values[s.trick[i]]
         if self.g.trick_points < 0:
             floor += self.g.trick_points * ((s.cards_left + s.ntrick) >> 2)
-        budget = s.nodes + ROOT_MOON_NODES
+        return floor
+
+    cdef int _others_moon(self, long long nodes, bint narrowed_first):
+        """Can the others together make one of them shoot? 1 yes, 0 no, 2 not settled within
+        ``nodes``. When they can, the value is at least _moon_floor_value: the usual answer
+        when one seat faces three, found by a moon search instead of climbing to it pass by
+        pass. ``narrowed_first``: a narrowed search first, which, when the others can shoot,
+        usually shows how cheaply."""
+        cdef State* s = &self.s
+        cdef int r = 0
+        cdef uint64_t rel
+        cdef long long limit = s.node_limit, budget
+        budget = s.nodes + nodes
         if limit != 0 and limit < budget:
             budget = limit
-        # a narrowed search first: when the others can shoot, it usually shows how cheaply
-        s.node_limit = s.nodes + ROOT_MOON_NARROW_NODES
-        if budget < s.node_limit:
-            s.node_limit = budget
-        s.narrow_moon = self.narrow_cards
-        with nogil:
-            r = moon_search(&self.g, s, &self.tt, s.target, &rel)
-        s.narrow_moon = 0
-        if s.aborted:
-            r = 0
-            s.aborted = _spent(s, budget)
+        if narrowed_first:
+            s.node_limit = s.nodes + ROOT_MOON_NARROW_NODES
+            if budget < s.node_limit:
+                s.node_limit = budget
+            s.narrow_moon = self.narrow_cards
+            with nogil:
+                r = moon_search(&self.g, s, &self.tt, s.target, &rel)
+            s.narrow_moon = 0
+            if s.aborted:
+                r = 0
+                s.aborted = _spent(s, budget)
         if not r and not s.aborted:
             s.node_limit = budget
             with nogil:
@@ -761,8 +788,8 @@ cdef class Engine:
         if s.aborted:
             # only the caller's own budget ends the call
             s.aborted = _spent(s, limit)
-            return -INF
-        return floor if r else -INF
+            return 2
+        return r
 
     def probe(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int beta, long long node_limit=0, double seconds=0):
