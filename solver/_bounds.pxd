@@ -161,6 +161,23 @@ cdef inline bint others_cannot_shoot(const Game* g, const State* s, uint64_t* re
     return 0
 
 
+cdef inline bint leads_a_point(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
+    """At a trick boundary: the leader can lead a point card above every other card of its
+    suit, so its side takes a point card now (no other side can shoot the moon)."""
+    cdef uint64_t leads = legal_mask(g, s, s.leader)
+    cdef uint64_t rest = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3], lane, top
+    cdef int suit
+    for suit in range(4):
+        lane = (rest >> (16 * suit)) & SUIT_LANE
+        if lane == 0:
+            continue
+        top = (<uint64_t>1) << (16 * suit + msb(lane))
+        if top & leads & g.point_mask:
+            rel[0] |= top | LEADER_DEP
+            return 1
+    return 0
+
+
 cdef inline uint64_t top_run(uint64_t mine, uint64_t rest) noexcept nogil:
     """The cards of ``mine`` above every card of ``rest`` (one suit's lane each): the ones
     that win a trick of the suit whatever the holders of ``rest`` play."""

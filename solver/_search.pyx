@@ -15,7 +15,7 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
-                             others_cannot_shoot, cannot_shoot,
+                             others_cannot_shoot, cannot_shoot, leads_a_point,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
                              tt_store, make_key, exact_hash, ex_probe, ex_store, KIND_SCORE,
@@ -472,6 +472,9 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             return s.moon == s.target + 1
         if not anyone and target_cannot_win(s, rel):
             return 0
+        if ((s.side[s.leader] == blocker) if blocker >= 0
+                else (s.side[s.leader] != s.target)) and leads_a_point(g, s, rel):
+            return 0
         # a guard keeps a point card from every would-be shooter: with anyone, nobody has a
         # point yet, so from every other seat; else from the one shooter, kept by the blocker
         if anyone:
@@ -861,7 +864,8 @@ cdef class Engine:
         ``cannot_win`` (the target's side wins no more tricks), ``can_duck`` (the target can
         lose every trick), ``guards`` (per seat x, the target keeps x from x's own point card),
         ``others_blocked`` (no other side can take every point card), ``quick_tricks`` (tricks
-        the leader's side can take, when only tricks count)."""
+        the leader's side can take, when only tricks count), ``leads_a_point`` (the leader's
+        side takes a point card in the next trick)."""
         cdef uint64_t rel, leader_flag = LEADER_DEP
         cdef int x
         self._load(hands, [], leader, broken, False, -1, moon, target, 0, 0)
@@ -880,4 +884,6 @@ cdef class Engine:
         out["others_blocked"] = (bool(others_cannot_shoot(&self.g, &self.s, &rel)), rel)
         rel = 0
         out["quick_tricks"] = (quick_tricks(&self.g, &self.s, &rel), rel & ~leader_flag)
+        rel = 0
+        out["leads_a_point"] = (bool(leads_a_point(&self.g, &self.s, &rel)), rel & ~leader_flag)
         return out

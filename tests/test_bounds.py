@@ -140,6 +140,11 @@ def refutations(deal: Deal, leader: Seat, rules: Rules, solver: Solver, target: 
                 return any(took(g, x, points) for x in shooters)
             return None
         check("others_blocked", not forced(pos_game(), lambda s: not mine(s), someone_shoots))
+    if claims["leads_a_point"][0]:
+        lead_side = side[int(leader)]
+        check("leads_a_point", forced(
+            pos_game(), lambda s: side[s] == lead_side,
+            lambda g: bool(g.point_cards[lead_side]) if g.cards_played >= 4 else None))
     qt = claims["quick_tricks"][0]
     if qt and not rules.point_mask and rules.trick_points < 0:
         lead_side = side[int(leader)]
@@ -165,10 +170,10 @@ def run(name: str, spec: dict) -> tuple[int, dict[str, int], list[str]]:
                 # the same claims where the cards below what they relied on lie elsewhere
                 c = engine_claims(solver, deal, rules, leader, moon, target_seat)
                 relied = c["can_duck"][1] | c["others_blocked"][1] | c["cannot_win"][1] \
-                    | c["quick_tricks"][1] | sum(c["guards"].values())
+                    | c["quick_tricks"][1] | c["leads_a_point"][1] | sum(c["guards"].values())
                 d = redeal_below(deal, relied, rng)
             c = engine_claims(solver, d, rules, leader, moon, target_seat)
-            for k in ("cannot_win", "can_duck", "others_blocked"):
+            for k in ("cannot_win", "can_duck", "others_blocked", "leads_a_point"):
                 fired[k] = fired.get(k, 0) + bool(c[k][0])
             fired["guards"] = fired.get("guards", 0) + len(c["guards"])
             fired["quick_tricks"] = fired.get("quick_tricks", 0) + bool(c["quick_tricks"][0])
@@ -184,7 +189,8 @@ def test_point_rules_claims_hold(name: str) -> None:
     if name == "partnership":  # duck and guards are single-seat rules
         assert fired["cannot_win"] >= 10, fired
     else:
-        assert min(fired["can_duck"], fired["guards"], fired["others_blocked"]) >= 20, fired
+        assert min(fired["can_duck"], fired["guards"], fired["others_blocked"],
+                   fired["leads_a_point"]) >= 20, fired
 
 
 @pytest.mark.parametrize("name", TRICK_RULES)
