@@ -267,12 +267,40 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     return qt
 
 
+cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nogil:
+    """An upper bound on the tricks of the leader's side (partnerships, only tricks counting):
+    n - 1 when the suits its side tops hold fewer than n tricks, counted as the longer of its
+    two hands in each, else n (DDS's LaterTricks in notrump). Winning every trick, the side
+    leads every trick, each lead of a suit takes a card of it from both its hands, and a suit
+    the opponents top cannot be led until they have discarded its top card. Only their top
+    cards are relied on: a suit of the side's that passes to them lowers the count."""
+    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, total = 0, top, a, b
+    cdef uint64_t lead, part, every, theirs = 0
+    for suit in range(4):
+        lead = (s.hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (s.hand[P] >> (16 * suit)) & SUIT_LANE
+        every = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * suit)) & SUIT_LANE
+        if every == 0:
+            continue
+        top = msb(every)
+        if ((lead | part) >> top) & 1:
+            a = popcount(lead)
+            b = popcount(part)
+            total += a if a > b else b
+        else:
+            theirs |= (<uint64_t>1) << (16 * suit + top)
+    if total >= n:
+        return n
+    rel[0] |= theirs
+    return n - 1
+
+
 cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, int rn, int n,
                            bint self_lost) noexcept nogil:
     """The plain bounds of each outcome, from the positive (rp) and negative (rn) values and
     the n tricks the target may still take; ``self_lost``: its own moon is out of reach."""
-    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt
-    cdef uint64_t rel = 0
+    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt, most
+    cdef uint64_t rel = 0, mrel = 0
     if g.trick_points > 0:
         tpmax = g.trick_points * n
     else:
@@ -286,12 +314,21 @@ cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, i
             qt = n
         if qt > 0:
             rel |= LEADER_DEP
+        most = n
+        if g.partnership:
+            most = lead_side_max(s, n, &mrel)
+            if most < n:
+                mrel |= LEADER_DEP
         if s.side[s.leader] == s.target:
             o.hi[OUT_NONE] = g.trick_points * qt
             o.rel_hi |= rel
+            o.lo[OUT_NONE] = g.trick_points * most
+            o.rel_lo |= mrel
         else:
             o.lo[OUT_NONE] = g.trick_points * (n - qt)
             o.rel_lo |= rel
+            o.hi[OUT_NONE] = g.trick_points * (n - most)
+            o.rel_hi |= mrel
     o.possible[OUT_NONE] = 1
     o.possible[OUT_SELF] = 0
     o.possible[OUT_OTHER] = 0

@@ -15,7 +15,7 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
-                             others_cannot_shoot, cannot_shoot,
+                             lead_side_max, others_cannot_shoot, cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
                              tt_store, make_key, exact_hash, ex_probe, ex_store, KIND_SCORE,
@@ -812,7 +812,8 @@ cdef class Engine:
         ``cannot_win`` (the target's side wins no more tricks), ``can_duck`` (the target can
         lose every trick), ``guards`` (per seat x, the target keeps x from x's own point card),
         ``others_blocked`` (no other side can take every point card), ``quick_tricks`` (tricks
-        the leader's side can take, when only tricks count)."""
+        the leader's side can take, when only tricks count), ``lead_side_max`` (tricks the
+        leader's side can take at most, with partnerships; None without)."""
         cdef uint64_t rel, leader_flag = LEADER_DEP
         cdef int x
         self._load(hands, [], leader, broken, False, -1, moon, target, 0, 0)
@@ -831,4 +832,7 @@ cdef class Engine:
         out["others_blocked"] = (bool(others_cannot_shoot(&self.g, &self.s, &rel)), rel)
         rel = 0
         out["quick_tricks"] = (quick_tricks(&self.g, &self.s, &rel), rel & ~leader_flag)
+        rel = 0
+        out["lead_side_max"] = ((lead_side_max(&self.s, self.s.cards_left >> 2, &rel), rel)
+                                if self.g.partnership else (None, 0))
         return out

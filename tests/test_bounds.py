@@ -98,10 +98,12 @@ def engine_claims(solver: Solver, deal: Deal, rules: Rules, leader: Seat, moon: 
 
 
 def refutations(deal: Deal, leader: Seat, rules: Rules, solver: Solver, target: int,
-                moon: int) -> list[str]:
-    """Each claim of the engine at this position that plain search refutes."""
+                moon: int, claims: dict | None = None) -> list[str]:
+    """Each claim of the engine at this position that plain search refutes: the claims it
+    makes here, or ``claims`` made at another position that agrees on what they relied on."""
     pos_game = lambda: brute.Game(deal, rules, leader)  # noqa: E731
-    claims = engine_claims(solver, deal, rules, leader, moon, target)
+    if claims is None:
+        claims = engine_claims(solver, deal, rules, leader, moon, target)
     side = [s % 2 if rules.partnership else s for s in range(4)]
     mine = lambda seat: side[seat] == side[target]  # noqa: E731
     points = deal.all_cards & rules.point_mask
@@ -146,6 +148,13 @@ def refutations(deal: Deal, leader: Seat, rules: Rules, solver: Solver, target: 
         check(f"quick_tricks={qt}", forced(
             pos_game(), lambda s: side[s] == lead_side,
             lambda g: True if g.tricks_won[lead_side] >= qt else (False if g.is_over else None)))
+    most = claims["lead_side_max"][0]
+    if most is not None and not rules.point_mask and rules.trick_points < 0:
+        lead_side = side[int(leader)]
+        # the other side, playing together, keeps the leader's side below most + 1 tricks
+        check(f"lead_side_max={most}", not forced(
+            pos_game(), lambda s: side[s] == lead_side,
+            lambda g: True if g.tricks_won[lead_side] > most else (False if g.is_over else None)))
     return wrong
 
 
@@ -165,14 +174,22 @@ def run(name: str, spec: dict) -> tuple[int, dict[str, int], list[str]]:
                 # the same claims where the cards below what they relied on lie elsewhere
                 c = engine_claims(solver, deal, rules, leader, moon, target_seat)
                 relied = c["can_duck"][1] | c["others_blocked"][1] | c["cannot_win"][1] \
-                    | c["quick_tricks"][1] | sum(c["guards"].values())
+                    | c["quick_tricks"][1] | c["lead_side_max"][1] | sum(c["guards"].values())
                 d = redeal_below(deal, relied, rng)
             c = engine_claims(solver, d, rules, leader, moon, target_seat)
             for k in ("cannot_win", "can_duck", "others_blocked"):
                 fired[k] = fired.get(k, 0) + bool(c[k][0])
             fired["guards"] = fired.get("guards", 0) + len(c["guards"])
             fired["quick_tricks"] = fired.get("quick_tricks", 0) + bool(c["quick_tricks"][0])
+            if c["lead_side_max"][0] is not None:
+                short = c["lead_side_max"][0] < d.hand_size
+                fired["lead_side_max"] = fired.get("lead_side_max", 0) + short
             wrong += refutations(d, leader, rules, solver, target_seat, moon)
+            if d is not deal:
+                # the first deal's claims, where the table would reuse them
+                wrong += refutations(d, leader, rules, solver, target_seat, moon, c0)
+            else:
+                c0 = c
     return POSITIONS, fired, wrong
 
 
@@ -192,6 +209,8 @@ def test_trick_rules_claims_hold(name: str) -> None:
     _, fired, wrong = run(name, TRICK_RULES[name])
     assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
     assert fired["quick_tricks"] >= 50 and fired["cannot_win"] >= 10, fired
+    if name == "bridge":
+        assert fired["lead_side_max"] >= 20, fired
 
 
 def test_the_guard_counts_cards_above_the_point_card() -> None:
