@@ -267,6 +267,33 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     return qt
 
 
+cdef inline int second_hand_tricks(const State* s, uint64_t* rel) noexcept nogil:
+    """Tricks the side of the second seat to a trick takes for sure, this one included, when
+    its two hands hold the highest card of the suit led above the leader's card and the
+    third seat's (0 when they do not; DDS's QuickTricksSecondHand): that card wins the trick,
+    and its holder, on lead next, cashes its top cards (cashable), the other cards played to
+    this trick only lowering the others'."""
+    cdef int X = (s.leader + 1) & 3, Y = (s.leader + 2) & 3, Z = (s.leader + 3) & 3
+    cdef int led = s.trick[0], suit = led >> 4, top, hh
+    cdef uint64_t ours = ((s.hand[X] | s.hand[Z]) >> (16 * suit)) & SUIT_LANE
+    cdef uint64_t above = ((s.hand[Y] >> (16 * suit)) & SUIT_LANE) | ((<uint64_t>1) << (led & 15))
+    cdef uint64_t hand[4]
+    cdef uint64_t used = 0, bit
+    cdef int i
+    if ours == 0 or msb(ours) < msb(above):
+        return 0
+    top = msb(ours)
+    bit = (<uint64_t>1) << (16 * suit + top)
+    hh = X if s.hand[X] & bit else Z
+    for i in range(4):
+        hand[i] = s.hand[i]
+    hand[hh] &= ~bit
+    used = bit
+    i = 1 + cashable(hand, hh, hand[hh], &used)
+    rel[0] |= used
+    return i
+
+
 cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nogil:
     """An upper bound on the tricks of the leader's side (partnerships, only tricks counting):
     n - 1 when the suits its side tops hold fewer than n tricks, counted as the longer of its

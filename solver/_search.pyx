@@ -15,7 +15,8 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
-                             lead_side_max, others_cannot_shoot, cannot_shoot,
+                             lead_side_max, second_hand_tricks, others_cannot_shoot,
+                             cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
                              tt_store, make_key, exact_hash, ex_probe, ex_store, KIND_SCORE,
@@ -240,6 +241,22 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     rel[0] = 0
     if _tick(s):
         return 0
+    if s.ntrick == 1 and g.tricks_wanted and g.partnership:
+        # the second seat's side wins this trick for sure and cashes on
+        crel = 0
+        n = second_hand_tricks(s, &crel)
+        if n > 0:
+            i = popcount(s.hand[(s.leader + 1) & 3])
+            if s.side[(s.leader + 1) & 3] == s.target:
+                v = g.trick_points * n
+                if v <= alpha:
+                    rel[0] = crel
+                    return v
+            else:
+                v = g.trick_points * (i - n)
+                if v >= beta:
+                    rel[0] = crel
+                    return v
     if boundary:
         s.trick_nodes += 1
         if s.cards_left == 0:
@@ -836,3 +853,13 @@ cdef class Engine:
         out["lead_side_max"] = ((lead_side_max(&self.s, self.s.cards_left >> 2, &rel), rel)
                                 if self.g.partnership else (None, 0))
         return out
+
+    def second_hand_claim(self, hands, int leader, int lead):
+        """What second_hand_tricks claims once ``leader`` has led ``lead`` from ``hands`` (with
+        partnerships): the tricks the second seat's side takes for sure, this one included
+        (0: no claim), and the cards relied on."""
+        cdef uint64_t rel = 0
+        hands = list(hands)
+        hands[leader] &= ~(1 << lead)
+        self._load(hands, [lead], leader, True, False, -1, 0, 0, 0, 0)
+        return second_hand_tricks(&self.s, &rel), rel

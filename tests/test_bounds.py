@@ -213,6 +213,41 @@ def test_trick_rules_claims_hold(name: str) -> None:
         assert fired["lead_side_max"] >= 20, fired
 
 
+def test_second_hand_claims_hold() -> None:
+    """Bridge play, a card led: the second seat's side takes the tricks the engine claims for
+    it (second_hand_tricks), also where the cards below those it relied on lie elsewhere, the
+    leader then leading a small card of the same suit (the table would reuse the claim there)."""
+    rules = Rules.parse({**TRICK_RULES["bridge"], **OPEN_PLAY})
+    rng = random.Random("bounds/second-hand")
+    solver = Solver(table_mb=1)
+    fired, wrong = 0, []
+    for _ in range(POSITIONS):
+        deal, leader = random_position(rng, rules)
+        lead = rng.choice(list(brute.bits(deal.hands[leader])))
+        with solver._engine(Position.start(deal, rules, leader)) as engine:
+            claim, relied = engine.second_hand_claim(list(deal.hands), int(leader), lead)
+        if not claim:
+            continue
+        fired += 1
+        again = redeal_below(deal, relied, rng)
+        lead_again = lead
+        if not again.hands[leader] >> lead & 1:
+            lane = 0x1FFF << (lead & ~15)
+            cut = relied & lane
+            small = again.hands[leader] & lane & ((cut & -cut) - 1)
+            lead_again = rng.choice(list(brute.bits(small)))
+        for d, card in ((deal, lead), (again, lead_again)):
+            game = brute.Game(d, rules, leader)
+            game.play(card)
+            side = 1 - int(leader) % 2
+            if not forced(game, lambda s: s % 2 == side,
+                          lambda g: True if g.tricks_won[side] >= claim else
+                          (False if g.is_over else None)):
+                wrong.append(f"{d.pbn()}, {leader} leads {Card.from_index(card)}: claimed {claim}")
+    assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
+    assert fired >= 50, fired
+
+
 def test_the_guard_counts_cards_above_the_point_card() -> None:
     """West leads S2 towards North's SA S9: if North wins with SA, East's SQ beats S9 later; if
     North plays S9, East's SQ takes the trick at once. Pairing North's spades against East's
