@@ -9,7 +9,7 @@
 from libc.stdint cimport uint64_t
 from solver._state cimport (Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD,
                             INF, SUIT_LANE, LEADER_DEP, BREAK_NONE)
-from solver._movegen cimport legal_mask
+from solver._movegen cimport legal_mask, winning_index
 
 ctypedef struct Outcomes:
     int lo[3]          # OUT_NONE, OUT_SELF, OUT_OTHER
@@ -267,31 +267,58 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     return qt
 
 
-cdef inline int second_hand_tricks(const State* s, uint64_t* rel) noexcept nogil:
-    """Tricks the side of the second seat to a trick takes for sure, this one included, when
-    its two hands hold the highest card of the suit led above the leader's card and the
-    third seat's (0 when they do not; DDS's QuickTricksSecondHand): that card wins the trick,
-    and its holder, on lead next, cashes its top cards (cashable), the other cards played to
-    this trick only lowering the others'."""
-    cdef int X = (s.leader + 1) & 3, Y = (s.leader + 2) & 3, Z = (s.leader + 3) & 3
-    cdef int led = s.trick[0], suit = led >> 4, top, hh
-    cdef uint64_t ours = ((s.hand[X] | s.hand[Z]) >> (16 * suit)) & SUIT_LANE
-    cdef uint64_t above = ((s.hand[Y] >> (16 * suit)) & SUIT_LANE) | ((<uint64_t>1) << (led & 15))
+cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64_t won,
+                                 uint64_t* rel) noexcept nogil:
+    """1 + the tricks seat hh cashes on lead once it has won this trick with ``won`` (a card of
+    its side's on the table or ``played``, which it plays now)."""
     cdef uint64_t hand[4]
-    cdef uint64_t used = 0, bit
+    cdef uint64_t used = won
     cdef int i
-    if ours == 0 or msb(ours) < msb(above):
-        return 0
-    top = msb(ours)
-    bit = (<uint64_t>1) << (16 * suit + top)
-    hh = X if s.hand[X] & bit else Z
     for i in range(4):
         hand[i] = s.hand[i]
-    hand[hh] &= ~bit
-    used = bit
+    hand[hh] &= ~played
     i = 1 + cashable(hand, hh, hand[hh], &used)
     rel[0] |= used
     return i
+
+
+cdef inline int trick_then_cash(const State* s, uint64_t* rel) noexcept nogil:
+    """Tricks the side of the seat to play takes for sure, this trick included, in a trick
+    already led (0 when it may lose this trick; after DDS's QuickTricksSecondHand): its
+    teammate's card on the table (when the seat can play under it), or the highest card of the
+    suit led that its seats still to play hold, beats every card of the suit the opponents
+    still to play hold, so the trick is theirs; the card's holder, on lead next, then cashes
+    its top cards (cashable), the other cards played to this trick only lowering the
+    others'."""
+    cdef int p = (s.leader + s.ntrick) & 3, wi = winning_index(s), k, q, wseat, suit, top, best = 0
+    cdef int hh = -1, n
+    cdef uint64_t opp = 0, ours, mine, bit, r1 = 0, r2 = 0
+    suit = s.trick[0] >> 4
+    ours = (s.hand[p] >> (16 * suit)) & SUIT_LANE
+    for k in range(s.ntrick + 1, 4):
+        q = (s.leader + k) & 3
+        if s.side[q] != s.side[p]:
+            opp |= (s.hand[q] >> (16 * suit)) & SUIT_LANE
+        else:
+            ours |= (s.hand[q] >> (16 * suit)) & SUIT_LANE
+            hh = q
+    wseat = (s.leader + wi) & 3
+    top = s.trick[wi] & 15
+    mine = (s.hand[p] >> (16 * suit)) & SUIT_LANE
+    if s.side[wseat] == s.side[p] and (opp == 0 or top > msb(opp)) \
+            and (mine == 0 or ctz(mine) < top):
+        # the teammate's card stands, p playing under it
+        best = _won_then_cashed(s, wseat, 0, (<uint64_t>1) << s.trick[wi], &r1)
+    if ours and msb(ours) > top and (opp == 0 or msb(ours) > msb(opp)):
+        bit = (<uint64_t>1) << (16 * suit + msb(ours))
+        if s.hand[p] & bit:
+            hh = p
+        n = _won_then_cashed(s, hh, bit, bit, &r2)
+        if n > best:
+            rel[0] |= r2
+            return n
+    rel[0] |= r1
+    return best
 
 
 cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nogil:

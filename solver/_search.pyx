@@ -15,7 +15,7 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
-                             lead_side_max, second_hand_tricks, others_cannot_shoot,
+                             lead_side_max, trick_then_cash, others_cannot_shoot,
                              cannot_shoot,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
@@ -241,13 +241,14 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     rel[0] = 0
     if _tick(s):
         return 0
-    if s.ntrick == 1 and g.tricks_wanted and g.partnership:
-        # the second seat's side wins this trick for sure and cashes on
+    if s.ntrick > 0 and g.tricks_wanted and g.partnership:
+        # the side to play wins this trick for sure and cashes on
         crel = 0
-        n = second_hand_tricks(s, &crel)
+        player = (s.leader + s.ntrick) & 3
+        n = trick_then_cash(s, &crel)
         if n > 0:
-            i = popcount(s.hand[(s.leader + 1) & 3])
-            if s.side[(s.leader + 1) & 3] == s.target:
+            i = popcount(s.hand[player])
+            if s.side[player] == s.target:
                 v = g.trick_points * n
                 if v <= alpha:
                     rel[0] = crel
@@ -854,12 +855,15 @@ cdef class Engine:
                                 if self.g.partnership else (None, 0))
         return out
 
-    def second_hand_claim(self, hands, int leader, int lead):
-        """What second_hand_tricks claims once ``leader`` has led ``lead`` from ``hands`` (with
-        partnerships): the tricks the second seat's side takes for sure, this one included
-        (0: no claim), and the cards relied on."""
+    def trick_claim(self, hands, int leader, trick):
+        """What trick_then_cash claims once the cards of ``trick`` (one to three, in play order
+        from ``leader``) have been played from ``hands`` (with partnerships): the tricks the
+        side to play takes for sure, this one included (0: no claim), and the cards relied
+        on."""
         cdef uint64_t rel = 0
+        cdef int i
         hands = list(hands)
-        hands[leader] &= ~(1 << lead)
-        self._load(hands, [lead], leader, True, False, -1, 0, 0, 0, 0)
-        return second_hand_tricks(&self.s, &rel), rel
+        for i, c in enumerate(trick):
+            hands[(leader + i) & 3] &= ~(1 << c)
+        self._load(hands, list(trick), leader, True, False, -1, 0, 0, 0, 0)
+        return trick_then_cash(&self.s, &rel), rel

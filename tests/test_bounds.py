@@ -213,39 +213,49 @@ def test_trick_rules_claims_hold(name: str) -> None:
         assert fired["lead_side_max"] >= 20, fired
 
 
-def test_second_hand_claims_hold() -> None:
-    """Bridge play, a card led: the second seat's side takes the tricks the engine claims for
-    it (second_hand_tricks), also where the cards below those it relied on lie elsewhere, the
-    leader then leading a small card of the same suit (the table would reuse the claim there)."""
+def test_trick_claims_hold() -> None:
+    """Bridge play, one to three cards of a trick played: the side to play takes the tricks the
+    engine claims for it (trick_then_cash), also where the cards below those it relied on lie
+    elsewhere, each card of the trick below them then a small card of the same suit from the
+    same hand (the table would reuse the claim there)."""
     rules = Rules.parse({**TRICK_RULES["bridge"], **OPEN_PLAY})
-    rng = random.Random("bounds/second-hand")
+    rng = random.Random("bounds/trick")
     solver = Solver(table_mb=1)
     fired, wrong = 0, []
-    for _ in range(POSITIONS):
+    for _ in range(2 * POSITIONS):
         deal, leader = random_position(rng, rules)
-        lead = rng.choice(list(brute.bits(deal.hands[leader])))
+        game = brute.Game(deal, rules, leader)
+        trick = []
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
+            game.play(trick[-1])
         with solver._engine(Position.start(deal, rules, leader)) as engine:
-            claim, relied = engine.second_hand_claim(list(deal.hands), int(leader), lead)
+            claim, relied = engine.trick_claim(list(deal.hands), int(leader), trick)
         if not claim:
             continue
         fired += 1
         again = redeal_below(deal, relied, rng)
-        lead_again = lead
-        if not again.hands[leader] >> lead & 1:
-            lane = 0x1FFF << (lead & ~15)
-            cut = relied & lane
-            small = again.hands[leader] & lane & ((cut & -cut) - 1)
-            lead_again = rng.choice(list(brute.bits(small)))
-        for d, card in ((deal, lead), (again, lead_again)):
+        trick_again = []
+        for i, card in enumerate(trick):
+            seat = (int(leader) + i) % 4
+            if not again.hands[seat] >> card & 1:
+                lane = 0x1FFF << (card & ~15)
+                cut = relied & lane
+                small = again.hands[seat] & lane & ((cut & -cut) - 1) & ~sum(1 << c for c in trick_again)
+                card = rng.choice(list(brute.bits(small)))
+            trick_again.append(card)
+        side = (int(leader) + len(trick)) % 2
+        for d, cards in ((deal, trick), (again, trick_again)):
             game = brute.Game(d, rules, leader)
-            game.play(card)
-            side = 1 - int(leader) % 2
+            for card in cards:
+                game.play(card)
             if not forced(game, lambda s: s % 2 == side,
                           lambda g: True if g.tricks_won[side] >= claim else
                           (False if g.is_over else None)):
-                wrong.append(f"{d.pbn()}, {leader} leads {Card.from_index(card)}: claimed {claim}")
+                wrong.append(f"{d.pbn()}, {leader} leads, trick "
+                             f"{[str(Card.from_index(c)) for c in cards]}: claimed {claim}")
     assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
-    assert fired >= 50, fired
+    assert fired >= 100, fired
 
 
 def test_the_guard_counts_cards_above_the_point_card() -> None:
