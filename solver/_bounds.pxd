@@ -234,10 +234,77 @@ cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
     return 0
 
 
+cdef inline int _longest(const uint64_t* hand, int a, int b, int suit) noexcept nogil:
+    """The longer of seats a and b in ``suit``."""
+    cdef int x = popcount((hand[a] >> (16 * suit)) & SUIT_LANE)
+    cdef int y = popcount((hand[b] >> (16 * suit)) & SUIT_LANE)
+    return x if x > y else y
+
+
+cdef inline int cash_discard_cross(const State* s, uint64_t* rel) noexcept nogil:
+    """Tricks of the leader's side when the leader first cashes everything cashable counts
+    for it, the partner following low and, when out of the suit, discarding cards that
+    cashable would not count for it in the suits the leader does not cash; then the leader
+    leads to a suit the partner tops, and the partner cashes (0 when there is no such suit
+    or the partner runs out of such cards). The opponents' cards are all kept."""
+    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, run, cnt, p, k1 = 0, need = 0
+    cdef int junk = 0, cross = -1, i
+    cdef uint64_t hand[4]
+    cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others
+    for i in range(4):
+        hand[i] = s.hand[i]
+    for suit in range(4):
+        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        op = ((s.hand[(L + 1) & 3] | s.hand[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
+        won = top_run(mine, op | part)
+        run = popcount(won)
+        if run == 0:
+            continue
+        cnt = run
+        bits |= won << (16 * suit)
+        if mine != won and _longest(s.hand, (L + 1) & 3, (L + 3) & 3, suit) <= run \
+                and popcount(part) <= run:
+            # the others are out of the suit by then: the low cards win too
+            cnt = popcount(mine)
+            won = mine
+        k1 += cnt
+        cashed |= (<uint64_t>SUIT_LANE) << (16 * suit)
+        hand[L] &= ~(won << (16 * suit))
+        p = popcount(part)
+        if p <= cnt:
+            need += cnt - p
+            part = 0
+        else:
+            for i in range(cnt):
+                part &= part - 1
+        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+    others = s.hand[(L + 1) & 3] | s.hand[(L + 3) & 3] | hand[L]
+    for suit in range(4):
+        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        op = (others >> (16 * suit)) & SUIT_LANE
+        if cross < 0 and mine and top_run(part, op):
+            cross = suit
+        if (cashed >> (16 * suit)) & 1 or part == 0:
+            continue
+        won = top_run(part, op)
+        run = popcount(won)
+        if run and popcount(part) > run and _longest(hand, L, (L + 1) & 3, suit) <= run \
+                and popcount((s.hand[(L + 3) & 3] >> (16 * suit)) & SUIT_LANE) <= run:
+            continue
+        # the partner's cards below its top run here, which cashable does not count
+        junk += popcount(part & ~won)
+    if cross < 0 or junk < need:
+        return 0
+    rel[0] |= bits
+    return k1 + cashable(hand, P, hand[P], rel)
+
+
 cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     """A lower bound on the tricks of the leader's side from here: the leader cashes its top
     cards, or leads a card to a suit its partner tops and the partner cashes its own, or
-    cashes some of its own first (cash_then_cross)."""
+    cashes some of its own first (cash_then_cross, cash_discard_cross)."""
     cdef int qt, p, suit, partner_qt
     cdef uint64_t leads, partner_lane, others, crossed
     if s.forced_lead >= 0:
@@ -261,6 +328,11 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
     if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken):
         crossed = 0
         partner_qt = cash_then_cross(s, &crossed)
+        if partner_qt > qt:
+            qt = partner_qt
+            rel[0] |= crossed
+        crossed = 0
+        partner_qt = cash_discard_cross(s, &crossed)
         if partner_qt > qt:
             qt = partner_qt
             rel[0] |= crossed
