@@ -354,17 +354,19 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
     return i
 
 
-cdef inline int trick_then_cash(const State* s, uint64_t* rel) noexcept nogil:
+cdef inline int trick_then_cash(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     """Tricks the side of the seat to play takes for sure, this trick included, in a trick
     already led (0 when it may lose this trick; after DDS's QuickTricksSecondHand): its
     teammate's card on the table (when the seat can play under it), or the highest card of the
     suit led that its seats still to play hold, beats every card of the suit the opponents
     still to play hold, so the trick is theirs; the card's holder, on lead next, then cashes
     its top cards (cashable), the other cards played to this trick only lowering the
-    others'."""
+    others'. Only once any card may be led (hearts broken or never closed)."""
     cdef int p = (s.leader + s.ntrick) & 3, wi = winning_index(s), k, q, wseat, suit, top, best = 0
     cdef int hh = -1, n
     cdef uint64_t opp = 0, ours, mine, bit, r1 = 0, r2 = 0
+    if g.hearts_break != BREAK_NONE and not s.broken:
+        return 0
     suit = s.trick[0] >> 4
     ours = (s.hand[p] >> (16 * suit)) & SUIT_LANE
     for k in range(s.ntrick + 1, 4):

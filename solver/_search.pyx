@@ -245,7 +245,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         # the side to play wins this trick for sure and cashes on
         crel = 0
         player = (s.leader + s.ntrick) & 3
-        n = trick_then_cash(s, &crel)
+        n = trick_then_cash(g, s, &crel)
         if n > 0:
             i = popcount(s.hand[player])
             if s.side[player] == s.target:
@@ -855,15 +855,15 @@ cdef class Engine:
                                 if self.g.partnership else (None, 0))
         return out
 
-    def trick_claim(self, hands, int leader, trick):
+    def trick_claim(self, hands, int leader, trick, bint broken=True):
         """What trick_then_cash claims once the cards of ``trick`` (one to three, in play order
-        from ``leader``) have been played from ``hands`` (with partnerships): the tricks the
-        side to play takes for sure, this one included (0: no claim), and the cards relied
-        on."""
+        from ``leader``) have been played from ``hands`` (with partnerships), hearts
+        ``broken`` or not before the trick: the tricks the side to play takes for sure, this
+        one included (0: no claim), and the cards relied on."""
         cdef uint64_t rel = 0
         cdef int i
         hands = list(hands)
         for i, c in enumerate(trick):
             hands[(leader + i) & 3] &= ~(1 << c)
-        self._load(hands, list(trick), leader, True, False, -1, 0, 0, 0, 0)
-        return trick_then_cash(&self.s, &rel), rel
+        self._load(hands, list(trick), leader, broken, False, -1, 0, 0, 0, 0)
+        return trick_then_cash(&self.g, &self.s, &rel), rel

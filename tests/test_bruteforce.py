@@ -49,6 +49,8 @@ RULE_SETS: dict[str, dict] = {
     "tricks-only-minus": {"values": {"H": 0, "SQ": 0}, "trick_points": -1, "first_lead": "free"},
     "tricks-only-partnership-break": {"values": {"H": 0, "SQ": 0}, "trick_points": -2,
                                       "partnership": True},
+    "bridge-hearts-break": {"preset": "bridge", "hearts_break": "hearts"},
+    "bridge-queen-break": {"preset": "bridge", "hearts_break": "queen"},
     "black-maria-free": {"preset": "black-maria", "first_lead": "free", "first_trick_points": True,
                          "trick_points": -2},
     # scores near the engine's limit (SCORE_LIMIT): 28 000 within reach
