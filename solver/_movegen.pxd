@@ -1,7 +1,8 @@
 # Move generation: legal cards under the rules, one card per run of equivalent cards,
 # and a Hearts-aware ordering for alpha-beta. Header-only so the search inlines it.
 from libc.stdint cimport uint64_t
-from solver._state cimport Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE
+from solver._state cimport (Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE,
+                            BREAK_QUEEN)
 
 
 cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexcept nogil:
@@ -38,7 +39,8 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
                             uint64_t* runs) noexcept nogil:
     """One representative (the lowest card) per run of equivalent legal cards: same suit,
     same value, nothing between them that could still separate them: a card in a hand, or the
-    card winning the trick (other cards on the table lose and leave with the trick).
+    card winning the trick (other cards on the table lose and leave with the trick), and not
+    the queen that breaks hearts, which other cards cannot stand for.
     ``runs`` (may be NULL) gets each run."""
     cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int n = 0, c, prev = -1
@@ -49,7 +51,9 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
         c = msb(L)
         bit = (<uint64_t>1) << c
         L &= ~bit
-        if prev >= 0 and (prev >> 4) == (c >> 4) and g.values[prev] == g.values[c]:
+        if prev >= 0 and (prev >> 4) == (c >> 4) and g.values[prev] == g.values[c] \
+                and not (g.hearts_break == BREAK_QUEEN
+                         and (bit | ((<uint64_t>1) << prev)) & g.queen):
             between = present & ((((<uint64_t>1) << prev) - 1) & ~((bit << 1) - 1))
             if between == 0:
                 reps[n - 1] = c

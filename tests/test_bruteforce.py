@@ -241,6 +241,16 @@ def test_brute_force_partnership_tricks_are_bridge_tricks() -> None:
     assert answer.players[Seat.E].guarantee == 0
 
 
+def test_the_queen_that_breaks_hearts_stands_for_no_other_spade() -> None:
+    """Bridge play with the queen breaking hearts: West's SQ and ST have the same value and no
+    card left between them, yet only SQ opens hearts, so the engine may not search one for
+    both (it once did, and gave E+W one trick too few here)."""
+    deal = Deal.parse("N:.QT5.3. .A7.4.Q A7.3..4 QT..Q8.")
+    rules = Rules.parse({"preset": "bridge", "hearts_break": "queen"})
+    expected = brute.analyze(deal, rules, leader=Seat.E).players[Seat.E].guarantee
+    assert Solver().guarantee(Position.start(deal, rules, Seat.E), Seat.E) == expected == -4
+
+
 def test_brute_force_refuses_illegal_play() -> None:
     deal = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
     with pytest.raises(ValueError, match="HK"):
