@@ -354,39 +354,41 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
     return i
 
 
-cdef inline int trick_then_cash(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
-    """Tricks the side of the seat to play takes for sure, this trick included, in a trick
-    already led (0 when it may lose this trick; after DDS's QuickTricksSecondHand): its
-    teammate's card on the table (when the seat can play under it), or the highest card of the
-    suit led that its seats still to play hold, beats every card of the suit the opponents
-    still to play hold, so the trick is theirs; the card's holder, on lead next, then cashes
-    its top cards (cashable), the other cards played to this trick only lowering the
-    others'. Only once any card may be led (hearts broken or never closed)."""
-    cdef int p = (s.leader + s.ntrick) & 3, wi = winning_index(s), k, q, wseat, suit, top, best = 0
-    cdef int hh = -1, n
-    cdef uint64_t opp = 0, ours, mine, bit, r1 = 0, r2 = 0
+cdef inline int trick_then_cash(const Game* g, const State* s, int side,
+                                uint64_t* rel) noexcept nogil:
+    """Tricks ``side`` takes for sure, this trick included, in a trick already led (0 when it
+    may lose this trick; after DDS's QuickTricksSecondHand): its card on the table (when its
+    seats still to play can play under it), or the highest card of the suit led that its
+    seats still to play hold, beats every card of the suit the opponents still to play hold,
+    so the trick is theirs; the card's holder, on lead next, then cashes its top cards
+    (cashable), the other cards played to this trick only lowering the others'. Only once
+    any card may be led (hearts broken or never closed)."""
+    cdef int wi = winning_index(s), k, q, wseat, suit, top, best = 0, hh = -1, n
+    cdef bint under = 1
+    cdef uint64_t opp = 0, ours = 0, lane, bit, r1 = 0, r2 = 0
     if g.hearts_break != BREAK_NONE and not s.broken:
         return 0
     suit = s.trick[0] >> 4
-    ours = (s.hand[p] >> (16 * suit)) & SUIT_LANE
-    for k in range(s.ntrick + 1, 4):
-        q = (s.leader + k) & 3
-        if s.side[q] != s.side[p]:
-            opp |= (s.hand[q] >> (16 * suit)) & SUIT_LANE
-        else:
-            ours |= (s.hand[q] >> (16 * suit)) & SUIT_LANE
-            hh = q
     wseat = (s.leader + wi) & 3
     top = s.trick[wi] & 15
-    mine = (s.hand[p] >> (16 * suit)) & SUIT_LANE
-    if s.side[wseat] == s.side[p] and (opp == 0 or top > msb(opp)) \
-            and (mine == 0 or ctz(mine) < top):
-        # the teammate's card stands, p playing under it
+    for k in range(s.ntrick, 4):
+        q = (s.leader + k) & 3
+        lane = (s.hand[q] >> (16 * suit)) & SUIT_LANE
+        if s.side[q] != side:
+            opp |= lane
+        else:
+            ours |= lane
+            if lane and ctz(lane) > top:
+                under = 0
+    if s.side[wseat] == side and under and (opp == 0 or top > msb(opp)):
+        # its card on the table stands
         best = _won_then_cashed(s, wseat, 0, (<uint64_t>1) << s.trick[wi], &r1)
     if ours and msb(ours) > top and (opp == 0 or msb(ours) > msb(opp)):
         bit = (<uint64_t>1) << (16 * suit + msb(ours))
-        if s.hand[p] & bit:
-            hh = p
+        for k in range(s.ntrick, 4):
+            q = (s.leader + k) & 3
+            if s.hand[q] & bit:
+                hh = q
         n = _won_then_cashed(s, hh, bit, bit, &r2)
         if n > best:
             rel[0] |= r2

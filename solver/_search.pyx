@@ -242,10 +242,11 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     if _tick(s):
         return 0
     if s.ntrick > 0 and g.tricks_wanted and g.partnership:
-        # the side to play wins this trick for sure and cashes on
+        # the side to play wins this trick for sure and cashes on (the same test for the
+        # other side cost 12 % more instructions for 1 % fewer nodes)
         crel = 0
         player = (s.leader + s.ntrick) & 3
-        n = trick_then_cash(g, s, &crel)
+        n = trick_then_cash(g, s, s.side[player], &crel)
         if n > 0:
             i = popcount(s.hand[player])
             if s.side[player] == s.target:
@@ -855,15 +856,17 @@ cdef class Engine:
                                 if self.g.partnership else (None, 0))
         return out
 
-    def trick_claim(self, hands, int leader, trick, bint broken=True):
+    def trick_claim(self, hands, int leader, trick, bint broken=True, bint mover=True):
         """What trick_then_cash claims once the cards of ``trick`` (one to three, in play order
         from ``leader``) have been played from ``hands`` (with partnerships), hearts
         ``broken`` or not before the trick: the tricks the side to play takes for sure, this
-        one included (0: no claim), and the cards relied on."""
+        one included (0: no claim), and the cards relied on; with ``mover`` false, those of
+        the other side."""
         cdef uint64_t rel = 0
         cdef int i
         hands = list(hands)
         for i, c in enumerate(trick):
             hands[(leader + i) & 3] &= ~(1 << c)
         self._load(hands, list(trick), leader, broken, False, -1, 0, 0, 0, 0)
-        return trick_then_cash(&self.g, &self.s, &rel), rel
+        i = self.s.side[(leader + len(trick)) & 3] ^ (0 if mover else 1)
+        return trick_then_cash(&self.g, &self.s, i, &rel), rel

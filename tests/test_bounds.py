@@ -215,8 +215,8 @@ def test_trick_rules_claims_hold(name: str) -> None:
 
 @pytest.mark.parametrize("hearts_break", ["none", "hearts"])
 def test_trick_claims_hold(hearts_break: str) -> None:
-    """Bridge play, one to three cards of a trick played: the side to play takes the tricks the
-    engine claims for it (trick_then_cash), also where the cards below those it relied on lie
+    """Bridge play, one to three cards of a trick played: the side to play, or the other side,
+    takes the tricks the engine claims for it (trick_then_cash), also where the cards below those it relied on lie
     elsewhere, each card of the trick below them then a small card of the same suit from the
     same hand (the table would reuse the claim there). With hearts closed until broken, the
     first trick of these positions is played before hearts are broken: a claim that counted
@@ -232,9 +232,10 @@ def test_trick_claims_hold(hearts_break: str) -> None:
         for _ in range(rng.choice((1, 1, 2, 3))):
             trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
             game.play(trick[-1])
+        mover = rng.random() < 0.5
         with solver._engine(Position.start(deal, rules, leader)) as engine:
             claim, relied = engine.trick_claim(list(deal.hands), int(leader), trick,
-                                               hearts_break == "none")
+                                               hearts_break == "none", mover)
         if not claim:
             continue
         fired += 1
@@ -248,7 +249,7 @@ def test_trick_claims_hold(hearts_break: str) -> None:
                 small = again.hands[seat] & lane & ((cut & -cut) - 1) & ~sum(1 << c for c in trick_again)
                 card = rng.choice(list(brute.bits(small)))
             trick_again.append(card)
-        side = (int(leader) + len(trick)) % 2
+        side = (int(leader) + len(trick) + (not mover)) % 2
         for d, cards in ((deal, trick), (again, trick_again)):
             game = brute.Game(d, rules, leader)
             for card in cards:
