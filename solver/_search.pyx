@@ -246,9 +246,15 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         # other side cost 12 % more instructions for 1 % fewer nodes)
         crel = 0
         player = (s.leader + s.ntrick) & 3
-        n = trick_then_cash(g, s, s.side[player], &crel)
+        i = popcount(s.hand[player])
+        # the tricks that would settle the window: -t * n <= alpha, or -t * (i - n) >= beta
+        j = -g.trick_points
+        if s.side[player] == s.target:
+            n = (-alpha + j - 1) // j if alpha < 0 else 1
+        else:
+            n = i + ((beta + j - 1) // j if beta >= 0 else -((-beta) // j))
+        n = trick_then_cash(g, s, s.side[player], n, &crel) if n <= i else 0
         if n > 0:
-            i = popcount(s.hand[player])
             if s.side[player] == s.target:
                 v = g.trick_points * n
                 if v <= alpha:
@@ -869,4 +875,4 @@ cdef class Engine:
             hands[(leader + i) & 3] &= ~(1 << c)
         self._load(hands, list(trick), leader, broken, False, -1, 0, 0, 0, 0)
         i = self.s.side[(leader + len(trick)) & 3] ^ (0 if mover else 1)
-        return trick_then_cash(&self.g, &self.s, i, &rel), rel
+        return trick_then_cash(&self.g, &self.s, i, 14, &rel), rel
