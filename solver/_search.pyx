@@ -612,6 +612,7 @@ cdef class Engine:
                 self.g.keyed_exactly |= (<uint64_t>1) << self.g.special[suit][i]
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
+        memset(self.s.killer, -1, sizeof(self.s.killer))  # no killer lead yet (0 is S2)
         self.nodes = 0
         self.trick_nodes = 0
 
@@ -629,7 +630,7 @@ cdef class Engine:
         the next search runs as on a fresh engine."""
         tt_clear(&self.tt)
         memset(self.s.hist, 0, sizeof(self.s.hist))
-        memset(self.s.killer, 0, sizeof(self.s.killer))
+        memset(self.s.killer, -1, sizeof(self.s.killer))
 
     def touch(self):
         """Clear, and have the system map the table's memory now rather than page by page
