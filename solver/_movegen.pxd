@@ -182,14 +182,18 @@ cdef inline int own_discard_weight(const State* s, int player, int c) noexcept n
 
 
 cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int wc,
-                                  int follows) noexcept nogil:
+                                  int follows, int seq) noexcept nogil:
     """How promising a card is in a trick someone else led, when every side wants tricks (the
     target's side against the rest): let a teammate's sure winner stand with the lowest card,
-    win for sure as cheaply as possible, else force out an opponent's high card, else lose
-    the lowest card; discards by own_discard_weight (5 % fewer nodes)."""
+    also one still to play (second seat); win for sure as cheaply as possible; else, second
+    seat, split a sequence (``seq``: the card stands for others), or beat the lead as cheaply
+    as possible, a card the seats behind must beat anyway counting as low; third seat, force
+    out the fourth seat's top card with the cheapest card that does, or play high; else lose
+    the lowest card (after DDS's orders; 28 % fewer nodes than playing high at once);
+    discards by own_discard_weight (5 %)."""
     cdef int q, k, rest_hi = -1, rank = c & 15, led = s.trick[0] >> 4
     cdef int mine = s.side[player] == s.target
-    cdef uint64_t lane
+    cdef uint64_t lane, third
     for k in range(s.ntrick + 1, 4):
         q = (s.leader + k) & 3
         if (s.side[q] == s.target) != mine:
@@ -202,9 +206,24 @@ cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int
         return own_discard_weight(s, player, c)
     if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
         return 10000 - rank
+    lane = (s.hand[(s.leader + 3) & 3] >> (16 * led)) & SUIT_LANE
+    if s.ntrick == 1 and lane and msb(lane) > (wc & 15) and msb(lane) > rest_hi:
+        return 9500 - rank
     if c > wc:
         if rank > rest_hi:
             return 9000 - rank
+        if s.ntrick == 1:
+            # a card the third or fourth seat must beat anyway decides nothing
+            third = (s.hand[(s.leader + 2) & 3] >> (16 * led)) & SUIT_LANE
+            if (third and ctz(third) > rank) or (lane and ctz(lane) > rank):
+                return -rank
+            if seq:
+                return 2001 + rank
+            return 2000 - rank
+        if s.ntrick == 2 and lane:
+            lane &= ~((<uint64_t>1) << msb(lane))
+            if lane == 0 or rank > msb(lane):
+                return 2100 - rank
         return 2000 + rank
     return -rank
 
@@ -262,7 +281,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if g.tricks_wanted:
-                w[i] = own_follow_weight(s, player, c, wi, wc, follows) << 16
+                w[i] = own_follow_weight(s, player, c, wi, wc, follows, popcount(runs[i]) > 1) << 16
             elif seize and wins:
                 w[i] = (20000 - (c & 15)) << 16
             elif tw == wants_target:
