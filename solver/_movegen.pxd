@@ -247,7 +247,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last
     of the others overtakes the target instead, so as not to hand it the lead. When every side
     wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
-    a seat's killer lead early."""
+    a seat's killer leads early (the last two that cut off)."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0
@@ -270,6 +270,9 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             continue
         if g.tricks_wanted and s.ntrick == 0 and c == s.killer[s.cards_left >> 2][player]:
             w[i] = 1 << 29
+            continue
+        if g.tricks_wanted and s.ntrick == 0 and c == s.killer2[s.cards_left >> 2][player]:
+            w[i] = 1 << 28
             continue
         if s.ntrick == 0:
             if g.tricks_wanted:
