@@ -77,6 +77,7 @@ cdef enum:
     OPP_CARD_PENALTY = 16   # own_lead_weight: per opponent's card in the suit led
     FINESSE_BONUS = 80      # own_lead_weight: a losing lead through the top card towards the
                             # teammate's, which beats the fourth seat's
+    RUN_BONUS = 40          # own_lead_weight: a sure winner that stands for others of its run
     DISCARD_LENGTH = 2      # own_discard_weight: per card of the suit in the discarding hand
     DISCARD_GUARD = 6       # own_discard_weight: off a lone top card, or the second best of two
 
@@ -126,9 +127,10 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
     return 1000 + 16 * popcount(lane) - rank - REPLY_PENALTY * replies
 
 
-cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogil:
+cdef inline int own_lead_weight(const State* s, int player, int c, int seq) noexcept nogil:
     """How promising a lead is when every side wants tricks (bridge play; the target's side
-    against the rest): cash a sure winner, else lead low towards a teammate's winner, else
+    against the rest): cash a sure winner, one of a run (``seq``) first (2 % fewer nodes),
+    else lead low towards a teammate's winner, else
     lose the cheapest card, first where the teammate's highest card beats the fourth seat's
     and the top card sits under it, in the second seat, which must spend it or lose the trick
     (9 % fewer nodes); within each, where the opponents have few replies to refute: few cards
@@ -157,7 +159,7 @@ cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogi
             else:
                 hi_fourth = top
     if rank > hi_opp:
-        return 3000 + rank - replies
+        return 3000 + (RUN_BONUS if seq else 0) + rank - replies
     if hi_partner > hi_opp:
         return 2000 - rank - replies
     if hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
@@ -277,7 +279,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             continue
         if s.ntrick == 0:
             if g.tricks_wanted:
-                w[i] = own_lead_weight(s, player, c) << 16
+                w[i] = own_lead_weight(s, player, c, popcount(runs[i]) > 1) << 16
             else:
                 w[i] = lead_weight(g, s, player, c, wants_target) << 16
         else:
