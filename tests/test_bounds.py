@@ -216,11 +216,11 @@ def test_trick_rules_claims_hold(name: str) -> None:
 @pytest.mark.parametrize("hearts_break", ["none", "hearts"])
 def test_trick_claims_hold(hearts_break: str) -> None:
     """Bridge play, one to three cards of a trick played: the side to play, or the other side,
-    takes the tricks the engine claims for it (trick_then_cash), also where the cards below those it relied on lie
-    elsewhere, each card of the trick below them then a small card of the same suit from the
-    same hand (the table would reuse the claim there). With hearts closed until broken, the
-    first trick of these positions is played before hearts are broken: a claim that counted
-    on leading hearts next would be refuted."""
+    takes the tricks the engine claims for it (trick_then_cash), also where the cards below
+    those it relied on lie elsewhere, each card of the trick below them then a small card of
+    the same suit from the same hand (the table would reuse the claim there). With hearts
+    closed until broken, the first trick of these positions is played before hearts are
+    broken: a claim that counted on leading hearts next would be refuted."""
     rules = Rules.parse({**TRICK_RULES["bridge"], **OPEN_PLAY, "hearts_break": hearts_break})
     rng = random.Random(f"bounds/trick/{hearts_break}")
     solver = Solver(table_mb=1)
@@ -246,7 +246,8 @@ def test_trick_claims_hold(hearts_break: str) -> None:
             if not again.hands[seat] >> card & 1:
                 lane = 0x1FFF << (card & ~15)
                 cut = relied & lane
-                small = again.hands[seat] & lane & ((cut & -cut) - 1) & ~sum(1 << c for c in trick_again)
+                small = again.hands[seat] & lane & ((cut & -cut) - 1)
+                small &= ~sum(1 << c for c in trick_again)
                 card = rng.choice(list(brute.bits(small)))
             trick_again.append(card)
         side = (int(leader) + len(trick) + (not mover)) % 2
