@@ -9,7 +9,7 @@
 from libc.stdint cimport uint64_t
 from solver._state cimport (Game, State, ctz, msb, popcount, MOON_ADD, MOON_SUBTRACT, MOON_DEAD,
                             INF, SUIT_LANE, LEADER_DEP, BREAK_NONE)
-from solver._movegen cimport legal_mask
+from solver._movegen cimport legal_mask, winning_index
 
 ctypedef struct Outcomes:
     int lo[3]          # OUT_NONE, OUT_SELF, OUT_OTHER
@@ -215,19 +215,19 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
     return qt
 
 
-cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
+cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noexcept nogil:
     """Tricks of the leader's side when the leader first cashes its top cards in the suits
     where its partner can follow every time, then leads a card of a suit its partner tops, and
     the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
     such suit). The opponents' cards are all kept: whatever they play or discard can only
     lower their cards, so the count holds whatever they do."""
-    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, run, k1 = 0
+    cdef int P = (L + 2) & 3, suit, run, k1 = 0
     cdef uint64_t hand[4]
     cdef uint64_t mine, part, opp, won, bits = 0
     cdef int i
     for i in range(4):
-        hand[i] = s.hand[i]
-    opp = s.hand[(L + 1) & 3] | s.hand[(L + 3) & 3]
+        hand[i] = start[i]
+    opp = start[(L + 1) & 3] | start[(L + 3) & 3]
     for suit in range(4):
         part = (hand[P] >> (16 * suit)) & SUIT_LANE
         won = top_run((hand[L] >> (16 * suit)) & SUIT_LANE,
@@ -251,10 +251,113 @@ cdef inline int cash_then_cross(const State* s, uint64_t* rel) noexcept nogil:
     return 0
 
 
+cdef inline int _longest(const uint64_t* hand, int a, int b, int suit) noexcept nogil:
+    """The longer of seats a and b in ``suit``."""
+    cdef int x = popcount((hand[a] >> (16 * suit)) & SUIT_LANE)
+    cdef int y = popcount((hand[b] >> (16 * suit)) & SUIT_LANE)
+    return x if x > y else y
+
+
+cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) noexcept nogil:
+    """Tricks of the leader's side when the leader first cashes everything cashable counts
+    for it, the partner following low and, when out of the suit, discarding cards that
+    cashable would not count for it in the suits the leader does not cash; then the leader
+    leads to a suit the partner tops, and the partner cashes (0 when there is no such suit
+    or the partner runs out of such cards). The opponents' cards are all kept."""
+    cdef int P = (L + 2) & 3, suit, run, cnt, p, k1 = 0, need = 0
+    cdef int junk = 0, cross = -1, i
+    cdef uint64_t hand[4]
+    cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others
+    for i in range(4):
+        hand[i] = start[i]
+    for suit in range(4):
+        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        op = ((start[(L + 1) & 3] | start[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
+        won = top_run(mine, op | part)
+        run = popcount(won)
+        if run == 0:
+            continue
+        cnt = run
+        bits |= won << (16 * suit)
+        if mine != won and _longest(start, (L + 1) & 3, (L + 3) & 3, suit) <= run \
+                and popcount(part) <= run:
+            # the others are out of the suit by then: the low cards win too
+            cnt = popcount(mine)
+            won = mine
+        k1 += cnt
+        cashed |= (<uint64_t>SUIT_LANE) << (16 * suit)
+        hand[L] &= ~(won << (16 * suit))
+        p = popcount(part)
+        if p <= cnt:
+            need += cnt - p
+            part = 0
+        else:
+            for i in range(cnt):
+                part &= part - 1
+        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+    if need == 0:
+        # cash_then_cross counts this line
+        return 0
+    others = start[(L + 1) & 3] | start[(L + 3) & 3] | hand[L]
+    for suit in range(4):
+        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        op = (others >> (16 * suit)) & SUIT_LANE
+        if cross < 0 and mine and top_run(part, op):
+            cross = suit
+        if (cashed >> (16 * suit)) & 1 or part == 0:
+            continue
+        won = top_run(part, op)
+        run = popcount(won)
+        if run and popcount(part) > run and _longest(hand, L, (L + 1) & 3, suit) <= run \
+                and popcount((start[(L + 3) & 3] >> (16 * suit)) & SUIT_LANE) <= run:
+            continue
+        # the partner's cards below its top run here, which cashable does not count
+        junk += popcount(part & ~won)
+    if cross < 0 or junk < need:
+        return 0
+    rel[0] |= bits
+    return k1 + cashable(hand, P, hand[P], rel)
+
+
+cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel) noexcept nogil:
+    """quick_tricks of a partnership whose seat L is on lead and may lead any card, the
+    costlier counts skipped once one reaches ``need``."""
+    cdef int qt, P = (L + 2) & 3, suit, k
+    cdef uint64_t others = hand[(L + 1) & 3] | hand[(L + 3) & 3] | hand[L], lane, crossed = 0
+    qt = cashable(hand, L, hand[L], rel)
+    if qt >= need:
+        return qt
+    for suit in range(4):
+        lane = (hand[P] >> (16 * suit)) & SUIT_LANE
+        if (hand[L] >> (16 * suit)) & SUIT_LANE and lane \
+                and msb(lane) > msb((others >> (16 * suit)) & SUIT_LANE):
+            rel[0] |= (<uint64_t>1) << (16 * suit + msb(lane))
+            k = cashable(hand, P, hand[P], rel)
+            if k > qt:
+                qt = k
+            break
+    if qt >= need:
+        return qt
+    k = cash_then_cross(hand, L, &crossed)
+    if k > qt:
+        qt = k
+        rel[0] |= crossed
+    if qt >= need:
+        return qt
+    crossed = 0
+    k = cash_discard_cross(hand, L, &crossed)
+    if k > qt:
+        qt = k
+        rel[0] |= crossed
+    return qt
+
+
 cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
     """A lower bound on the tricks of the leader's side from here: the leader cashes its top
     cards, or leads a card to a suit its partner tops and the partner cashes its own, or
-    cashes some of its own first (cash_then_cross)."""
+    cashes some of its own first (cash_then_cross, cash_discard_cross)."""
     cdef int qt, p, suit, partner_qt
     cdef uint64_t leads, partner_lane, others, crossed
     if s.forced_lead >= 0:
@@ -277,19 +380,129 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
             break
     if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken):
         crossed = 0
-        partner_qt = cash_then_cross(s, &crossed)
+        partner_qt = cash_then_cross(s.hand, s.leader, &crossed)
+        if partner_qt > qt:
+            qt = partner_qt
+            rel[0] |= crossed
+        crossed = 0
+        partner_qt = cash_discard_cross(s.hand, s.leader, &crossed)
         if partner_qt > qt:
             qt = partner_qt
             rel[0] |= crossed
     return qt
 
 
+cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64_t won, int need,
+                                 uint64_t* rel) noexcept nogil:
+    """1 + the quick tricks of seat hh's side, hh on lead, once hh has won this trick with
+    ``won`` (a card of its side's on the table or ``played``, which it plays now): what hh
+    cashes alone, and when that falls short of ``need``, side_cash, provided its partner's
+    card to this trick is known (played already, or its lowest of the suit led, which it
+    then plays)."""
+    cdef uint64_t hand[4]
+    cdef uint64_t used = won, more = won, lane
+    cdef int i, j, P = (hh + 2) & 3
+    cdef bint known = 1
+    for i in range(4):
+        hand[i] = s.hand[i]
+    hand[hh] &= ~played
+    if ((P - s.leader) & 3) >= s.ntrick:
+        lane = hand[P] & ((<uint64_t>SUIT_LANE) << (16 * (s.trick[0] >> 4)))
+        if lane:
+            hand[P] &= ~(lane & (~lane + 1))
+        else:
+            known = 0
+    i = 1 + cashable(hand, hh, hand[hh], &used)
+    if known and i < need:
+        j = 1 + side_cash(hand, hh, need - 1, &more)
+        if j > i:
+            rel[0] |= more
+            return j
+    rel[0] |= used
+    return i
+
+
+cdef inline int trick_then_cash(const Game* g, const State* s, int side, int need,
+                                uint64_t* rel) noexcept nogil:
+    """Tricks ``side`` takes for sure, this trick included, in a trick already led (0 when it
+    may lose this trick; after DDS's QuickTricksSecondHand): its card on the table (when its
+    seats still to play can play under it), or the highest card of the suit led that its
+    seats still to play hold, beats every card of the suit the opponents still to play hold,
+    so the trick is theirs; the card's holder, on lead next, then cashes (_won_then_cashed,
+    which looks further while the count stays below ``need``), the other cards played to
+    this trick only lowering the others'. Only once any card may be led (hearts broken or
+    never closed)."""
+    cdef int wi = winning_index(s), k, q, wseat, suit, top, best = 0, hh = -1, n
+    cdef bint under = 1
+    cdef uint64_t opp = 0, ours = 0, lane, bit, r1 = 0, r2 = 0
+    if g.hearts_break != BREAK_NONE and not s.broken:
+        return 0
+    suit = s.trick[0] >> 4
+    wseat = (s.leader + wi) & 3
+    top = s.trick[wi] & 15
+    for k in range(s.ntrick, 4):
+        q = (s.leader + k) & 3
+        lane = (s.hand[q] >> (16 * suit)) & SUIT_LANE
+        if s.side[q] != side:
+            opp |= lane
+        else:
+            ours |= lane
+            if lane and ctz(lane) > top:
+                under = 0
+    if s.side[wseat] == side and under and (opp == 0 or top > msb(opp)):
+        # its card on the table stands
+        best = _won_then_cashed(s, wseat, 0, (<uint64_t>1) << s.trick[wi], need, &r1)
+        if best >= need:
+            rel[0] |= r1
+            return best
+    if ours and msb(ours) > top and (opp == 0 or msb(ours) > msb(opp)):
+        bit = (<uint64_t>1) << (16 * suit + msb(ours))
+        for k in range(s.ntrick, 4):
+            q = (s.leader + k) & 3
+            if s.hand[q] & bit:
+                hh = q
+        n = _won_then_cashed(s, hh, bit, bit, need, &r2)
+        if n > best:
+            rel[0] |= r2
+            return n
+    rel[0] |= r1
+    return best
+
+
+cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nogil:
+    """An upper bound on the tricks of the leader's side (partnerships, only tricks counting):
+    n - 1 when the suits its side tops hold fewer than n tricks, counted as the longer of its
+    two hands in each, else n (DDS's LaterTricks in notrump). Winning every trick, the side
+    leads every trick, each lead of a suit takes a card of it from both its hands, and a suit
+    the opponents top cannot be led until they have discarded its top card. Only their top
+    cards are relied on: a suit of the side's that passes to them lowers the count."""
+    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, total = 0, top, a, b
+    cdef uint64_t lead, part, every, theirs = 0
+    for suit in range(4):
+        lead = (s.hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (s.hand[P] >> (16 * suit)) & SUIT_LANE
+        every = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * suit)) & SUIT_LANE
+        if every == 0:
+            continue
+        top = msb(every)
+        if ((lead | part) >> top) & 1:
+            a = popcount(lead)
+            b = popcount(part)
+            total += a if a > b else b
+        else:
+            theirs |= (<uint64_t>1) << (16 * suit + top)
+    if total >= n:
+        return n
+    rel[0] |= theirs
+    return n - 1
+
+
 cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, int rn, int n,
                            bint self_lost) noexcept nogil:
     """The plain bounds of each outcome, from the positive (rp) and negative (rn) values and
     the n tricks the target may still take; ``self_lost``: its own moon is out of reach."""
-    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt
-    cdef uint64_t rel = 0
+    cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt, most
+    cdef uint64_t rel = 0, mrel = 0
     if g.trick_points > 0:
         tpmax = g.trick_points * n
     else:
@@ -303,12 +516,21 @@ cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, i
             qt = n
         if qt > 0:
             rel |= LEADER_DEP
+        most = n
+        if g.partnership:
+            most = lead_side_max(s, n, &mrel)
+            if most < n:
+                mrel |= LEADER_DEP
         if s.side[s.leader] == s.target:
             o.hi[OUT_NONE] = g.trick_points * qt
             o.rel_hi |= rel
+            o.lo[OUT_NONE] = g.trick_points * most
+            o.rel_lo |= mrel
         else:
             o.lo[OUT_NONE] = g.trick_points * (n - qt)
             o.rel_lo |= rel
+            o.hi[OUT_NONE] = g.trick_points * (n - most)
+            o.rel_hi |= mrel
     o.possible[OUT_NONE] = 1
     o.possible[OUT_SELF] = 0
     o.possible[OUT_OTHER] = 0

@@ -1,7 +1,8 @@
 # Move generation: legal cards under the rules, one card per run of equivalent cards,
 # and a Hearts-aware ordering for alpha-beta. Header-only so the search inlines it.
 from libc.stdint cimport uint64_t
-from solver._state cimport Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE
+from solver._state cimport (Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE,
+                            BREAK_QUEEN)
 
 
 cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexcept nogil:
@@ -38,7 +39,8 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
                             uint64_t* runs) noexcept nogil:
     """One representative (the lowest card) per run of equivalent legal cards: same suit,
     same value, nothing between them that could still separate them: a card in a hand, or the
-    card winning the trick (other cards on the table lose and leave with the trick).
+    card winning the trick (other cards on the table lose and leave with the trick), and not
+    the queen that breaks hearts, which other cards cannot stand for.
     ``runs`` (may be NULL) gets each run."""
     cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int n = 0, c, prev = -1
@@ -49,7 +51,9 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
         c = msb(L)
         bit = (<uint64_t>1) << c
         L &= ~bit
-        if prev >= 0 and (prev >> 4) == (c >> 4) and g.values[prev] == g.values[c]:
+        if prev >= 0 and (prev >> 4) == (c >> 4) and g.values[prev] == g.values[c] \
+                and not (g.hearts_break == BREAK_QUEEN
+                         and (bit | ((<uint64_t>1) << prev)) & g.queen):
             between = present & ((((<uint64_t>1) << prev) - 1) & ~((bit << 1) - 1))
             if between == 0:
                 reps[n - 1] = c
@@ -71,6 +75,11 @@ cdef enum:
                           # lead (keeps the tiers apart: at most 12 cards)
     OPP_VOID_PENALTY = 100  # own_lead_weight: per opponent void in the suit led
     OPP_CARD_PENALTY = 16   # own_lead_weight: per opponent's card in the suit led
+    FINESSE_BONUS = 80      # own_lead_weight: a losing lead through the top card towards the
+                            # teammate's, which beats the fourth seat's
+    RUN_BONUS = 40          # own_lead_weight: a sure winner that stands for others of its run
+    DISCARD_LENGTH = 2      # own_discard_weight: per card of the suit in the discarding hand
+    DISCARD_GUARD = 6       # own_discard_weight: off a lone top card, or the second best of two
 
 
 cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
@@ -118,13 +127,16 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
     return 1000 + 16 * popcount(lane) - rank - REPLY_PENALTY * replies
 
 
-cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogil:
+cdef inline int own_lead_weight(const State* s, int player, int c, int seq) noexcept nogil:
     """How promising a lead is when every side wants tricks (bridge play; the target's side
-    against the rest): cash a sure winner, else lead low towards a teammate's winner, else
-    lose the cheapest card; within each, where the opponents have few replies to refute: few
-    cards of the suit, and no void that may discard anything (12-26 % fewer nodes)."""
+    against the rest): cash a sure winner, one of a run (``seq``) first (2 % fewer nodes),
+    else lead low towards a teammate's winner, else
+    lose the cheapest card, first where the teammate's highest card beats the fourth seat's
+    and the top card sits under it, in the second seat, which must spend it or lose the trick
+    (9 % fewer nodes); within each, where the opponents have few replies to refute: few cards
+    of the suit, and no void that may discard anything (12-26 % fewer nodes)."""
     cdef int suit = c >> 4, rank = c & 15, q, top, hi_opp = -1, hi_partner = -1, replies = 0
-    cdef int mine = s.side[player] == s.target
+    cdef int mine = s.side[player] == s.target, hi_second = -1, hi_fourth = -1, partner_len = 0
     cdef uint64_t lane
     for q in range(4):
         if q == player:
@@ -136,37 +148,84 @@ cdef inline int own_lead_weight(const State* s, int player, int c) noexcept nogi
             continue
         top = msb(lane)
         if (s.side[q] == s.target) == mine:
+            partner_len = popcount(lane)
             if top > hi_partner:
                 hi_partner = top
-        elif top > hi_opp:
-            hi_opp = top
+        else:
+            if top > hi_opp:
+                hi_opp = top
+            if q == ((player + 1) & 3):
+                hi_second = top
+            else:
+                hi_fourth = top
     if rank > hi_opp:
-        return 3000 + rank - replies
+        return 3000 + (RUN_BONUS if seq else 0) + rank - replies
     if hi_partner > hi_opp:
         return 2000 - rank - replies
+    if hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
+        return FINESSE_BONUS - rank - replies
     return -rank - replies
 
 
+cdef inline int own_discard_weight(const State* s, int player, int c) noexcept nogil:
+    """A discard when every side wants tricks: from a long suit, a low card, keeping a lone top
+    card of a suit and the second-best guarded once (after DDS's discards)."""
+    cdef uint64_t lane = (s.hand[player] >> (16 * (c >> 4))) & SUIT_LANE
+    cdef uint64_t every = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * (c >> 4))) \
+        & SUIT_LANE
+    cdef int n = popcount(lane), top = msb(every), w
+    w = DISCARD_LENGTH * n - (c & 15)
+    if n == 1 and msb(lane) == top:
+        w -= DISCARD_GUARD
+    elif n == 2 and every != (<uint64_t>1) << top \
+            and msb(lane) == msb(every & ~((<uint64_t>1) << top)):
+        w -= DISCARD_GUARD
+    return w
+
+
 cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int wc,
-                                  int follows) noexcept nogil:
+                                  int follows, int seq) noexcept nogil:
     """How promising a card is in a trick someone else led, when every side wants tricks (the
     target's side against the rest): let a teammate's sure winner stand with the lowest card,
-    win for sure as cheaply as possible, else force out an opponent's high card, else lose
-    the lowest card."""
+    also one still to play (second seat); win for sure as cheaply as possible; else, second
+    seat, split a sequence (``seq``: the card stands for others), or beat the lead as cheaply
+    as possible, a card the seats behind must beat anyway counting as low; third seat, force
+    out the fourth seat's top card with the cheapest card that does, or play high; else lose
+    the lowest card (after DDS's orders; 28 % fewer nodes than playing high at once);
+    discards by own_discard_weight (5 %)."""
     cdef int q, k, rest_hi = -1, rank = c & 15, led = s.trick[0] >> 4
     cdef int mine = s.side[player] == s.target
-    cdef uint64_t lane
+    cdef uint64_t lane, third
     for k in range(s.ntrick + 1, 4):
         q = (s.leader + k) & 3
         if (s.side[q] == s.target) != mine:
             lane = (s.hand[q] >> (16 * led)) & SUIT_LANE
             if lane and msb(lane) > rest_hi:
                 rest_hi = msb(lane)
+    if not follows:
+        if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
+            return 10000 + own_discard_weight(s, player, c)
+        return own_discard_weight(s, player, c)
     if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
         return 10000 - rank
-    if follows and c > wc:
+    lane = (s.hand[(s.leader + 3) & 3] >> (16 * led)) & SUIT_LANE
+    if s.ntrick == 1 and lane and msb(lane) > (wc & 15) and msb(lane) > rest_hi:
+        return 9500 - rank
+    if c > wc:
         if rank > rest_hi:
             return 9000 - rank
+        if s.ntrick == 1:
+            # a card the third or fourth seat must beat anyway decides nothing
+            third = (s.hand[(s.leader + 2) & 3] >> (16 * led)) & SUIT_LANE
+            if (third and ctz(third) > rank) or (lane and ctz(lane) > rank):
+                return -rank
+            if seq:
+                return 2001 + rank
+            return 2000 - rank
+        if s.ntrick == 2 and lane:
+            lane &= ~((<uint64_t>1) << msb(lane))
+            if lane == 0 or rank > msb(lane):
+                return 2100 - rank
         return 2000 + rank
     return -rank
 
@@ -190,7 +249,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last
     of the others overtakes the target instead, so as not to hand it the lead. When every side
     wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
-    a seat's killer lead early."""
+    a seat's killer leads early (the last two that cut off), the last before ``first``."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0
@@ -209,14 +268,18 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     for i in range(n):
         c = moves[i]
         if c == first:
-            w[i] = 1 << 30
+            # bridge play: after the first killer lead (5 % fewer nodes)
+            w[i] = 3 << 27 if g.tricks_wanted and s.ntrick == 0 else 1 << 30
             continue
         if g.tricks_wanted and s.ntrick == 0 and c == s.killer[s.cards_left >> 2][player]:
             w[i] = 1 << 29
             continue
+        if g.tricks_wanted and s.ntrick == 0 and c == s.killer2[s.cards_left >> 2][player]:
+            w[i] = 1 << 28
+            continue
         if s.ntrick == 0:
             if g.tricks_wanted:
-                w[i] = own_lead_weight(s, player, c) << 16
+                w[i] = own_lead_weight(s, player, c, popcount(runs[i]) > 1) << 16
             else:
                 w[i] = lead_weight(g, s, player, c, wants_target) << 16
         else:
@@ -224,7 +287,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if g.tricks_wanted:
-                w[i] = own_follow_weight(s, player, c, wi, wc, follows) << 16
+                w[i] = own_follow_weight(s, player, c, wi, wc, follows, popcount(runs[i]) > 1) << 16
             elif seize and wins:
                 w[i] = (20000 - (c & 15)) << 16
             elif tw == wants_target:

@@ -15,7 +15,8 @@ from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DE
 from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
-                             others_cannot_shoot, cannot_shoot, leads_a_point,
+                             lead_side_max, trick_then_cash, others_cannot_shoot,
+                             cannot_shoot, leads_a_point,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
                              tt_store, make_key, exact_hash, ex_probe, ex_store, KIND_SCORE,
@@ -261,6 +262,30 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     rel[0] = 0
     if _tick(s):
         return 0
+    if s.ntrick > 0 and g.tricks_wanted and g.partnership:
+        # the side to play wins this trick for sure and cashes on (the same test for the
+        # other side cost 12 % more instructions for 1 % fewer nodes)
+        crel = 0
+        player = (s.leader + s.ntrick) & 3
+        i = popcount(s.hand[player])
+        # the tricks that would settle the window: -t * n <= alpha, or -t * (i - n) >= beta
+        j = -g.trick_points
+        if s.side[player] == s.target:
+            n = (-alpha + j - 1) // j if alpha < 0 else 1
+        else:
+            n = i + ((beta + j - 1) // j if beta >= 0 else -((-beta) // j))
+        n = trick_then_cash(g, s, s.side[player], n, &crel) if n <= i else 0
+        if n > 0:
+            if s.side[player] == s.target:
+                v = g.trick_points * n
+                if v <= alpha:
+                    rel[0] = crel
+                    return v
+            else:
+                v = g.trick_points * (i - n)
+                if v >= beta:
+                    rel[0] = crel
+                    return v
     if boundary:
         s.trick_nodes += 1
         if s.cards_left == 0:
@@ -405,6 +430,8 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 for j in range(64):
                     s.hist[j] >>= 1
             if boundary and g.tricks_wanted:
+                if s.killer[s.cards_left >> 2][player] != c:
+                    s.killer2[s.cards_left >> 2][player] = s.killer[s.cards_left >> 2][player]
                 s.killer[s.cards_left >> 2][player] = c
             nrel = crel
             break
@@ -613,6 +640,8 @@ cdef class Engine:
                 self.g.keyed_exactly |= (<uint64_t>1) << self.g.special[suit][i]
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
+        memset(self.s.killer, -1, sizeof(self.s.killer))  # no killer lead yet (0 is S2)
+        memset(self.s.killer2, -1, sizeof(self.s.killer2))
         self.nodes = 0
         self.trick_nodes = 0
 
@@ -630,7 +659,8 @@ cdef class Engine:
         the next search runs as on a fresh engine."""
         tt_clear(&self.tt)
         memset(self.s.hist, 0, sizeof(self.s.hist))
-        memset(self.s.killer, 0, sizeof(self.s.killer))
+        memset(self.s.killer, -1, sizeof(self.s.killer))
+        memset(self.s.killer2, -1, sizeof(self.s.killer2))
 
     def touch(self):
         """Clear, and have the system map the table's memory now rather than page by page
@@ -864,8 +894,9 @@ cdef class Engine:
         ``cannot_win`` (the target's side wins no more tricks), ``can_duck`` (the target can
         lose every trick), ``guards`` (per seat x, the target keeps x from x's own point card),
         ``others_blocked`` (no other side can take every point card), ``quick_tricks`` (tricks
-        the leader's side can take, when only tricks count), ``leads_a_point`` (the leader's
-        side takes a point card in the next trick)."""
+        the leader's side can take, when only tricks count), ``lead_side_max`` (tricks the
+        leader's side can take at most, with partnerships; None without), ``leads_a_point``
+        (the leader's side takes a point card in the next trick)."""
         cdef uint64_t rel, leader_flag = LEADER_DEP
         cdef int x
         self._load(hands, [], leader, broken, False, -1, moon, target, 0, 0)
@@ -885,5 +916,23 @@ cdef class Engine:
         rel = 0
         out["quick_tricks"] = (quick_tricks(&self.g, &self.s, &rel), rel & ~leader_flag)
         rel = 0
+        out["lead_side_max"] = ((lead_side_max(&self.s, self.s.cards_left >> 2, &rel), rel)
+                                if self.g.partnership else (None, 0))
+        rel = 0
         out["leads_a_point"] = (bool(leads_a_point(&self.g, &self.s, &rel)), rel & ~leader_flag)
         return out
+
+    def trick_claim(self, hands, int leader, trick, bint broken=True, bint mover=True):
+        """What trick_then_cash claims once the cards of ``trick`` (one to three, in play order
+        from ``leader``) have been played from ``hands`` (with partnerships), hearts
+        ``broken`` or not before the trick: the tricks the side to play takes for sure, this
+        one included (0: no claim), and the cards relied on; with ``mover`` false, those of
+        the other side."""
+        cdef uint64_t rel = 0
+        cdef int i
+        hands = list(hands)
+        for i, c in enumerate(trick):
+            hands[(leader + i) & 3] &= ~(1 << c)
+        self._load(hands, list(trick), leader, broken, False, -1, 0, 0, 0, 0)
+        i = self.s.side[(leader + len(trick)) & 3] ^ (0 if mover else 1)
+        return trick_then_cash(&self.g, &self.s, i, 14, &rel), rel

@@ -98,10 +98,12 @@ def engine_claims(solver: Solver, deal: Deal, rules: Rules, leader: Seat, moon: 
 
 
 def refutations(deal: Deal, leader: Seat, rules: Rules, solver: Solver, target: int,
-                moon: int) -> list[str]:
-    """Each claim of the engine at this position that plain search refutes."""
+                moon: int, claims: dict | None = None) -> list[str]:
+    """Each claim of the engine at this position that plain search refutes: the claims it
+    makes here, or ``claims`` made at another position that agrees on what they relied on."""
     pos_game = lambda: brute.Game(deal, rules, leader)  # noqa: E731
-    claims = engine_claims(solver, deal, rules, leader, moon, target)
+    if claims is None:
+        claims = engine_claims(solver, deal, rules, leader, moon, target)
     side = [s % 2 if rules.partnership else s for s in range(4)]
     mine = lambda seat: side[seat] == side[target]  # noqa: E731
     points = deal.all_cards & rules.point_mask
@@ -151,6 +153,13 @@ def refutations(deal: Deal, leader: Seat, rules: Rules, solver: Solver, target: 
         check(f"quick_tricks={qt}", forced(
             pos_game(), lambda s: side[s] == lead_side,
             lambda g: True if g.tricks_won[lead_side] >= qt else (False if g.is_over else None)))
+    most = claims["lead_side_max"][0]
+    if most is not None and not rules.point_mask and rules.trick_points < 0:
+        lead_side = side[int(leader)]
+        # the other side, playing together, keeps the leader's side below most + 1 tricks
+        check(f"lead_side_max={most}", not forced(
+            pos_game(), lambda s: side[s] == lead_side,
+            lambda g: True if g.tricks_won[lead_side] > most else (False if g.is_over else None)))
     return wrong
 
 
@@ -170,14 +179,23 @@ def run(name: str, spec: dict) -> tuple[int, dict[str, int], list[str]]:
                 # the same claims where the cards below what they relied on lie elsewhere
                 c = engine_claims(solver, deal, rules, leader, moon, target_seat)
                 relied = c["can_duck"][1] | c["others_blocked"][1] | c["cannot_win"][1] \
-                    | c["quick_tricks"][1] | c["leads_a_point"][1] | sum(c["guards"].values())
+                    | c["quick_tricks"][1] | c["lead_side_max"][1] | c["leads_a_point"][1] \
+                    | sum(c["guards"].values())
                 d = redeal_below(deal, relied, rng)
             c = engine_claims(solver, d, rules, leader, moon, target_seat)
             for k in ("cannot_win", "can_duck", "others_blocked", "leads_a_point"):
                 fired[k] = fired.get(k, 0) + bool(c[k][0])
             fired["guards"] = fired.get("guards", 0) + len(c["guards"])
             fired["quick_tricks"] = fired.get("quick_tricks", 0) + bool(c["quick_tricks"][0])
+            if c["lead_side_max"][0] is not None:
+                short = c["lead_side_max"][0] < d.hand_size
+                fired["lead_side_max"] = fired.get("lead_side_max", 0) + short
             wrong += refutations(d, leader, rules, solver, target_seat, moon)
+            if d is not deal:
+                # the first deal's claims, where the table would reuse them
+                wrong += refutations(d, leader, rules, solver, target_seat, moon, c0)
+            else:
+                c0 = c
     return POSITIONS, fired, wrong
 
 
@@ -198,6 +216,59 @@ def test_trick_rules_claims_hold(name: str) -> None:
     _, fired, wrong = run(name, TRICK_RULES[name])
     assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
     assert fired["quick_tricks"] >= 50 and fired["cannot_win"] >= 10, fired
+    if name == "bridge":
+        assert fired["lead_side_max"] >= 20, fired
+
+
+@pytest.mark.parametrize("hearts_break", ["none", "hearts"])
+def test_trick_claims_hold(hearts_break: str) -> None:
+    """Bridge play, one to three cards of a trick played: the side to play, or the other side,
+    takes the tricks the engine claims for it (trick_then_cash), also where the cards below
+    those it relied on lie elsewhere, each card of the trick below them then a small card of
+    the same suit from the same hand (the table would reuse the claim there). With hearts
+    closed until broken, the first trick of these positions is played before hearts are
+    broken: a claim that counted on leading hearts next would be refuted."""
+    rules = Rules.parse({**TRICK_RULES["bridge"], **OPEN_PLAY, "hearts_break": hearts_break})
+    rng = random.Random(f"bounds/trick/{hearts_break}")
+    solver = Solver(table_mb=1)
+    fired, wrong = 0, []
+    for _ in range(2 * POSITIONS):
+        deal, leader = random_position(rng, rules)
+        game = brute.Game(deal, rules, leader)
+        trick = []
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
+            game.play(trick[-1])
+        mover = rng.random() < 0.5
+        with solver._engine(Position.start(deal, rules, leader)) as engine:
+            claim, relied = engine.trick_claim(list(deal.hands), int(leader), trick,
+                                               hearts_break == "none", mover)
+        if not claim:
+            continue
+        fired += 1
+        again = redeal_below(deal, relied, rng)
+        trick_again = []
+        for i, card in enumerate(trick):
+            seat = (int(leader) + i) % 4
+            if not again.hands[seat] >> card & 1:
+                lane = 0x1FFF << (card & ~15)
+                cut = relied & lane
+                small = again.hands[seat] & lane & ((cut & -cut) - 1)
+                small &= ~sum(1 << c for c in trick_again)
+                card = rng.choice(list(brute.bits(small)))
+            trick_again.append(card)
+        side = (int(leader) + len(trick) + (not mover)) % 2
+        for d, cards in ((deal, trick), (again, trick_again)):
+            game = brute.Game(d, rules, leader)
+            for card in cards:
+                game.play(card)
+            if not forced(game, lambda s: s % 2 == side,
+                          lambda g: True if g.tricks_won[side] >= claim else
+                          (False if g.is_over else None)):
+                wrong.append(f"{d.pbn()}, {leader} leads, trick "
+                             f"{[str(Card.from_index(c)) for c in cards]}: claimed {claim}")
+    assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
+    assert fired >= (100 if hearts_break == "none" else 0), fired
 
 
 def test_the_guard_counts_cards_above_the_point_card() -> None:

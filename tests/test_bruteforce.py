@@ -49,6 +49,8 @@ RULE_SETS: dict[str, dict] = {
     "tricks-only-minus": {"values": {"H": 0, "SQ": 0}, "trick_points": -1, "first_lead": "free"},
     "tricks-only-partnership-break": {"values": {"H": 0, "SQ": 0}, "trick_points": -2,
                                       "partnership": True},
+    "bridge-hearts-break": {"preset": "bridge", "hearts_break": "hearts"},
+    "bridge-queen-break": {"preset": "bridge", "hearts_break": "queen"},
     "black-maria-free": {"preset": "black-maria", "first_lead": "free", "first_trick_points": True,
                          "trick_points": -2},
     # scores near the engine's limit (SCORE_LIMIT): 28 000 within reach
@@ -237,6 +239,16 @@ def test_brute_force_partnership_tricks_are_bridge_tricks() -> None:
     answer = brute.analyze(deal, Rules.parse("bridge"), leader=Seat.E)
     assert answer.players[Seat.N].guarantee == answer.players[Seat.S].guarantee == -2
     assert answer.players[Seat.E].guarantee == 0
+
+
+def test_the_queen_that_breaks_hearts_stands_for_no_other_spade() -> None:
+    """Bridge play with the queen breaking hearts: West's SQ and ST have the same value and no
+    card left between them, yet only SQ opens hearts, so the engine may not search one for
+    both (it once did, and gave E+W one trick too few here)."""
+    deal = Deal.parse("N:.QT5.3. .A7.4.Q A7.3..4 QT..Q8.")
+    rules = Rules.parse({"preset": "bridge", "hearts_break": "queen"})
+    expected = brute.analyze(deal, rules, leader=Seat.E).players[Seat.E].guarantee
+    assert Solver().guarantee(Position.start(deal, rules, Seat.E), Seat.E) == expected == -4
 
 
 def test_brute_force_refuses_illegal_play() -> None:
