@@ -27,6 +27,12 @@ cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexc
 
 cdef inline int winning_index(const State* s) noexcept nogil:
     """Position in s.trick of the card now winning the trick (s.ntrick > 0)."""
+    return s.win
+
+
+cdef inline int find_winning_index(const State* s) noexcept nogil:
+    """winning_index worked out from the trick's cards (s.ntrick > 0), for a state loaded
+    with a trick in progress."""
     cdef int best = 0, i
     cdef int suit = s.trick[0] >> 4
     for i in range(1, s.ntrick):
