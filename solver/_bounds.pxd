@@ -191,27 +191,36 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now), and the suit's other cards too when no other seat holds more
     cards of it than that run (they are out of it by then, so the low cards win)."""
-    cdef uint64_t others = 0, mine, won
-    cdef int p, suit, qt = 0, run, longest, length
-    for p in range(4):
-        if p != q:
-            others |= hand[p]
+    cdef uint64_t h1 = hand[(q + 1) & 3], h2 = hand[(q + 2) & 3], h3 = hand[(q + 3) & 3]
+    cdef uint64_t others = h1 | h2 | h3, mine, won, rest, used = 0
+    cdef int suit, qt = 0, run, longest, length
     for suit in range(4):
         mine = (leads >> (16 * suit)) & SUIT_LANE
-        won = top_run(mine, (others >> (16 * suit)) & SUIT_LANE)
+        if mine == 0:
+            continue
+        rest = (others >> (16 * suit)) & SUIT_LANE
+        if rest == 0:
+            used |= mine << (16 * suit)
+            qt += popcount(mine)
+            continue
+        won = mine & ~(((<uint64_t>2) << msb(rest)) - 1)
+        if won == 0:
+            continue
+        used |= won << (16 * suit)
         run = popcount(won)
-        rel[0] |= won << (16 * suit)
         mine &= ~won
-        if run and mine:
-            longest = 0
-            for p in range(4):
-                if p != q:
-                    length = popcount((hand[p] >> (16 * suit)) & SUIT_LANE)
-                    if length > longest:
-                        longest = length
+        if mine:
+            longest = popcount((h1 >> (16 * suit)) & SUIT_LANE)
+            length = popcount((h2 >> (16 * suit)) & SUIT_LANE)
+            if length > longest:
+                longest = length
+            length = popcount((h3 >> (16 * suit)) & SUIT_LANE)
+            if length > longest:
+                longest = length
             if longest <= run:
                 run += popcount(mine)
         qt += run
+    rel[0] |= used
     return qt
 
 
