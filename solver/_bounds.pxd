@@ -330,12 +330,13 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
     return k1 + cashable(hand, P, hand[P], rel)
 
 
-cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel) noexcept nogil:
+cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
+                          int qt) noexcept nogil:
     """quick_tricks of a partnership whose seat L is on lead and may lead any card, the
-    costlier counts skipped once one reaches ``need``."""
-    cdef int qt, P = (L + 2) & 3, suit, k
+    costlier counts skipped once one reaches ``need``; ``qt`` is cashable(hand, L, hand[L]),
+    whose reliance ``rel`` already holds."""
+    cdef int P = (L + 2) & 3, suit, k
     cdef uint64_t others = hand[(L + 1) & 3] | hand[(L + 3) & 3] | hand[L], lane, crossed = 0
-    qt = cashable(hand, L, hand[L], rel)
     if qt >= need:
         return qt
     for suit in range(4):
@@ -423,7 +424,8 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
             known = 0
     i = 1 + cashable(hand, hh, hand[hh], &used)
     if known and i < need:
-        j = 1 + side_cash(hand, hh, need - 1, &more)
+        more = used
+        j = 1 + side_cash(hand, hh, need - 1, &more, i - 1)
         if j > i:
             rel[0] |= more
             return j
