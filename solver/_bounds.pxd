@@ -330,6 +330,22 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
     return k1 + cashable(hand, P, hand[P], rel)
 
 
+cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:
+    """Whether the partner of L tops the opponents in a suit L holds: else cash_then_cross
+    and cash_discard_cross count nothing (the cashing only takes the partner's low cards and
+    the leader's, so it never makes such a suit)."""
+    cdef uint64_t opp = hand[(L + 1) & 3] | hand[(L + 3) & 3], part, op
+    cdef int suit
+    for suit in range(4):
+        part = (hand[(L + 2) & 3] >> (16 * suit)) & SUIT_LANE
+        if part == 0 or ((hand[L] >> (16 * suit)) & SUIT_LANE) == 0:
+            continue
+        op = (opp >> (16 * suit)) & SUIT_LANE
+        if op == 0 or msb(part) > msb(op):
+            return 1
+    return 0
+
+
 cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
                           int qt) noexcept nogil:
     """quick_tricks of a partnership whose seat L is on lead and may lead any card, the
@@ -348,7 +364,7 @@ cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
             if k > qt:
                 qt = k
             break
-    if qt >= need:
+    if qt >= need or not _may_cross(hand, L):
         return qt
     k = cash_then_cross(hand, L, &crossed)
     if k > qt:
@@ -388,7 +404,8 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
             if partner_qt > qt:
                 qt = partner_qt
             break
-    if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken):
+    if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken) \
+            and _may_cross(s.hand, s.leader):
         crossed = 0
         partner_qt = cash_then_cross(s.hand, s.leader, &crossed)
         if partner_qt > qt:
