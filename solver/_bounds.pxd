@@ -526,9 +526,13 @@ cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nog
 
 
 cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, int rn, int n,
-                           bint self_lost) noexcept nogil:
+                           bint self_lost, int alpha, int beta) noexcept nogil:
     """The plain bounds of each outcome, from the positive (rp) and negative (rn) values and
-    the n tricks the target may still take; ``self_lost``: its own moon is out of reach."""
+    the n tricks the target may still take; ``self_lost``: its own moon is out of reach. When
+    only tricks count and no moon is possible, the quick tricks are not counted where the
+    leader's side's most tricks (lead_side_max) already settle the window (alpha, beta): the
+    search then returns that bound, which the quick tricks could not have settled the other
+    way."""
     cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt, most
     cdef uint64_t rel = 0, mrel = 0
     if g.trick_points > 0:
@@ -539,16 +543,21 @@ cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, i
     o.hi[OUT_NONE] = rp + tpmax
     if g.valued_mask == 0 and g.trick_points < 0 and n > 0:
         # only tricks count and everyone wants them: the leader can cash its sure tricks
-        qt = quick_tricks(g, s, &rel)
-        if qt > n:
-            qt = n
-        if qt > 0:
-            rel |= LEADER_DEP
         most = n
         if g.partnership:
             most = lead_side_max(s, n, &mrel)
             if most < n:
                 mrel |= LEADER_DEP
+        if (g.moon_total <= 0 or s.moon == MOON_DEAD) and (
+                g.trick_points * most >= beta if s.side[s.leader] == s.target
+                else g.trick_points * (n - most) <= alpha):
+            qt = 0
+        else:
+            qt = quick_tricks(g, s, &rel)
+            if qt > n:
+                qt = n
+            if qt > 0:
+                rel |= LEADER_DEP
         if s.side[s.leader] == s.target:
             o.hi[OUT_NONE] = g.trick_points * qt
             o.rel_hi |= rel
@@ -599,7 +608,7 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
     o.rel_hi = 0
     o.other_blocked = 0
     o.cap = INF
-    _outcomes(g, s, o, s.hand_pos, s.hand_neg, s.cards_left >> 2, 0)
+    _outcomes(g, s, o, s.hand_pos, s.hand_neg, s.cards_left >> 2, 0, alpha, beta)
     if _settled(o, alpha, beta):
         return
     shut_out = target_cannot_win(s, &rel)
@@ -607,7 +616,7 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
         # nothing more comes to the target: its value to go is 0, or another side's moon
         o.rel_lo = rel
         o.rel_hi = rel
-        _outcomes(g, s, o, 0, 0, 0, s.hand_pos > 0)
+        _outcomes(g, s, o, 0, 0, 0, s.hand_pos > 0, alpha, beta)
         if _settled(o, alpha, beta):
             return
     if g.moon_total > 0 and s.moon != MOON_DEAD:
