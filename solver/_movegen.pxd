@@ -51,8 +51,28 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
     cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int n = 0, c, prev = -1
     cdef uint64_t bit, between
+    cdef uint64_t gaps, run, low
     if s.ntrick > 0:
         present |= (<uint64_t>1) << s.trick[winning_index(s)]
+    if g.valued_mask == 0 and g.hearts_break != BREAK_QUEEN:
+        # no values (bridge play): a run is the legal cards of a suit between two cards
+        # present elsewhere, found a run at a time
+        gaps = present & ~L
+        while L:
+            c = msb(L)
+            bit = (<uint64_t>1) << c
+            # the cards below c in its suit, down to the first gap
+            low = (bit - 1) & ~(((<uint64_t>1) << (c & ~15)) - 1)
+            between = gaps & low
+            if between:
+                low &= ~(((<uint64_t>2) << msb(between)) - 1)
+            run = (L & low) | bit
+            L &= ~run
+            reps[n] = ctz(run)
+            if runs != NULL:
+                runs[n] = run
+            n += 1
+        return n
     while L:
         c = msb(L)
         bit = (<uint64_t>1) << c
