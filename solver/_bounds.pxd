@@ -230,33 +230,38 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noe
     the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
     such suit). The opponents' cards are all kept: whatever they play or discard can only
     lower their cards, so the count holds whatever they do."""
-    cdef int P = (L + 2) & 3, suit, run, k1 = 0
+    cdef int P = (L + 2) & 3, suit, run, k1 = 0, i
     cdef uint64_t hand[4]
-    cdef uint64_t mine, part, opp, won, bits = 0
-    cdef int i
-    for i in range(4):
-        hand[i] = start[i]
-    opp = start[(L + 1) & 3] | start[(L + 3) & 3]
+    cdef uint64_t hl = start[L], hp = start[P], mine, part, op, won, bits = 0
+    cdef uint64_t opp = start[(L + 1) & 3] | start[(L + 3) & 3]
     for suit in range(4):
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
-        won = top_run((hand[L] >> (16 * suit)) & SUIT_LANE,
-                      ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        if mine == 0:
+            continue
+        part = (hp >> (16 * suit)) & SUIT_LANE
+        won = top_run(mine, ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        if won == 0:
+            continue
         run = popcount(won)
-        if run == 0 or popcount(part) < run:
+        if popcount(part) < run:
             continue
         k1 += run
         bits |= won << (16 * suit)
         # the leader's run is played; the partner follows with its lowest cards
-        hand[L] &= ~(won << (16 * suit))
+        hl &= ~(won << (16 * suit))
         for i in range(run):
             part &= part - 1
-        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+        hp = (hp & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        part = (hp >> (16 * suit)) & SUIT_LANE
         if mine and top_run(part, ((opp >> (16 * suit)) & SUIT_LANE) | mine):
             rel[0] |= bits
-            return k1 + cashable(hand, P, hand[P], rel)
+            for i in range(4):
+                hand[i] = start[i]
+            hand[L] = hl
+            hand[P] = hp
+            return k1 + cashable(hand, P, hp, rel)
     return 0
 
 
@@ -274,44 +279,46 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
     leads to a suit the partner tops, and the partner cashes (0 when there is no such suit
     or the partner runs out of such cards). The opponents' cards are all kept."""
     cdef int P = (L + 2) & 3, suit, run, cnt, p, k1 = 0, need = 0
-    cdef int junk = 0, cross = -1, i
+    cdef int junk = 0, cross = -1, i, o1, o3
     cdef uint64_t hand[4]
-    cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others
-    for i in range(4):
-        hand[i] = start[i]
+    cdef uint64_t hl = start[L], hp = start[P], s1 = start[(L + 1) & 3], s3 = start[(L + 3) & 3]
+    cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others, opp = s1 | s3
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
-        op = ((start[(L + 1) & 3] | start[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
-        won = top_run(mine, op | part)
-        run = popcount(won)
-        if run == 0:
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        if mine == 0:
             continue
+        part = (hp >> (16 * suit)) & SUIT_LANE
+        won = top_run(mine, ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        if won == 0:
+            continue
+        run = popcount(won)
         cnt = run
         bits |= won << (16 * suit)
-        if mine != won and _longest(start, (L + 1) & 3, (L + 3) & 3, suit) <= run \
-                and popcount(part) <= run:
-            # the others are out of the suit by then: the low cards win too
-            cnt = popcount(mine)
-            won = mine
+        p = popcount(part)
+        if mine != won and p <= run:
+            o1 = popcount((s1 >> (16 * suit)) & SUIT_LANE)
+            o3 = popcount((s3 >> (16 * suit)) & SUIT_LANE)
+            if o1 <= run and o3 <= run:
+                # the others are out of the suit by then: the low cards win too
+                cnt = popcount(mine)
+                won = mine
         k1 += cnt
         cashed |= (<uint64_t>SUIT_LANE) << (16 * suit)
-        hand[L] &= ~(won << (16 * suit))
-        p = popcount(part)
+        hl &= ~(won << (16 * suit))
         if p <= cnt:
             need += cnt - p
             part = 0
         else:
             for i in range(cnt):
                 part &= part - 1
-        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+        hp = (hp & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
     if need == 0:
         # cash_then_cross counts this line
         return 0
-    others = start[(L + 1) & 3] | start[(L + 3) & 3] | hand[L]
+    others = opp | hl
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        part = (hp >> (16 * suit)) & SUIT_LANE
         op = (others >> (16 * suit)) & SUIT_LANE
         if cross < 0 and mine and top_run(part, op):
             cross = suit
@@ -319,15 +326,21 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
             continue
         won = top_run(part, op)
         run = popcount(won)
-        if run and popcount(part) > run and _longest(hand, L, (L + 1) & 3, suit) <= run \
-                and popcount((start[(L + 3) & 3] >> (16 * suit)) & SUIT_LANE) <= run:
+        if run and popcount(part) > run \
+                and popcount(mine) <= run \
+                and popcount((s1 >> (16 * suit)) & SUIT_LANE) <= run \
+                and popcount((s3 >> (16 * suit)) & SUIT_LANE) <= run:
             continue
         # the partner's cards below its top run here, which cashable does not count
         junk += popcount(part & ~won)
     if cross < 0 or junk < need:
         return 0
     rel[0] |= bits
-    return k1 + cashable(hand, P, hand[P], rel)
+    for i in range(4):
+        hand[i] = start[i]
+    hand[L] = hl
+    hand[P] = hp
+    return k1 + cashable(hand, P, hp, rel)
 
 
 cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:
