@@ -362,24 +362,27 @@ cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:
 cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
                           int qt) noexcept nogil:
     """quick_tricks of a partnership whose seat L is on lead and may lead any card, the
-    costlier counts skipped once one reaches ``need``; ``qt`` is cashable(hand, L, hand[L]),
-    whose reliance ``rel`` already holds."""
+    costlier counts skipped once one reaches ``need`` or when none can; ``qt`` is
+    cashable(hand, L, hand[L]), whose reliance ``rel`` already holds."""
     cdef int P = (L + 2) & 3, suit, k, most = 0, a, b
     cdef uint64_t others = hand[(L + 1) & 3] | hand[(L + 3) & 3] | hand[L], lane, crossed = 0
     cdef uint64_t mine, opp
     if qt >= need:
         return qt
-    # no count below exceeds the side's cards in the suits it tops, the longer hand in each
-    # (lead_side_max): they count only those, the opponents' cards all kept
-    for suit in range(4):
-        mine = ((hand[L] | hand[P]) >> (16 * suit)) & SUIT_LANE
-        opp = ((hand[(L + 1) & 3] | hand[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
-        if mine and (opp == 0 or msb(mine) > msb(opp)):
-            a = popcount((hand[L] >> (16 * suit)) & SUIT_LANE)
-            b = popcount((hand[P] >> (16 * suit)) & SUIT_LANE)
-            most += a if a > b else b
-    if most < need:
-        return qt
+    if need <= 12:
+        # No count below exceeds the side's cards in the suits it tops, the longer hand in
+        # each (lead_side_max): they count only those, the opponents' cards all kept. (A
+        # search needs at most the 12 tricks after the current one; Engine.trick_claim asks
+        # for more, to see every count.)
+        for suit in range(4):
+            mine = ((hand[L] | hand[P]) >> (16 * suit)) & SUIT_LANE
+            opp = ((hand[(L + 1) & 3] | hand[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
+            if mine and (opp == 0 or msb(mine) > msb(opp)):
+                a = popcount((hand[L] >> (16 * suit)) & SUIT_LANE)
+                b = popcount((hand[P] >> (16 * suit)) & SUIT_LANE)
+                most += a if a > b else b
+        if most < need:
+            return qt
     for suit in range(4):
         lane = (hand[P] >> (16 * suit)) & SUIT_LANE
         if (hand[L] >> (16 * suit)) & SUIT_LANE and lane \
