@@ -666,6 +666,9 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
 cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:
     """Lowest value over the possible outcomes, leaving out outcome ``skip`` (or -1)."""
     cdef int k, r = INF
+    if not (o.possible[OUT_SELF] | o.possible[OUT_OTHER]):
+        # no moon (bridge play, or a dead moon): the common case, at once
+        return o.lo[OUT_NONE] if o.possible[OUT_NONE] and skip != OUT_NONE else INF
     for k in range(3):
         if o.possible[k] and k != skip and o.lo[k] < r:
             r = o.lo[k]
@@ -674,6 +677,8 @@ cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:
 
 cdef inline int bound_hi(const Outcomes* o, int skip) noexcept nogil:
     cdef int k, r = -INF
+    if not (o.possible[OUT_SELF] | o.possible[OUT_OTHER]):
+        return o.hi[OUT_NONE] if o.possible[OUT_NONE] and skip != OUT_NONE else -INF
     for k in range(3):
         if o.possible[k] and k != skip and o.hi[k] > r:
             r = o.hi[k]
