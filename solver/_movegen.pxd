@@ -347,7 +347,8 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
                 if not (seen >> (c >> 4)) & 1:
                     own_lead_suit(s, player, c >> 4, &ls[c >> 4])
                     seen |= 1 << (c >> 4)
-                w[i] = (own_lead_weight(&ls[c >> 4], c & 15, (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                w[i] = (own_lead_weight(&ls[c >> 4], c & 15,
+                                        (runs[i] & (runs[i] - 1)) != 0) << 16) \
                     + (s.hist[c] if s.hist[c] < 65535 else 65535)
     else:
         wi = winning_index(s)

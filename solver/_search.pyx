@@ -83,12 +83,19 @@ cdef inline int _finish_trick(const Game* g, State* s, Undo* u, int* winner_side
     side_by_rank[0] = 0
     if popcount(s.on_table & led) > 1:
         win[0] = (<uint64_t>1) << s.trick[wi]
-        for i in range(4):
-            if (s.trick[i] >> 4) == (s.trick[0] >> 4):
-                if s.side[(s.leader + i) & 3] == s.target:
-                    mine = 1
-                else:
-                    theirs = 1
+        if g.partnership:
+            # the leader's side followed suit (its lead): both sides did when the other side's
+            # second or fourth card did
+            i = s.trick[0] >> 4
+            mine = ((s.trick[1] >> 4) == i) | ((s.trick[3] >> 4) == i)
+            theirs = 1
+        else:
+            for i in range(4):
+                if (s.trick[i] >> 4) == (s.trick[0] >> 4):
+                    if s.side[(s.leader + i) & 3] == s.target:
+                        mine = 1
+                    else:
+                        theirs = 1
         side_by_rank[0] = (mine and theirs) or (s.moon != MOON_DEAD
                                                 and (s.on_table & g.point_mask) != 0)
     u.leader = s.leader
