@@ -191,27 +191,36 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now), and the suit's other cards too when no other seat holds more
     cards of it than that run (they are out of it by then, so the low cards win)."""
-    cdef uint64_t others = 0, mine, won
-    cdef int p, suit, qt = 0, run, longest, length
-    for p in range(4):
-        if p != q:
-            others |= hand[p]
+    cdef uint64_t h1 = hand[(q + 1) & 3], h2 = hand[(q + 2) & 3], h3 = hand[(q + 3) & 3]
+    cdef uint64_t others = h1 | h2 | h3, mine, won, rest, used = 0
+    cdef int suit, qt = 0, run, longest, length
     for suit in range(4):
         mine = (leads >> (16 * suit)) & SUIT_LANE
-        won = top_run(mine, (others >> (16 * suit)) & SUIT_LANE)
+        if mine == 0:
+            continue
+        rest = (others >> (16 * suit)) & SUIT_LANE
+        if rest == 0:
+            used |= mine << (16 * suit)
+            qt += popcount(mine)
+            continue
+        won = mine & ~(((<uint64_t>2) << msb(rest)) - 1)
+        if won == 0:
+            continue
+        used |= won << (16 * suit)
         run = popcount(won)
-        rel[0] |= won << (16 * suit)
         mine &= ~won
-        if run and mine:
-            longest = 0
-            for p in range(4):
-                if p != q:
-                    length = popcount((hand[p] >> (16 * suit)) & SUIT_LANE)
-                    if length > longest:
-                        longest = length
+        if mine:
+            longest = popcount((h1 >> (16 * suit)) & SUIT_LANE)
+            length = popcount((h2 >> (16 * suit)) & SUIT_LANE)
+            if length > longest:
+                longest = length
+            length = popcount((h3 >> (16 * suit)) & SUIT_LANE)
+            if length > longest:
+                longest = length
             if longest <= run:
                 run += popcount(mine)
         qt += run
+    rel[0] |= used
     return qt
 
 
@@ -221,33 +230,38 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noe
     the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
     such suit). The opponents' cards are all kept: whatever they play or discard can only
     lower their cards, so the count holds whatever they do."""
-    cdef int P = (L + 2) & 3, suit, run, k1 = 0
+    cdef int P = (L + 2) & 3, suit, run, k1 = 0, i
     cdef uint64_t hand[4]
-    cdef uint64_t mine, part, opp, won, bits = 0
-    cdef int i
-    for i in range(4):
-        hand[i] = start[i]
-    opp = start[(L + 1) & 3] | start[(L + 3) & 3]
+    cdef uint64_t hl = start[L], hp = start[P], mine, part, op, won, bits = 0
+    cdef uint64_t opp = start[(L + 1) & 3] | start[(L + 3) & 3]
     for suit in range(4):
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
-        won = top_run((hand[L] >> (16 * suit)) & SUIT_LANE,
-                      ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        if mine == 0:
+            continue
+        part = (hp >> (16 * suit)) & SUIT_LANE
+        won = top_run(mine, ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        if won == 0:
+            continue
         run = popcount(won)
-        if run == 0 or popcount(part) < run:
+        if popcount(part) < run:
             continue
         k1 += run
         bits |= won << (16 * suit)
         # the leader's run is played; the partner follows with its lowest cards
-        hand[L] &= ~(won << (16 * suit))
+        hl &= ~(won << (16 * suit))
         for i in range(run):
             part &= part - 1
-        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+        hp = (hp & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        part = (hp >> (16 * suit)) & SUIT_LANE
         if mine and top_run(part, ((opp >> (16 * suit)) & SUIT_LANE) | mine):
             rel[0] |= bits
-            return k1 + cashable(hand, P, hand[P], rel)
+            for i in range(4):
+                hand[i] = start[i]
+            hand[L] = hl
+            hand[P] = hp
+            return k1 + cashable(hand, P, hp, rel)
     return 0
 
 
@@ -265,44 +279,46 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
     leads to a suit the partner tops, and the partner cashes (0 when there is no such suit
     or the partner runs out of such cards). The opponents' cards are all kept."""
     cdef int P = (L + 2) & 3, suit, run, cnt, p, k1 = 0, need = 0
-    cdef int junk = 0, cross = -1, i
+    cdef int junk = 0, cross = -1, i, o1, o3
     cdef uint64_t hand[4]
-    cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others
-    for i in range(4):
-        hand[i] = start[i]
+    cdef uint64_t hl = start[L], hp = start[P], s1 = start[(L + 1) & 3], s3 = start[(L + 3) & 3]
+    cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others, opp = s1 | s3
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
-        op = ((start[(L + 1) & 3] | start[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
-        won = top_run(mine, op | part)
-        run = popcount(won)
-        if run == 0:
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        if mine == 0:
             continue
+        part = (hp >> (16 * suit)) & SUIT_LANE
+        won = top_run(mine, ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        if won == 0:
+            continue
+        run = popcount(won)
         cnt = run
         bits |= won << (16 * suit)
-        if mine != won and _longest(start, (L + 1) & 3, (L + 3) & 3, suit) <= run \
-                and popcount(part) <= run:
-            # the others are out of the suit by then: the low cards win too
-            cnt = popcount(mine)
-            won = mine
+        p = popcount(part)
+        if mine != won and p <= run:
+            o1 = popcount((s1 >> (16 * suit)) & SUIT_LANE)
+            o3 = popcount((s3 >> (16 * suit)) & SUIT_LANE)
+            if o1 <= run and o3 <= run:
+                # the others are out of the suit by then: the low cards win too
+                cnt = popcount(mine)
+                won = mine
         k1 += cnt
         cashed |= (<uint64_t>SUIT_LANE) << (16 * suit)
-        hand[L] &= ~(won << (16 * suit))
-        p = popcount(part)
+        hl &= ~(won << (16 * suit))
         if p <= cnt:
             need += cnt - p
             part = 0
         else:
             for i in range(cnt):
                 part &= part - 1
-        hand[P] = (hand[P] & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
+        hp = (hp & ~((<uint64_t>SUIT_LANE) << (16 * suit))) | (part << (16 * suit))
     if need == 0:
         # cash_then_cross counts this line
         return 0
-    others = start[(L + 1) & 3] | start[(L + 3) & 3] | hand[L]
+    others = opp | hl
     for suit in range(4):
-        mine = (hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        mine = (hl >> (16 * suit)) & SUIT_LANE
+        part = (hp >> (16 * suit)) & SUIT_LANE
         op = (others >> (16 * suit)) & SUIT_LANE
         if cross < 0 and mine and top_run(part, op):
             cross = suit
@@ -310,25 +326,63 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
             continue
         won = top_run(part, op)
         run = popcount(won)
-        if run and popcount(part) > run and _longest(hand, L, (L + 1) & 3, suit) <= run \
-                and popcount((start[(L + 3) & 3] >> (16 * suit)) & SUIT_LANE) <= run:
+        if run and popcount(part) > run \
+                and popcount(mine) <= run \
+                and popcount((s1 >> (16 * suit)) & SUIT_LANE) <= run \
+                and popcount((s3 >> (16 * suit)) & SUIT_LANE) <= run:
             continue
         # the partner's cards below its top run here, which cashable does not count
         junk += popcount(part & ~won)
     if cross < 0 or junk < need:
         return 0
     rel[0] |= bits
-    return k1 + cashable(hand, P, hand[P], rel)
+    for i in range(4):
+        hand[i] = start[i]
+    hand[L] = hl
+    hand[P] = hp
+    return k1 + cashable(hand, P, hp, rel)
 
 
-cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel) noexcept nogil:
+cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:
+    """Whether the partner of L tops the opponents in a suit L holds: else cash_then_cross
+    and cash_discard_cross count nothing (the cashing only takes the partner's low cards and
+    the leader's, so it never makes such a suit)."""
+    cdef uint64_t opp = hand[(L + 1) & 3] | hand[(L + 3) & 3], part, op
+    cdef int suit
+    for suit in range(4):
+        part = (hand[(L + 2) & 3] >> (16 * suit)) & SUIT_LANE
+        if part == 0 or ((hand[L] >> (16 * suit)) & SUIT_LANE) == 0:
+            continue
+        op = (opp >> (16 * suit)) & SUIT_LANE
+        if op == 0 or msb(part) > msb(op):
+            return 1
+    return 0
+
+
+cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
+                          int qt) noexcept nogil:
     """quick_tricks of a partnership whose seat L is on lead and may lead any card, the
-    costlier counts skipped once one reaches ``need``."""
-    cdef int qt, P = (L + 2) & 3, suit, k
+    costlier counts skipped once one reaches ``need`` or when none can; ``qt`` is
+    cashable(hand, L, hand[L]), whose reliance ``rel`` already holds."""
+    cdef int P = (L + 2) & 3, suit, k, most = 0, a, b
     cdef uint64_t others = hand[(L + 1) & 3] | hand[(L + 3) & 3] | hand[L], lane, crossed = 0
-    qt = cashable(hand, L, hand[L], rel)
+    cdef uint64_t mine, opp
     if qt >= need:
         return qt
+    if need <= 12:
+        # No count below exceeds the side's cards in the suits it tops, the longer hand in
+        # each (lead_side_max): they count only those, the opponents' cards all kept. (A
+        # search needs at most the 12 tricks after the current one; Engine.trick_claim asks
+        # for more, to see every count.)
+        for suit in range(4):
+            mine = ((hand[L] | hand[P]) >> (16 * suit)) & SUIT_LANE
+            opp = ((hand[(L + 1) & 3] | hand[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
+            if mine and (opp == 0 or msb(mine) > msb(opp)):
+                a = popcount((hand[L] >> (16 * suit)) & SUIT_LANE)
+                b = popcount((hand[P] >> (16 * suit)) & SUIT_LANE)
+                most += a if a > b else b
+        if most < need:
+            return qt
     for suit in range(4):
         lane = (hand[P] >> (16 * suit)) & SUIT_LANE
         if (hand[L] >> (16 * suit)) & SUIT_LANE and lane \
@@ -338,7 +392,7 @@ cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel) 
             if k > qt:
                 qt = k
             break
-    if qt >= need:
+    if qt >= need or not _may_cross(hand, L):
         return qt
     k = cash_then_cross(hand, L, &crossed)
     if k > qt:
@@ -378,7 +432,8 @@ cdef inline int quick_tricks(const Game* g, const State* s, uint64_t* rel) noexc
             if partner_qt > qt:
                 qt = partner_qt
             break
-    if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken):
+    if leads == s.hand[s.leader] and (g.hearts_break == BREAK_NONE or s.broken) \
+            and _may_cross(s.hand, s.leader):
         crossed = 0
         partner_qt = cash_then_cross(s.hand, s.leader, &crossed)
         if partner_qt > qt:
@@ -414,7 +469,8 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
             known = 0
     i = 1 + cashable(hand, hh, hand[hh], &used)
     if known and i < need:
-        j = 1 + side_cash(hand, hh, need - 1, &more)
+        more = used
+        j = 1 + side_cash(hand, hh, need - 1, &more, i - 1)
         if j > i:
             rel[0] |= more
             return j
@@ -498,9 +554,13 @@ cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nog
 
 
 cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, int rn, int n,
-                           bint self_lost) noexcept nogil:
+                           bint self_lost, int alpha, int beta) noexcept nogil:
     """The plain bounds of each outcome, from the positive (rp) and negative (rn) values and
-    the n tricks the target may still take; ``self_lost``: its own moon is out of reach."""
+    the n tricks the target may still take; ``self_lost``: its own moon is out of reach. When
+    only tricks count and no moon is possible, the quick tricks are not counted where the
+    leader's side's most tricks (lead_side_max) already settle the window (alpha, beta): the
+    search then returns that bound, which the quick tricks could not have settled the other
+    way."""
     cdef int tpmin = 0, tpmax = 0, c_self = 0, c_other = 0, qt, most
     cdef uint64_t rel = 0, mrel = 0
     if g.trick_points > 0:
@@ -511,16 +571,21 @@ cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, i
     o.hi[OUT_NONE] = rp + tpmax
     if g.valued_mask == 0 and g.trick_points < 0 and n > 0:
         # only tricks count and everyone wants them: the leader can cash its sure tricks
-        qt = quick_tricks(g, s, &rel)
-        if qt > n:
-            qt = n
-        if qt > 0:
-            rel |= LEADER_DEP
         most = n
         if g.partnership:
             most = lead_side_max(s, n, &mrel)
             if most < n:
                 mrel |= LEADER_DEP
+        if (g.moon_total <= 0 or s.moon == MOON_DEAD) and (
+                g.trick_points * most >= beta if s.side[s.leader] == s.target
+                else g.trick_points * (n - most) <= alpha):
+            qt = 0
+        else:
+            qt = quick_tricks(g, s, &rel)
+            if qt > n:
+                qt = n
+            if qt > 0:
+                rel |= LEADER_DEP
         if s.side[s.leader] == s.target:
             o.hi[OUT_NONE] = g.trick_points * qt
             o.rel_hi |= rel
@@ -571,7 +636,7 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
     o.rel_hi = 0
     o.other_blocked = 0
     o.cap = INF
-    _outcomes(g, s, o, s.hand_pos, s.hand_neg, s.cards_left >> 2, 0)
+    _outcomes(g, s, o, s.hand_pos, s.hand_neg, s.cards_left >> 2, 0, alpha, beta)
     if _settled(o, alpha, beta):
         return
     shut_out = target_cannot_win(s, &rel)
@@ -579,7 +644,7 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
         # nothing more comes to the target: its value to go is 0, or another side's moon
         o.rel_lo = rel
         o.rel_hi = rel
-        _outcomes(g, s, o, 0, 0, 0, s.hand_pos > 0)
+        _outcomes(g, s, o, 0, 0, 0, s.hand_pos > 0, alpha, beta)
         if _settled(o, alpha, beta):
             return
     if g.moon_total > 0 and s.moon != MOON_DEAD:
@@ -601,6 +666,9 @@ cdef inline void outcome_bounds(const Game* g, const State* s, Outcomes* o, int 
 cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:
     """Lowest value over the possible outcomes, leaving out outcome ``skip`` (or -1)."""
     cdef int k, r = INF
+    if not (o.possible[OUT_SELF] | o.possible[OUT_OTHER]):
+        # no moon (bridge play, or a dead moon): the common case, at once
+        return o.lo[OUT_NONE] if o.possible[OUT_NONE] and skip != OUT_NONE else INF
     for k in range(3):
         if o.possible[k] and k != skip and o.lo[k] < r:
             r = o.lo[k]
@@ -609,6 +677,8 @@ cdef inline int bound_lo(const Outcomes* o, int skip) noexcept nogil:
 
 cdef inline int bound_hi(const Outcomes* o, int skip) noexcept nogil:
     cdef int k, r = -INF
+    if not (o.possible[OUT_SELF] | o.possible[OUT_OTHER]):
+        return o.hi[OUT_NONE] if o.possible[OUT_NONE] and skip != OUT_NONE else -INF
     for k in range(3):
         if o.possible[k] and k != skip and o.hi[k] > r:
             r = o.hi[k]

@@ -27,6 +27,12 @@ cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexc
 
 cdef inline int winning_index(const State* s) noexcept nogil:
     """Position in s.trick of the card now winning the trick (s.ntrick > 0)."""
+    return s.win
+
+
+cdef inline int find_winning_index(const State* s) noexcept nogil:
+    """winning_index worked out from the trick's cards (s.ntrick > 0), for a state loaded
+    with a trick in progress."""
     cdef int best = 0, i
     cdef int suit = s.trick[0] >> 4
     for i in range(1, s.ntrick):
@@ -45,8 +51,28 @@ cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps
     cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     cdef int n = 0, c, prev = -1
     cdef uint64_t bit, between
+    cdef uint64_t gaps, run, low
     if s.ntrick > 0:
         present |= (<uint64_t>1) << s.trick[winning_index(s)]
+    if g.valued_mask == 0 and g.hearts_break != BREAK_QUEEN:
+        # no values (bridge play): a run is the legal cards of a suit between two cards
+        # present elsewhere, found a run at a time
+        gaps = present & ~L
+        while L:
+            c = msb(L)
+            bit = (<uint64_t>1) << c
+            # the cards below c in its suit, down to the first gap
+            low = (bit - 1) & ~(((<uint64_t>1) << (c & ~15)) - 1)
+            between = gaps & low
+            if between:
+                low &= ~(((<uint64_t>2) << msb(between)) - 1)
+            run = (L & low) | bit
+            L &= ~run
+            reps[n] = ctz(run)
+            if runs != NULL:
+                runs[n] = run
+            n += 1
+        return n
     while L:
         c = msb(L)
         bit = (<uint64_t>1) << c
@@ -127,15 +153,16 @@ cdef inline int lead_weight(const Game* g, const State* s, int player, int c,
     return 1000 + 16 * popcount(lane) - rank - REPLY_PENALTY * replies
 
 
-cdef inline int own_lead_weight(const State* s, int player, int c, int seq) noexcept nogil:
-    """How promising a lead is when every side wants tricks (bridge play; the target's side
-    against the rest): cash a sure winner, one of a run (``seq``) first (2 % fewer nodes),
-    else lead low towards a teammate's winner, else
-    lose the cheapest card, first where the teammate's highest card beats the fourth seat's
-    and the top card sits under it, in the second seat, which must spend it or lose the trick
-    (9 % fewer nodes); within each, where the opponents have few replies to refute: few cards
-    of the suit, and no void that may discard anything (12-26 % fewer nodes)."""
-    cdef int suit = c >> 4, rank = c & 15, q, top, hi_opp = -1, hi_partner = -1, replies = 0
+ctypedef struct LeadSuit:
+    int hi_opp       # the opponents' highest card of the suit (rank, -1: none)
+    int base         # a losing lead's weight before its rank: towards a teammate's winner,
+                     # a finesse, or plain
+    int replies      # the opponents' replies to refute, as penalty points
+
+
+cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* ls) noexcept nogil:
+    """What own_lead_weight needs to know of a suit, the same for each of its cards."""
+    cdef int q, top, hi_opp = -1, hi_partner = -1, replies = 0
     cdef int mine = s.side[player] == s.target, hi_second = -1, hi_fourth = -1, partner_len = 0
     cdef uint64_t lane
     for q in range(4):
@@ -158,13 +185,28 @@ cdef inline int own_lead_weight(const State* s, int player, int c, int seq) noex
                 hi_second = top
             else:
                 hi_fourth = top
-    if rank > hi_opp:
-        return 3000 + (RUN_BONUS if seq else 0) + rank - replies
+    ls.hi_opp = hi_opp
+    ls.replies = replies
     if hi_partner > hi_opp:
-        return 2000 - rank - replies
-    if hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
-        return FINESSE_BONUS - rank - replies
-    return -rank - replies
+        ls.base = 2000
+    elif hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
+        ls.base = FINESSE_BONUS
+    else:
+        ls.base = 0
+
+
+cdef inline int own_lead_weight(const LeadSuit* ls, int rank, int seq) noexcept nogil:
+    """How promising a lead is when every side wants tricks (bridge play; the target's side
+    against the rest): cash a sure winner, one of a run (``seq``) first (2 % fewer nodes),
+    else lead low towards a teammate's winner, else
+    lose the cheapest card, first where the teammate's highest card beats the fourth seat's
+    and the top card sits under it, in the second seat, which must spend it or lose the trick
+    (9 % fewer nodes); within each, where the opponents have few replies to refute: few cards
+    of the suit, and no void that may discard anything (12-26 % fewer nodes). ``ls``: the
+    suit's facts (own_lead_suit)."""
+    if rank > ls.hi_opp:
+        return 3000 + (RUN_BONUS if seq else 0) + rank - ls.replies
+    return ls.base - rank - ls.replies
 
 
 cdef inline int own_discard_weight(const State* s, int player, int c) noexcept nogil:
@@ -183,8 +225,48 @@ cdef inline int own_discard_weight(const State* s, int player, int c) noexcept n
     return w
 
 
-cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int wc,
-                                  int follows, int seq) noexcept nogil:
+ctypedef struct FollowCtx:
+    int rest_hi      # the highest card of the suit led among the opponents still to play
+    int stands       # the trick's winning card is the player's side's and beats rest_hi
+    int fourth_tops  # second seat: the fourth seat's top card beats the trick and rest_hi
+    int behind_lo    # second seat: the higher of the third and fourth seats' lowest cards
+                     # of the suit led (-1: none)
+    int fourth_next  # third seat: the fourth seat's second-highest card of the suit led (-1:
+                     # none), or -2 when the fourth seat is out of it
+
+
+cdef inline void own_follow_ctx(const State* s, int player, int wi, int wc,
+                                FollowCtx* f) noexcept nogil:
+    """What own_follow_weight needs to know of the trick, the same for each card."""
+    cdef int q, k, led = s.trick[0] >> 4
+    cdef int mine = s.side[player] == s.target
+    cdef uint64_t lane, third
+    f.rest_hi = -1
+    for k in range(s.ntrick + 1, 4):
+        q = (s.leader + k) & 3
+        if (s.side[q] == s.target) != mine:
+            lane = (s.hand[q] >> (16 * led)) & SUIT_LANE
+            if lane and msb(lane) > f.rest_hi:
+                f.rest_hi = msb(lane)
+    f.stands = (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > f.rest_hi
+    lane = (s.hand[(s.leader + 3) & 3] >> (16 * led)) & SUIT_LANE
+    f.fourth_tops = (s.ntrick == 1 and lane != 0 and msb(lane) > (wc & 15)
+                     and msb(lane) > f.rest_hi)
+    f.behind_lo = -1
+    f.fourth_next = -2
+    if s.ntrick == 1:
+        third = (s.hand[(s.leader + 2) & 3] >> (16 * led)) & SUIT_LANE
+        if third:
+            f.behind_lo = ctz(third)
+        if lane and ctz(lane) > f.behind_lo:
+            f.behind_lo = ctz(lane)
+    elif s.ntrick == 2 and lane:
+        lane &= ~((<uint64_t>1) << msb(lane))
+        f.fourth_next = msb(lane) if lane else -1
+
+
+cdef inline int own_follow_weight(const State* s, const FollowCtx* f, int player, int c,
+                                  int wc, int follows, int seq) noexcept nogil:
     """How promising a card is in a trick someone else led, when every side wants tricks (the
     target's side against the rest): let a teammate's sure winner stand with the lowest card,
     also one still to play (second seat); win for sure as cheaply as possible; else, second
@@ -192,40 +274,28 @@ cdef inline int own_follow_weight(const State* s, int player, int c, int wi, int
     as possible, a card the seats behind must beat anyway counting as low; third seat, force
     out the fourth seat's top card with the cheapest card that does, or play high; else lose
     the lowest card (after DDS's orders; 28 % fewer nodes than playing high at once);
-    discards by own_discard_weight (5 %)."""
-    cdef int q, k, rest_hi = -1, rank = c & 15, led = s.trick[0] >> 4
-    cdef int mine = s.side[player] == s.target
-    cdef uint64_t lane, third
-    for k in range(s.ntrick + 1, 4):
-        q = (s.leader + k) & 3
-        if (s.side[q] == s.target) != mine:
-            lane = (s.hand[q] >> (16 * led)) & SUIT_LANE
-            if lane and msb(lane) > rest_hi:
-                rest_hi = msb(lane)
+    discards by own_discard_weight (5 %). ``f``: the trick's facts (own_follow_ctx)."""
+    cdef int rank = c & 15
     if not follows:
-        if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
+        if f.stands:
             return 10000 + own_discard_weight(s, player, c)
         return own_discard_weight(s, player, c)
-    if (s.side[(s.leader + wi) & 3] == s.target) == mine and (wc & 15) > rest_hi:
+    if f.stands:
         return 10000 - rank
-    lane = (s.hand[(s.leader + 3) & 3] >> (16 * led)) & SUIT_LANE
-    if s.ntrick == 1 and lane and msb(lane) > (wc & 15) and msb(lane) > rest_hi:
+    if f.fourth_tops:
         return 9500 - rank
     if c > wc:
-        if rank > rest_hi:
+        if rank > f.rest_hi:
             return 9000 - rank
         if s.ntrick == 1:
             # a card the third or fourth seat must beat anyway decides nothing
-            third = (s.hand[(s.leader + 2) & 3] >> (16 * led)) & SUIT_LANE
-            if (third and ctz(third) > rank) or (lane and ctz(lane) > rank):
+            if f.behind_lo > rank:
                 return -rank
             if seq:
                 return 2001 + rank
             return 2000 - rank
-        if s.ntrick == 2 and lane:
-            lane &= ~((<uint64_t>1) << msb(lane))
-            if lane == 0 or rank > msb(lane):
-                return 2100 - rank
+        if f.fourth_next >= -1 and rank > f.fourth_next:
+            return 2100 - rank
         return 2000 + rank
     return -rank
 
@@ -241,6 +311,60 @@ cdef inline int discard_key(const Game* g, const State* s, int player, int c) no
         & ~((<uint64_t>2 << c) - 1))
 
 
+cdef inline void _sort_moves(int* w, int* moves, uint64_t* runs, int n) noexcept nogil:
+    """Sort moves and runs by w, highest first, equal weights in their order."""
+    cdef int i, j, tmp
+    cdef uint64_t run
+    for i in range(1, n):
+        j = i
+        while j > 0 and w[j] > w[j - 1]:
+            tmp = w[j]; w[j] = w[j - 1]; w[j - 1] = tmp
+            tmp = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = tmp
+            run = runs[j]; runs[j] = runs[j - 1]; runs[j - 1] = run
+            j -= 1
+
+
+cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* runs, int n,
+                            int first) noexcept nogil:
+    """order_moves when every side wants tricks (bridge play), n > 1."""
+    cdef int w[16]
+    cdef int i, c, wi, wc, k1, k2, seen = 0
+    cdef LeadSuit ls[4]
+    cdef FollowCtx fc
+    if s.ntrick == 0:
+        k1 = s.killer[s.cards_left >> 2][player]
+        k2 = s.killer2[s.cards_left >> 2][player]
+        for i in range(n):
+            c = moves[i]
+            if c == first:
+                # after the first killer lead (5 % fewer nodes)
+                w[i] = 3 << 27
+            elif c == k1:
+                w[i] = 1 << 29
+            elif c == k2:
+                w[i] = 1 << 28
+            else:
+                if not (seen >> (c >> 4)) & 1:
+                    own_lead_suit(s, player, c >> 4, &ls[c >> 4])
+                    seen |= 1 << (c >> 4)
+                w[i] = (own_lead_weight(&ls[c >> 4], c & 15,
+                                        (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                    + (s.hist[c] if s.hist[c] < 65535 else 65535)
+    else:
+        wi = winning_index(s)
+        wc = s.trick[wi]
+        own_follow_ctx(s, player, wi, wc, &fc)
+        for i in range(n):
+            c = moves[i]
+            if c == first:
+                w[i] = 1 << 30
+            else:
+                w[i] = (own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
+                                          (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                    + (s.hist[c] if s.hist[c] < 65535 else 65535)
+    _sort_moves(w, moves, runs, n)
+
+
 cdef inline void order_moves(const Game* g, const State* s, int player, int* moves,
                              uint64_t* runs, int n, int first, int wants_target) noexcept nogil:
     """Sort moves (and their ``runs`` alongside) best-first: ``first`` (a remembered best card,
@@ -252,15 +376,22 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     a seat's killer leads early (the last two that cut off), the last before ``first``."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
-    cdef int led, seize = 0
+    cdef int led, seize = 0, seen = 0
     cdef uint64_t run
+    cdef LeadSuit ls[4]
+    cdef FollowCtx fc
     if n < 2:
+        return
+    if g.tricks_wanted:
+        _order_own(s, player, moves, runs, n, first)
         return
     if s.ntrick > 0:
         wi = winning_index(s)
         wc = s.trick[wi]
         wseat = (s.leader + wi) & 3
         led = wc >> 4
+        if g.tricks_wanted:
+            own_follow_ctx(s, player, wi, wc, &fc)
         # the last of the others in a trick without value, the target winning it: take the
         # lead from the target, cheaply, rather than hand it over
         seize = (wants_target and s.ntrick == 3 and not g.tricks_wanted
@@ -279,7 +410,10 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             continue
         if s.ntrick == 0:
             if g.tricks_wanted:
-                w[i] = own_lead_weight(s, player, c, popcount(runs[i]) > 1) << 16
+                if not (seen >> (c >> 4)) & 1:
+                    own_lead_suit(s, player, c >> 4, &ls[c >> 4])
+                    seen |= 1 << (c >> 4)
+                w[i] = own_lead_weight(&ls[c >> 4], c & 15, (runs[i] & (runs[i] - 1)) != 0) << 16
             else:
                 w[i] = lead_weight(g, s, player, c, wants_target) << 16
         else:
@@ -287,7 +421,8 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if g.tricks_wanted:
-                w[i] = own_follow_weight(s, player, c, wi, wc, follows, popcount(runs[i]) > 1) << 16
+                w[i] = own_follow_weight(s, &fc, player, c, wc, follows,
+                                         (runs[i] & (runs[i] - 1)) != 0) << 16
             elif seize and wins:
                 w[i] = (20000 - (c & 15)) << 16
             elif tw == wants_target:

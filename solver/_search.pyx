@@ -12,7 +12,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
                             INF, LEADER_DEP, popcount, ctz)
-from solver._movegen cimport legal_mask, group_moves, order_moves, winning_index
+from solver._movegen cimport (legal_mask, group_moves, order_moves, winning_index,
+                              find_winning_index)
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
                              lead_side_max, trick_then_cash, others_cannot_shoot,
@@ -82,12 +83,19 @@ cdef inline int _finish_trick(const Game* g, State* s, Undo* u, int* winner_side
     side_by_rank[0] = 0
     if popcount(s.on_table & led) > 1:
         win[0] = (<uint64_t>1) << s.trick[wi]
-        for i in range(4):
-            if (s.trick[i] >> 4) == (s.trick[0] >> 4):
-                if s.side[(s.leader + i) & 3] == s.target:
-                    mine = 1
-                else:
-                    theirs = 1
+        if g.partnership:
+            # the leader's side followed suit (its lead): both sides did when the other side's
+            # second or fourth card did
+            i = s.trick[0] >> 4
+            mine = ((s.trick[1] >> 4) == i) | ((s.trick[3] >> 4) == i)
+            theirs = 1
+        else:
+            for i in range(4):
+                if (s.trick[i] >> 4) == (s.trick[0] >> 4):
+                    if s.side[(s.leader + i) & 3] == s.target:
+                        mine = 1
+                    else:
+                        theirs = 1
         side_by_rank[0] = (mine and theirs) or (s.moon != MOON_DEAD
                                                 and (s.on_table & g.point_mask) != 0)
     u.leader = s.leader
@@ -141,12 +149,17 @@ cdef inline void _play(const Game* g, State* s, int player, int c) noexcept nogi
         s.hand_neg -= g.values[c]
     s.hand[player] &= ~bit
     s.on_table |= bit
+    if s.ntrick == 0:
+        s.win = 0
+    elif (c >> 4) == (s.trick[0] >> 4) and c > s.trick[s.win]:
+        s.win = s.ntrick
     s.trick[s.ntrick] = c
     s.ntrick += 1
     s.cards_left -= 1
 
 
-cdef inline void _unplay(const Game* g, State* s, int player, int c) noexcept nogil:
+cdef inline void _unplay(const Game* g, State* s, int player, int c, int win) noexcept nogil:
+    """Take back _play; ``win`` is s.win as it was before."""
     cdef uint64_t bit = (<uint64_t>1) << c
     if g.values[c] > 0:
         s.hand_pos += g.values[c]
@@ -156,6 +169,7 @@ cdef inline void _unplay(const Game* g, State* s, int player, int c) noexcept no
     s.hand[player] |= bit
     s.on_table &= ~bit
     s.cards_left += 1
+    s.win = win
 
 
 cdef inline uint64_t _with_winner(uint64_t crel, uint64_t win, bint side_by_rank) noexcept nogil:
@@ -249,7 +263,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int done_v[16]
     cdef uint64_t done_rel[16]
     cdef uint64_t runs[16]
-    cdef int ndone = 0, j
+    cdef int ndone = 0, j, w0
     cdef Key key
     cdef Undo u
     cdef Outcomes o
@@ -270,7 +284,12 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         i = popcount(s.hand[player])
         # the tricks that would settle the window: -t * n <= alpha, or -t * (i - n) >= beta
         j = -g.trick_points
-        if s.side[player] == s.target:
+        if j == 1:
+            # bridge play: no division
+            n = -alpha if alpha < 0 else 1
+            if s.side[player] != s.target:
+                n = i + beta
+        elif s.side[player] == s.target:
             n = (-alpha + j - 1) // j if alpha < 0 else 1
         else:
             n = i + ((beta + j - 1) // j if beta >= 0 else -((-beta) // j))
@@ -392,6 +411,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             if maximizing and s.narrow and searched == s.narrow:
                 break
             searched += 1
+            w0 = s.win
             _play(g, s, player, c)
             crel = 0
             if s.ntrick == 4:
@@ -401,7 +421,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 _undo_trick(s, &u)
             else:
                 v = search(g, s, tt, alpha, beta, &crel)
-            _unplay(g, s, player, c)
+            _unplay(g, s, player, c, w0)
             if s.aborted:
                 return 0
             crel = _with_run(crel, runs[i])
@@ -475,7 +495,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef int done[16]
     cdef uint64_t done_rel[16]
     cdef uint64_t runs[16]
-    cdef int ndone = 0
+    cdef int ndone = 0, w0
     cdef Key key
     cdef Undo u
     cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t, kind
@@ -535,6 +555,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             continue
         if either and s.narrow_moon and ndone == s.narrow_moon:
             break
+        w0 = s.win
         _play(g, s, player, c)
         crel = 0
         if s.ntrick == 4:
@@ -548,7 +569,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             _undo_trick(s, &u)
         else:
             r = moon_search(g, s, tt, blocker, &crel)
-        _unplay(g, s, player, c)
+        _unplay(g, s, player, c, w0)
         if s.aborted:
             return 0
         crel = _with_run(crel, runs[i])
@@ -699,6 +720,7 @@ cdef class Engine:
         for i in range(s.ntrick):
             s.trick[i] = trick[i]
             s.on_table |= (<uint64_t>1) << s.trick[i]
+        s.win = find_winning_index(s) if s.ntrick > 0 else 0
         s.leader = leader
         s.broken = broken
         s.first_trick = first_trick

@@ -55,6 +55,8 @@ ctypedef struct State:
     uint64_t on_table            # cards of the current trick
     int trick[4]                 # cards of the current trick in play order
     int ntrick                   # cards in the current trick
+    int win                      # while ntrick > 0: place in ``trick`` of the card winning it,
+                                 # kept up to date as cards are played (_search._play)
     int leader                   # leader of the current trick
     int broken                   # hearts may be led
     int first_trick              # 1 while trick 1 is being played

@@ -115,6 +115,28 @@ cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nog
     k.rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     # trick 1 has rules about particular cards (the forced lead): match it exactly
     k.always = k.rem if s.first_trick else 0
+    if g.keyed_exactly == 0:
+        # no special cards, no absolute suits (bridge play): owners and lengths only
+        for suit in range(4):
+            h0 = (s.hand[0] >> (16 * suit)) & SUIT_LANE
+            h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
+            h2 = (s.hand[2] >> (16 * suit)) & SUIT_LANE
+            h3 = (s.hand[3] >> (16 * suit)) & SUIT_LANE
+            rem = h0 | h1 | h2 | h3
+            cnt = popcount(rem)
+            seq = _spread(_squeeze(h1 | h3, rem)) | (_spread(_squeeze(h2 | h3, rem)) << 1)
+            w = (<uint64_t>popcount(h0) | (<uint64_t>popcount(h1) << 4)
+                 | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
+            k.seq[suit] = seq
+            k.cnt[suit] = cnt
+            j = cnt if cnt < TOP_KEYED else TOP_KEYED
+            h = _mix(h, w | (<uint64_t>(seq >> (2 * (cnt - j))) << 52))
+            k.shape[suit] = w
+        w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
+             | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
+        k.shape[4] = w
+        k.check = _mix(h, w)
+        return
     for suit in range(4):
         h0 = (s.hand[0] >> (16 * suit)) & SUIT_LANE
         h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
