@@ -375,9 +375,8 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
     a seat's killer leads early (the last two that cut off), the last before ``first``."""
     cdef int w[16]
-    cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
+    cdef int i, c, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0, seen = 0
-    cdef uint64_t run
     cdef LeadSuit ls[4]
     cdef FollowCtx fc
     if n < 2:
@@ -439,10 +438,4 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             else:
                 w[i] = (-(c & 15) - 64 * g.values[c]) << 16
         w[i] += s.hist[c] if s.hist[c] < 65535 else 65535
-    for i in range(1, n):
-        j = i
-        while j > 0 and w[j] > w[j - 1]:
-            tmp = w[j]; w[j] = w[j - 1]; w[j - 1] = tmp
-            tmp = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = tmp
-            run = runs[j]; runs[j] = runs[j - 1]; runs[j - 1] = run
-            j -= 1
+    _sort_moves(w, moves, runs, n)

@@ -106,68 +106,60 @@ cdef inline uint32_t _spread(uint32_t x) noexcept nogil:
     return _S7[x & 127] | (<uint32_t>_S7[x >> 7] << 14)
 
 
+cdef inline uint64_t _owners(uint64_t h0, uint64_t h1, uint64_t h2, uint64_t h3, uint64_t rem,
+                             Key* k, int suit) noexcept nogil:
+    """A suit's owner sequence (two bits a card, top card highest: seat & 1, then seat >> 1)
+    and card count into the key; returns the seats' lengths, 4 bits each."""
+    cdef int cnt = popcount(rem)
+    k.seq[suit] = _spread(_squeeze(h1 | h3, rem)) | (_spread(_squeeze(h2 | h3, rem)) << 1)
+    k.cnt[suit] = cnt
+    return (<uint64_t>popcount(h0) | (<uint64_t>popcount(h1) << 4)
+            | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
+
+
+cdef inline uint64_t _mix_suit(uint64_t h, Key* k, int suit, uint64_t w) noexcept nogil:
+    """Hash the suit's shape word and its top TOP_KEYED owners."""
+    cdef int cnt = k.cnt[suit]
+    cdef int j = cnt if cnt < TOP_KEYED else TOP_KEYED
+    k.shape[suit] = w
+    return _mix(h, w | (<uint64_t>(k.seq[suit] >> (2 * (cnt - j))) << 52))
+
+
 cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil:
     """Shape hash and per-suit owner sequences of a position at a trick boundary."""
-    cdef int suit, r, j, cnt, bit
+    cdef int suit, r, j, bit
     cdef uint64_t h0, h1, h2, h3, rem, w, owner
-    cdef uint32_t seq
     cdef uint64_t h = <uint64_t>0x9E3779B97F4A7C15ULL
     k.rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     # trick 1 has rules about particular cards (the forced lead): match it exactly
     k.always = k.rem if s.first_trick else 0
-    if g.keyed_exactly == 0:
-        # no special cards, no absolute suits (bridge play): owners and lengths only
-        for suit in range(4):
-            h0 = (s.hand[0] >> (16 * suit)) & SUIT_LANE
-            h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
-            h2 = (s.hand[2] >> (16 * suit)) & SUIT_LANE
-            h3 = (s.hand[3] >> (16 * suit)) & SUIT_LANE
-            rem = h0 | h1 | h2 | h3
-            cnt = popcount(rem)
-            seq = _spread(_squeeze(h1 | h3, rem)) | (_spread(_squeeze(h2 | h3, rem)) << 1)
-            w = (<uint64_t>popcount(h0) | (<uint64_t>popcount(h1) << 4)
-                 | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
-            k.seq[suit] = seq
-            k.cnt[suit] = cnt
-            j = cnt if cnt < TOP_KEYED else TOP_KEYED
-            h = _mix(h, w | (<uint64_t>(seq >> (2 * (cnt - j))) << 52))
-            k.shape[suit] = w
-        w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
-             | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
-        k.shape[4] = w
-        k.check = _mix(h, w)
-        return
     for suit in range(4):
         h0 = (s.hand[0] >> (16 * suit)) & SUIT_LANE
         h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
         h2 = (s.hand[2] >> (16 * suit)) & SUIT_LANE
         h3 = (s.hand[3] >> (16 * suit)) & SUIT_LANE
         rem = h0 | h1 | h2 | h3
-        w = 0
-        seq = 0
-        cnt = 0
+        if g.keyed_exactly == 0:
+            # no special cards, no absolute suits (bridge play): owners and lengths only
+            h = _mix_suit(h, k, suit, _owners(h0, h1, h2, h3, rem, k, suit))
+            continue
         if g.suit_absolute[suit]:
             # too many specials to place: the suit is matched card by card
+            w = 0
             for r in range(13):
                 if (rem >> r) & 1:
                     owner = (((h1 | h3) >> r) & 1) | ((((h2 | h3) >> r) & 1) << 1)
                     w |= (owner + 1) << (3 * r)
+            k.seq[suit] = 0
+            k.cnt[suit] = 0
         else:
-            # two bits a card, top card highest: seat & 1, then seat >> 1
-            cnt = popcount(rem)
-            seq = _spread(_squeeze(h1 | h3, rem)) | (_spread(_squeeze(h2 | h3, rem)) << 1)
-            w = (<uint64_t>popcount(h0) | (<uint64_t>popcount(h1) << 4)
-                 | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
+            w = _owners(h0, h1, h2, h3, rem, k, suit)
             for j in range(g.nspecial[suit]):
                 bit = g.special[suit][j] & 15
                 if (rem >> bit) & 1:
                     k.always |= (<uint64_t>1) << (16 * suit + bit)
                     w |= (<uint64_t>(popcount(rem >> (bit + 1)) + 1)) << (16 + 4 * j)
-        k.seq[suit] = seq
-        k.cnt[suit] = cnt
-        j = cnt if cnt < TOP_KEYED else TOP_KEYED
-        h = _mix(h, w | (<uint64_t>(seq >> (2 * (cnt - j))) << 52))
-        k.shape[suit] = w
+        h = _mix_suit(h, k, suit, w)
     w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
          | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
     k.shape[4] = w
