@@ -224,6 +224,17 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
     return qt
 
 
+cdef inline uint64_t _leader_run(uint64_t hl, uint64_t hp, uint64_t opp, int suit,
+                                 uint64_t* mine, uint64_t* part) noexcept nogil:
+    """The leader's top cards in ``suit`` that win over everyone's, partner's included (0 if
+    none); ``mine`` and ``part`` get the leader's and the partner's cards of the suit."""
+    mine[0] = (hl >> (16 * suit)) & SUIT_LANE
+    part[0] = (hp >> (16 * suit)) & SUIT_LANE
+    if mine[0] == 0:
+        return 0
+    return top_run(mine[0], ((opp >> (16 * suit)) & SUIT_LANE) | part[0])
+
+
 cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noexcept nogil:
     """Tricks of the leader's side when the leader first cashes its top cards in the suits
     where its partner can follow every time, then leads a card of a suit its partner tops, and
@@ -235,11 +246,7 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noe
     cdef uint64_t hl = start[L], hp = start[P], mine, part, op, won, bits = 0
     cdef uint64_t opp = start[(L + 1) & 3] | start[(L + 3) & 3]
     for suit in range(4):
-        mine = (hl >> (16 * suit)) & SUIT_LANE
-        if mine == 0:
-            continue
-        part = (hp >> (16 * suit)) & SUIT_LANE
-        won = top_run(mine, ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        won = _leader_run(hl, hp, opp, suit, &mine, &part)
         if won == 0:
             continue
         run = popcount(won)
@@ -284,11 +291,7 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
     cdef uint64_t hl = start[L], hp = start[P], s1 = start[(L + 1) & 3], s3 = start[(L + 3) & 3]
     cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others, opp = s1 | s3
     for suit in range(4):
-        mine = (hl >> (16 * suit)) & SUIT_LANE
-        if mine == 0:
-            continue
-        part = (hp >> (16 * suit)) & SUIT_LANE
-        won = top_run(mine, ((opp >> (16 * suit)) & SUIT_LANE) | part)
+        won = _leader_run(hl, hp, opp, suit, &mine, &part)
         if won == 0:
             continue
         run = popcount(won)
