@@ -243,7 +243,7 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noe
     lower their cards, so the count holds whatever they do."""
     cdef int P = (L + 2) & 3, suit, run, k1 = 0, i
     cdef uint64_t hand[4]
-    cdef uint64_t hl = start[L], hp = start[P], mine, part, op, won, bits = 0
+    cdef uint64_t hl = start[L], hp = start[P], mine, part, won, bits = 0
     cdef uint64_t opp = start[(L + 1) & 3] | start[(L + 3) & 3]
     for suit in range(4):
         won = _leader_run(hl, hp, opp, suit, &mine, &part)
@@ -270,13 +270,6 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noe
             hand[P] = hp
             return k1 + cashable(hand, P, hp, rel)
     return 0
-
-
-cdef inline int _longest(const uint64_t* hand, int a, int b, int suit) noexcept nogil:
-    """The longer of seats a and b in ``suit``."""
-    cdef int x = popcount((hand[a] >> (16 * suit)) & SUIT_LANE)
-    cdef int y = popcount((hand[b] >> (16 * suit)) & SUIT_LANE)
-    return x if x > y else y
 
 
 cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) noexcept nogil:
