@@ -457,6 +457,11 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             break
         nrel |= crel
     if boundary:
+        if g.tricks_wanted and ((best <= alpha0) if maximizing else (best >= beta0)):
+            # bridge play: every card of the side to play failed, and the one that failed
+            # least is no better a guess than the static order; keep the card that last made
+            # a cut-off here (or none) for the next pass
+            bestmove = -1
         if best <= alpha0:
             _store(tt, &key, xh, nrel, -INF, best, bestmove, s.cards_left)
         elif best >= beta0:
