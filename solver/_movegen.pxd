@@ -336,12 +336,14 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
         k2 = s.killer2[s.cards_left >> 2][player]
         for i in range(n):
             c = moves[i]
-            if c == first:
+            # a remembered card matches its run: cards that were one run apart may have
+            # merged since, the run named by another of its cards
+            if first >= 0 and (runs[i] >> first) & 1:
                 # after the first killer lead (5 % fewer nodes)
                 w[i] = 3 << 27
-            elif c == k1:
+            elif k1 >= 0 and (runs[i] >> k1) & 1:
                 w[i] = 1 << 29
-            elif c == k2:
+            elif k2 >= 0 and (runs[i] >> k2) & 1:
                 w[i] = 1 << 28
             else:
                 if not (seen >> (c >> 4)) & 1:
@@ -356,7 +358,7 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
         own_follow_ctx(s, player, wi, wc, &fc)
         for i in range(n):
             c = moves[i]
-            if c == first:
+            if first >= 0 and (runs[i] >> first) & 1:
                 w[i] = 1 << 30
             else:
                 w[i] = (own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
