@@ -160,6 +160,8 @@ ctypedef struct LeadSuit:
                      # a finesse, or plain
     int replies      # the opponents' replies to refute, as penalty points
     int opp_void     # every opponent is out of the suit
+    int hi_partner   # the teammate's highest card of the suit (rank, -1: none)
+    int long_hand    # the leader holds more cards of the suit than the teammate
 
 
 cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* ls) noexcept nogil:
@@ -190,6 +192,8 @@ cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* l
     ls.hi_opp = hi_opp
     ls.replies = replies
     ls.opp_void = hi_opp < 0
+    ls.hi_partner = hi_partner
+    ls.long_hand = popcount((s.hand[player] >> (16 * suit)) & SUIT_LANE) > partner_len
     if hi_partner > hi_opp:
         ls.base = 2000
     elif hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
@@ -211,6 +215,10 @@ cdef inline int own_lead_weight(const LeadSuit* ls, int rank, int seq) noexcept 
     the suit's facts (own_lead_suit)."""
     if ls.opp_void:
         return FREE_LAST + rank
+    if rank > ls.hi_opp and rank < ls.hi_partner and ls.long_hand:
+        # high card from the short hand first: the longer hand leads low to the teammate's
+        # higher card instead of cashing its own under it, which would block the suit
+        return ls.base - rank - ls.replies
     if rank > ls.hi_opp:
         return 3000 + (RUN_BONUS if seq else 0) + rank - ls.replies
     return ls.base - rank - ls.replies
