@@ -215,9 +215,9 @@ cdef inline int own_lead_weight(const LeadSuit* ls, int rank, int seq) noexcept 
     the suit's facts (own_lead_suit)."""
     if ls.opp_void:
         return FREE_LAST + rank
-    if rank > ls.hi_opp and rank < ls.hi_partner and ls.long_hand:
+    if rank > ls.hi_opp and ls.hi_partner > ls.hi_opp and ls.long_hand:
         # high card from the short hand first: the longer hand leads low to the teammate's
-        # higher card instead of cashing its own under it, which would block the suit
+        # winners instead of cashing its own, which would block the suit
         return ls.base - rank - ls.replies
     if rank > ls.hi_opp:
         return 3000 + (RUN_BONUS if seq else 0) + rank - ls.replies
