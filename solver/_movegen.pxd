@@ -162,6 +162,7 @@ ctypedef struct LeadSuit:
     int opp_void     # every opponent is out of the suit
     int hi_partner   # the teammate's highest card of the suit (rank, -1: none)
     int long_hand    # the leader holds more cards of the suit than the teammate
+    int lone_top     # the side holds a single card above the opponents' best
 
 
 cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* ls) noexcept nogil:
@@ -193,6 +194,12 @@ cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* l
     ls.replies = replies
     ls.opp_void = hi_opp < 0
     ls.hi_partner = hi_partner
+    lane = s.hand[player]
+    for q in range(4):
+        if q != player and (s.side[q] == s.target) == mine:
+            lane |= s.hand[q]
+    lane = (lane >> (16 * suit)) & SUIT_LANE
+    ls.lone_top = hi_opp >= 0 and popcount(lane >> (hi_opp + 1)) == 1
     ls.long_hand = popcount((s.hand[player] >> (16 * suit)) & SUIT_LANE) > partner_len
     if hi_partner > hi_opp:
         ls.base = 2000
@@ -219,6 +226,10 @@ cdef inline int own_lead_weight(const LeadSuit* ls, int rank, int seq) noexcept 
         # high card from the short hand first: the longer hand leads low to the teammate's
         # winners instead of cashing its own, which would block the suit
         return ls.base - rank - ls.replies
+    if rank > ls.hi_opp and ls.lone_top:
+        # the side's only card above the opponents' best: cashing it promotes their card, so
+        # it ranks with the losing leads, the first of its suit (DDS ranks such winners low)
+        return rank - ls.replies
     if rank > ls.hi_opp:
         return 3000 + (RUN_BONUS if seq else 0) + rank - ls.replies
     return ls.base - rank - ls.replies
