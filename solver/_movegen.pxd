@@ -354,12 +354,11 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
                             int first) noexcept nogil:
     """order_moves when every side wants tricks (bridge play), n > 1."""
     cdef int w[16]
-    cdef int i, c, wi, wc, k1, k2, seen = 0
+    cdef int i, c, wi, wc, k1, seen = 0
     cdef LeadSuit ls[4]
     cdef FollowCtx fc
     if s.ntrick == 0:
         k1 = s.killer[s.cards_left >> 2][player]
-        k2 = s.killer2[s.cards_left >> 2][player]
         for i in range(n):
             c = moves[i]
             # a remembered card matches its run: cards that were one run apart may have
@@ -369,8 +368,6 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
                 w[i] = 3 << 27
             elif k1 >= 0 and (runs[i] >> k1) & 1:
                 w[i] = 1 << 29
-            elif k2 >= 0 and (runs[i] >> k2) & 1:
-                w[i] = 1 << 28
             else:
                 if not (seen >> (c >> 4)) & 1:
                     own_lead_suit(s, player, c >> 4, &ls[c >> 4])
@@ -401,7 +398,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last
     of the others overtakes the target instead, so as not to hand it the lead. When every side
     wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
-    a seat's killer leads early (the last two that cut off), the last before ``first``."""
+    a seat's killer lead (the last that cut off) before ``first``."""
     cdef int w[16]
     cdef int i, j, c, tmp, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0, seen = 0
@@ -432,9 +429,6 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             continue
         if g.tricks_wanted and s.ntrick == 0 and c == s.killer[s.cards_left >> 2][player]:
             w[i] = 1 << 29
-            continue
-        if g.tricks_wanted and s.ntrick == 0 and c == s.killer2[s.cards_left >> 2][player]:
-            w[i] = 1 << 28
             continue
         if s.ntrick == 0:
             if g.tricks_wanted:

@@ -450,8 +450,6 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 for j in range(64):
                     s.hist[j] >>= 1
             if boundary and g.tricks_wanted:
-                if s.killer[s.cards_left >> 2][player] != c:
-                    s.killer2[s.cards_left >> 2][player] = s.killer[s.cards_left >> 2][player]
                 s.killer[s.cards_left >> 2][player] = c
             nrel = crel
             break
@@ -667,7 +665,6 @@ cdef class Engine:
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
         memset(self.s.killer, -1, sizeof(self.s.killer))  # no killer lead yet (0 is S2)
-        memset(self.s.killer2, -1, sizeof(self.s.killer2))
         self.nodes = 0
         self.trick_nodes = 0
 
@@ -686,7 +683,6 @@ cdef class Engine:
         tt_clear(&self.tt)
         memset(self.s.hist, 0, sizeof(self.s.hist))
         memset(self.s.killer, -1, sizeof(self.s.killer))
-        memset(self.s.killer2, -1, sizeof(self.s.killer2))
 
     def touch(self):
         """Clear, and have the system map the table's memory now rather than page by page
