@@ -201,7 +201,9 @@ cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* l
     lane = (lane >> (16 * suit)) & SUIT_LANE
     ls.lone_top = hi_opp >= 0 and popcount(lane >> (hi_opp + 1)) == 1
     ls.long_hand = popcount((s.hand[player] >> (16 * suit)) & SUIT_LANE) > partner_len
-    if hi_partner > hi_opp:
+    if hi_partner > hi_opp and not ls.lone_top:
+        # (a teammate's only card above the opponents' best is a lead like a losing one, as
+        # the leader's own: own_lead_weight)
         ls.base = 2000
     elif hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
         ls.base = FINESSE_BONUS
