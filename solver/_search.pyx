@@ -449,7 +449,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 # ageing them there cost bridge play 3 % more nodes)
                 for j in range(64):
                     s.hist[j] >>= 1
-            if boundary and g.tricks_wanted:
+            if boundary and g.tricks_wanted and i > 0:
+                # only a lead the order did not already put first (else the killer of a
+                # sibling position gave way to the static order's choice, which needs none)
                 s.killer[s.cards_left >> 2][player] = c
             nrel = crel
             break
