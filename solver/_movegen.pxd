@@ -161,7 +161,7 @@ ctypedef struct LeadSuit:
     int replies      # the opponents' replies to refute, as penalty points
     int opp_void     # every opponent is out of the suit
     int hi_partner   # the teammate's highest card of the suit (rank, -1: none)
-    int long_hand    # the leader holds more cards of the suit than the teammate
+    int long_hand    # the leader holds as many cards of the suit as the teammate or more
     int lone_top     # the side holds a single card above the opponents' best
 
 
@@ -200,7 +200,7 @@ cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* l
             lane |= s.hand[q]
     lane = (lane >> (16 * suit)) & SUIT_LANE
     ls.lone_top = hi_opp >= 0 and popcount(lane >> (hi_opp + 1)) == 1
-    ls.long_hand = popcount((s.hand[player] >> (16 * suit)) & SUIT_LANE) > partner_len
+    ls.long_hand = popcount((s.hand[player] >> (16 * suit)) & SUIT_LANE) >= partner_len
     if hi_partner > hi_opp and not ls.lone_top:
         # (a teammate's only card above the opponents' best is a lead like a losing one, as
         # the leader's own: own_lead_weight)
