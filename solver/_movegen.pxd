@@ -103,6 +103,7 @@ cdef enum:
     OPP_CARD_PENALTY = 16   # own_lead_weight: per opponent's card in the suit led
     FINESSE_BONUS = 80      # own_lead_weight: a losing lead through the top card towards the
                             # teammate's, which beats the fourth seat's
+    FREE_LAST = -4000       # own_lead_weight: a suit the opponents are out of, after every other
     RUN_BONUS = 40          # own_lead_weight: a sure winner that stands for others of its run
     DISCARD_LENGTH = 2      # own_discard_weight: per card of the suit in the discarding hand
     DISCARD_GUARD = 6       # own_discard_weight: off a lone top card, or the second best of two
@@ -158,6 +159,10 @@ ctypedef struct LeadSuit:
     int base         # a losing lead's weight before its rank: towards a teammate's winner,
                      # a finesse, or plain
     int replies      # the opponents' replies to refute, as penalty points
+    int opp_void     # every opponent is out of the suit
+    int hi_partner   # the teammate's highest card of the suit (rank, -1: none)
+    int long_hand    # the leader holds as many cards of the suit as the teammate or more
+    int lone_top     # the side holds a single card above the opponents' best
 
 
 cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* ls) noexcept nogil:
@@ -187,7 +192,18 @@ cdef inline void own_lead_suit(const State* s, int player, int suit, LeadSuit* l
                 hi_fourth = top
     ls.hi_opp = hi_opp
     ls.replies = replies
-    if hi_partner > hi_opp:
+    ls.opp_void = hi_opp < 0
+    ls.hi_partner = hi_partner
+    lane = s.hand[player]
+    for q in range(4):
+        if q != player and (s.side[q] == s.target) == mine:
+            lane |= s.hand[q]
+    lane = (lane >> (16 * suit)) & SUIT_LANE
+    ls.lone_top = hi_opp >= 0 and popcount(lane >> (hi_opp + 1)) == 1
+    ls.long_hand = popcount((s.hand[player] >> (16 * suit)) & SUIT_LANE) >= partner_len
+    if hi_partner > hi_opp and not ls.lone_top:
+        # (a teammate's only card above the opponents' best is a lead like a losing one, as
+        # the leader's own: own_lead_weight)
         ls.base = 2000
     elif hi_second > hi_fourth and hi_partner > hi_fourth and partner_len > 1:
         ls.base = FINESSE_BONUS
@@ -202,8 +218,20 @@ cdef inline int own_lead_weight(const LeadSuit* ls, int rank, int seq) noexcept 
     lose the cheapest card, first where the teammate's highest card beats the fourth seat's
     and the top card sits under it, in the second seat, which must spend it or lose the trick
     (9 % fewer nodes); within each, where the opponents have few replies to refute: few cards
-    of the suit, and no void that may discard anything (12-26 % fewer nodes). ``ls``: the
-    suit's facts (own_lead_suit)."""
+    of the suit, and no void that may discard anything (12-26 % fewer nodes). A suit both
+    opponents are out of comes last: its tricks are the side's whenever it leads them, and
+    cashing them early only lets the opponents discard at will (5-12 % fewer nodes). ``ls``:
+    the suit's facts (own_lead_suit)."""
+    if ls.opp_void:
+        return FREE_LAST + rank
+    if rank > ls.hi_opp and ls.hi_partner > ls.hi_opp and ls.long_hand:
+        # high card from the short hand first: the longer hand leads low to the teammate's
+        # winners instead of cashing its own, which would block the suit
+        return ls.base - rank - ls.replies
+    if rank > ls.hi_opp and ls.lone_top:
+        # the side's only card above the opponents' best: cashing it promotes their card, so
+        # it ranks with the losing leads, the first of its suit (DDS ranks such winners low)
+        return rank - ls.replies
     if rank > ls.hi_opp:
         return 3000 + (RUN_BONUS if seq else 0) + rank - ls.replies
     return ls.base - rank - ls.replies
@@ -328,21 +356,20 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
                             int first) noexcept nogil:
     """order_moves when every side wants tricks (bridge play), n > 1."""
     cdef int w[16]
-    cdef int i, c, wi, wc, k1, k2, seen = 0
+    cdef int i, c, wi, wc, k1, seen = 0
     cdef LeadSuit ls[4]
     cdef FollowCtx fc
     if s.ntrick == 0:
         k1 = s.killer[s.cards_left >> 2][player]
-        k2 = s.killer2[s.cards_left >> 2][player]
         for i in range(n):
             c = moves[i]
-            if c == first:
+            # a remembered card matches its run: cards that were one run apart may have
+            # merged since, the run named by another of its cards
+            if first >= 0 and (runs[i] >> first) & 1:
                 # after the first killer lead (5 % fewer nodes)
                 w[i] = 3 << 27
-            elif c == k1:
+            elif k1 >= 0 and (runs[i] >> k1) & 1:
                 w[i] = 1 << 29
-            elif c == k2:
-                w[i] = 1 << 28
             else:
                 if not (seen >> (c >> 4)) & 1:
                     own_lead_suit(s, player, c >> 4, &ls[c >> 4])
@@ -356,7 +383,7 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
         own_follow_ctx(s, player, wi, wc, &fc)
         for i in range(n):
             c = moves[i]
-            if c == first:
+            if first >= 0 and (runs[i] >> first) & 1:
                 w[i] = 1 << 30
             else:
                 w[i] = (own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
@@ -373,7 +400,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last
     of the others overtakes the target instead, so as not to hand it the lead. When every side
     wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
-    a seat's killer leads early (the last two that cut off), the last before ``first``."""
+    a seat's killer lead (the last that cut off) before ``first``."""
     cdef int w[16]
     cdef int i, c, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0, seen = 0
@@ -403,9 +430,6 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             continue
         if g.tricks_wanted and s.ntrick == 0 and c == s.killer[s.cards_left >> 2][player]:
             w[i] = 1 << 29
-            continue
-        if g.tricks_wanted and s.ntrick == 0 and c == s.killer2[s.cards_left >> 2][player]:
-            w[i] = 1 << 28
             continue
         if s.ntrick == 0:
             if g.tricks_wanted:

@@ -449,14 +449,19 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 # ageing them there cost bridge play 3 % more nodes)
                 for j in range(64):
                     s.hist[j] >>= 1
-            if boundary and g.tricks_wanted:
-                if s.killer[s.cards_left >> 2][player] != c:
-                    s.killer2[s.cards_left >> 2][player] = s.killer[s.cards_left >> 2][player]
+            if boundary and g.tricks_wanted and i > 0:
+                # only a lead the order did not already put first (else the killer of a
+                # sibling position gave way to the static order's choice, which needs none)
                 s.killer[s.cards_left >> 2][player] = c
             nrel = crel
             break
         nrel |= crel
     if boundary:
+        if g.tricks_wanted and ((best <= alpha0) if maximizing else (best >= beta0)):
+            # bridge play: every card of the side to play failed, and the one that failed
+            # least is no better a guess than the static order; keep the card that last made
+            # a cut-off here (or none) for the next pass
+            bestmove = -1
         if best <= alpha0:
             _store(tt, &key, xh, nrel, -INF, best, bestmove, s.cards_left)
         elif best >= beta0:
@@ -662,7 +667,6 @@ cdef class Engine:
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
         memset(self.s.killer, -1, sizeof(self.s.killer))  # no killer lead yet (0 is S2)
-        memset(self.s.killer2, -1, sizeof(self.s.killer2))
         self.nodes = 0
         self.trick_nodes = 0
 
@@ -681,7 +685,6 @@ cdef class Engine:
         tt_clear(&self.tt)
         memset(self.s.hist, 0, sizeof(self.s.hist))
         memset(self.s.killer, -1, sizeof(self.s.killer))
-        memset(self.s.killer2, -1, sizeof(self.s.killer2))
 
     def touch(self):
         """Clear, and have the system map the table's memory now rather than page by page

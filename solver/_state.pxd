@@ -70,7 +70,6 @@ ctypedef struct State:
     int hist[64]                 # history heuristic: cut-offs made by each card
     int killer[14][4]            # bridge play: last lead that made a cut-off, by tricks
                                  # left and seat (-1: none yet)
-    int killer2[14][4]           # and the one it replaced
     int64_t nodes
     int64_t trick_nodes          # the nodes at trick boundaries: what DDS counts as its nodes
     int64_t node_limit           # 0: none
