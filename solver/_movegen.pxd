@@ -403,9 +403,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     a seat's killer lead (the last that cut off) before ``first``."""
     cdef int w[16]
     cdef int i, c, tw, wi, wc, wseat, wins, follows
-    cdef int led, seize = 0, seen = 0
-    cdef LeadSuit ls[4]
-    cdef FollowCtx fc
+    cdef int led, seize = 0
     if n < 2:
         return
     if g.tricks_wanted:
@@ -416,37 +414,22 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
         wc = s.trick[wi]
         wseat = (s.leader + wi) & 3
         led = wc >> 4
-        if g.tricks_wanted:
-            own_follow_ctx(s, player, wi, wc, &fc)
         # the last of the others in a trick without value, the target winning it: take the
         # lead from the target, cheaply, rather than hand it over
-        seize = (wants_target and s.ntrick == 3 and not g.tricks_wanted
-                 and s.side[wseat] == s.target and (s.on_table & g.valued_mask) == 0)
+        seize = (wants_target and s.ntrick == 3 and s.side[wseat] == s.target
+                 and (s.on_table & g.valued_mask) == 0)
     for i in range(n):
         c = moves[i]
         if c == first:
-            # bridge play: after the first killer lead (5 % fewer nodes)
-            w[i] = 3 << 27 if g.tricks_wanted and s.ntrick == 0 else 1 << 30
-            continue
-        if g.tricks_wanted and s.ntrick == 0 and c == s.killer[s.cards_left >> 2][player]:
-            w[i] = 1 << 29
+            w[i] = 1 << 30
             continue
         if s.ntrick == 0:
-            if g.tricks_wanted:
-                if not (seen >> (c >> 4)) & 1:
-                    own_lead_suit(s, player, c >> 4, &ls[c >> 4])
-                    seen |= 1 << (c >> 4)
-                w[i] = own_lead_weight(&ls[c >> 4], c & 15, (runs[i] & (runs[i] - 1)) != 0) << 16
-            else:
-                w[i] = lead_weight(g, s, player, c, wants_target) << 16
+            w[i] = lead_weight(g, s, player, c, wants_target) << 16
         else:
             follows = (c >> 4) == led
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
-            if g.tricks_wanted:
-                w[i] = own_follow_weight(s, &fc, player, c, wc, follows,
-                                         (runs[i] & (runs[i] - 1)) != 0) << 16
-            elif seize and wins:
+            if seize and wins:
                 w[i] = (20000 - (c & 15)) << 16
             elif tw == wants_target:
                 if follows:
