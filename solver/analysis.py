@@ -185,6 +185,11 @@ class Solver:
 
     # -- one search each ---------------------------------------------------------------
     def _value_to_go(self, p: Position, side: int, guess: int = 0) -> int:
+        total = _points_left(p)
+        if total is not None and side == 1:
+            # the two sides share a fixed total: side 1 gets what side 0 leaves, from searches
+            # for side 0 only, whose table entries every question about the deal then shares
+            return total - self._value_to_go(p, 0, total - guess)
         with self._engine(p) as e:
             return e.value(*self._args(p), p.moon_state, side, guess=guess, **self._budget())
 
@@ -283,6 +288,15 @@ class Solver:
         with self._engine(child) as e:
             v = e.probe(*self._args(child), child.moon_state, side, beta, **self._budget())
         return v < beta if minimizing else v >= beta
+
+
+def _points_left(p: Position) -> int | None:
+    """The points still to be taken, when they go to two sides and no moon changes them (the
+    game is then constant-sum: bridge play among others); else None."""
+    if not p.rules.partnership or p.rules.moon != "none":
+        return None
+    cards = [c for h in p.hands for c in cards_of(h)] + list(p.trick)
+    return sum(p.rules.values[c] for c in cards) + p.rules.trick_points * (len(cards) // 4)
 
 
 def _seat(seat: Seat | str) -> Seat:
