@@ -355,30 +355,57 @@ cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:
     return 0
 
 
+cdef inline int _topped_length(const uint64_t* hand, int L, uint64_t* theirs) noexcept nogil:
+    """The cards of the suits the side of L tops, counted as the longer of its two hands in
+    each; ``theirs`` gets the opponents' top card of every other suit."""
+    cdef int P = (L + 2) & 3, suit, total = 0, top, a, b
+    cdef uint64_t lead, part, every
+    for suit in range(4):
+        lead = (hand[L] >> (16 * suit)) & SUIT_LANE
+        part = (hand[P] >> (16 * suit)) & SUIT_LANE
+        every = ((hand[0] | hand[1] | hand[2] | hand[3]) >> (16 * suit)) & SUIT_LANE
+        if every == 0:
+            continue
+        top = msb(every)
+        if ((lead | part) >> top) & 1:
+            a = popcount(lead)
+            b = popcount(part)
+            total += a if a > b else b
+        else:
+            theirs[0] |= (<uint64_t>1) << (16 * suit + top)
+    return total
+
+
+cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nogil:
+    """An upper bound on the tricks of the leader's side (partnerships, only tricks counting):
+    n - 1 when the suits its side tops hold fewer than n tricks, counted as the longer of its
+    two hands in each, else n (DDS's LaterTricks in notrump). Winning every trick, the side
+    leads every trick, each lead of a suit takes a card of it from both its hands, and a suit
+    the opponents top cannot be led until they have discarded its top card. Only their top
+    cards are relied on: a suit of the side's that passes to them lowers the count."""
+    cdef uint64_t theirs = 0
+    if _topped_length(s.hand, s.leader, &theirs) >= n:
+        return n
+    rel[0] |= theirs
+    return n - 1
+
+
 cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
                           int qt) noexcept nogil:
     """quick_tricks of a partnership whose seat L is on lead and may lead any card, the
     costlier counts skipped once one reaches ``need`` or when none can; ``qt`` is
     cashable(hand, L, hand[L]), whose reliance ``rel`` already holds."""
-    cdef int P = (L + 2) & 3, suit, k, most = 0, a, b
+    cdef int P = (L + 2) & 3, suit, k
     cdef uint64_t others = hand[(L + 1) & 3] | hand[(L + 3) & 3] | hand[L], lane, crossed = 0
-    cdef uint64_t mine, opp
+    cdef uint64_t theirs = 0
     if qt >= need:
         return qt
-    if need <= 12:
-        # No count below exceeds the side's cards in the suits it tops, the longer hand in
-        # each (lead_side_max): they count only those, the opponents' cards all kept. (A
-        # search needs at most the 12 tricks after the current one; Engine.trick_claim asks
-        # for more, to see every count.)
-        for suit in range(4):
-            mine = ((hand[L] | hand[P]) >> (16 * suit)) & SUIT_LANE
-            opp = ((hand[(L + 1) & 3] | hand[(L + 3) & 3]) >> (16 * suit)) & SUIT_LANE
-            if mine and (opp == 0 or msb(mine) > msb(opp)):
-                a = popcount((hand[L] >> (16 * suit)) & SUIT_LANE)
-                b = popcount((hand[P] >> (16 * suit)) & SUIT_LANE)
-                most += a if a > b else b
-        if most < need:
-            return qt
+    # No count below exceeds the side's cards in the suits it tops, the longer hand in each
+    # (lead_side_max): they count only those, the opponents' cards all kept. (A search needs
+    # at most the 12 tricks after the current one; Engine.trick_claim asks for more, to see
+    # every count.)
+    if need <= 12 and _topped_length(hand, L, &theirs) < need:
+        return qt
     for suit in range(4):
         lane = (hand[P] >> (16 * suit)) & SUIT_LANE
         if (hand[L] >> (16 * suit)) & SUIT_LANE and lane \
@@ -519,34 +546,6 @@ cdef inline int trick_then_cash(const Game* g, const State* s, int side, int nee
             return n
     rel[0] |= r1
     return best
-
-
-cdef inline int lead_side_max(const State* s, int n, uint64_t* rel) noexcept nogil:
-    """An upper bound on the tricks of the leader's side (partnerships, only tricks counting):
-    n - 1 when the suits its side tops hold fewer than n tricks, counted as the longer of its
-    two hands in each, else n (DDS's LaterTricks in notrump). Winning every trick, the side
-    leads every trick, each lead of a suit takes a card of it from both its hands, and a suit
-    the opponents top cannot be led until they have discarded its top card. Only their top
-    cards are relied on: a suit of the side's that passes to them lowers the count."""
-    cdef int L = s.leader, P = (s.leader + 2) & 3, suit, total = 0, top, a, b
-    cdef uint64_t lead, part, every, theirs = 0
-    for suit in range(4):
-        lead = (s.hand[L] >> (16 * suit)) & SUIT_LANE
-        part = (s.hand[P] >> (16 * suit)) & SUIT_LANE
-        every = ((s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) >> (16 * suit)) & SUIT_LANE
-        if every == 0:
-            continue
-        top = msb(every)
-        if ((lead | part) >> top) & 1:
-            a = popcount(lead)
-            b = popcount(part)
-            total += a if a > b else b
-        else:
-            theirs |= (<uint64_t>1) << (16 * suit + top)
-    if total >= n:
-        return n
-    rel[0] |= theirs
-    return n - 1
 
 
 cdef inline void _outcomes(const Game* g, const State* s, Outcomes* o, int rp, int rn, int n,

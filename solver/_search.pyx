@@ -284,12 +284,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         i = popcount(s.hand[player])
         # the tricks that would settle the window: -t * n <= alpha, or -t * (i - n) >= beta
         j = -g.trick_points
-        if j == 1:
-            # bridge play: no division
-            n = -alpha if alpha < 0 else 1
-            if s.side[player] != s.target:
-                n = i + beta
-        elif s.side[player] == s.target:
+        if s.side[player] == s.target:
             n = (-alpha + j - 1) // j if alpha < 0 else 1
         else:
             n = i + ((beta + j - 1) // j if beta >= 0 else -((-beta) // j))

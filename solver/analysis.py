@@ -185,8 +185,8 @@ class Solver:
 
     # -- one search each ---------------------------------------------------------------
     def _value_to_go(self, p: Position, side: int, guess: int = 0) -> int:
-        total = _points_left(p)
-        if total is not None and side == 1:
+        total = _points_left(p) if side == 1 else None
+        if total is not None:
             # the two sides share a fixed total: side 1 gets what side 0 leaves, from searches
             # for side 0 only, whose table entries every question about the deal then shares
             return total - self._value_to_go(p, 0, total - guess)
