@@ -246,7 +246,7 @@ cdef inline void _store_proof(const Game* g, const State* s, Table* tt, int kind
                               int lo, int hi, int best) noexcept nogil:
     """A narrowed search's proof (``kind`` + NARROWED), stored for the full search too."""
     cdef Key key
-    make_key(g, s, kind, &key)
+    make_key(tt, g, s, kind, &key)
     _store(tt, &key, exact_hash(s, kind), rel, lo, hi, best, s.cards_left)
 
 
@@ -326,7 +326,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         if hi <= alpha:
             rel[0] = o.rel_hi
             return hi
-        make_key(g, s, kind, &key)
+        make_key(tt, g, s, kind, &key)
         rel_lo = o.rel_lo
         rel_hi = o.rel_hi
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
@@ -536,7 +536,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
             rel[0] = rel_lo
             return lo
-        make_key(g, s, kind, &key)
+        make_key(tt, g, s, kind, &key)
         lo = -INF
         hi = INF
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):

@@ -79,6 +79,11 @@ ctypedef struct Table:
     Exact* exact                 # a direct-mapped cache of whole positions in front of the
                                  # buckets: most probes repeat a position seen a moment ago
     uint64_t exact_mask
+    uint64_t suit_hands[4]       # the last key's suits: each suit's four hands (13 bits a
+    uint32_t suit_seq[4]         # hand), with what make_key worked out from them, which the
+    int suit_cnt[4]              # next key reuses for the suits the trick between did not
+    uint64_t suit_word[4]        # touch
+    uint64_t suit_always[4]
     uint8_t gen                  # clearing the table starts a new generation
     long long probes
     long long hits
@@ -93,7 +98,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int depth) noexcept nogil
 cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil
-cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil
+cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) noexcept nogil
 cdef uint64_t exact_hash(const State* s, int kind) noexcept nogil
 cdef int ex_probe(const Table* t, uint64_t h, int* lo, int* hi, int* best,
                   uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil

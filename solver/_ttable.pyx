@@ -125,10 +125,11 @@ cdef inline uint64_t _mix_suit(uint64_t h, Key* k, int suit, uint64_t w) noexcep
     return _mix(h, w | (<uint64_t>(k.seq[suit] >> (2 * (cnt - j))) << 52))
 
 
-cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nogil:
-    """Shape hash and per-suit owner sequences of a position at a trick boundary."""
+cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) noexcept nogil:
+    """Shape hash and per-suit owner sequences of a position at a trick boundary. A suit whose
+    hands are those of the last key's reuses its sequence and shape word."""
     cdef int suit, r, j, bit
-    cdef uint64_t h0, h1, h2, h3, rem, w, owner
+    cdef uint64_t h0, h1, h2, h3, rem, w, owner, hands, always
     cdef uint64_t h = <uint64_t>0x9E3779B97F4A7C15ULL
     k.rem = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
     # trick 1 has rules about particular cards (the forced lead): match it exactly
@@ -138,12 +139,19 @@ cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nog
         h1 = (s.hand[1] >> (16 * suit)) & SUIT_LANE
         h2 = (s.hand[2] >> (16 * suit)) & SUIT_LANE
         h3 = (s.hand[3] >> (16 * suit)) & SUIT_LANE
+        hands = h0 | (h1 << 13) | (h2 << 26) | (h3 << 39)
+        if hands == t.suit_hands[suit]:
+            k.seq[suit] = t.suit_seq[suit]
+            k.cnt[suit] = t.suit_cnt[suit]
+            k.always |= t.suit_always[suit]
+            h = _mix_suit(h, k, suit, t.suit_word[suit])
+            continue
         rem = h0 | h1 | h2 | h3
+        always = 0
         if g.keyed_exactly == 0:
             # no special cards, no absolute suits (bridge play): owners and lengths only
-            h = _mix_suit(h, k, suit, _owners(h0, h1, h2, h3, rem, k, suit))
-            continue
-        if g.suit_absolute[suit]:
+            w = _owners(h0, h1, h2, h3, rem, k, suit)
+        elif g.suit_absolute[suit]:
             # too many specials to place: the suit is matched card by card
             w = 0
             for r in range(13):
@@ -157,8 +165,14 @@ cdef void make_key(const Game* g, const State* s, int kind, Key* k) noexcept nog
             for j in range(g.nspecial[suit]):
                 bit = g.special[suit][j] & 15
                 if (rem >> bit) & 1:
-                    k.always |= (<uint64_t>1) << (16 * suit + bit)
+                    always |= (<uint64_t>1) << (16 * suit + bit)
                     w |= (<uint64_t>(popcount(rem >> (bit + 1)) + 1)) << (16 + 4 * j)
+        t.suit_hands[suit] = hands
+        t.suit_seq[suit] = k.seq[suit]
+        t.suit_cnt[suit] = k.cnt[suit]
+        t.suit_word[suit] = w
+        t.suit_always[suit] = always
+        k.always |= always
         h = _mix_suit(h, k, suit, w)
     w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
          | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
@@ -252,6 +266,7 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     t.nbuckets = n
     t.gen = 1
     t.probes = t.hits = t.stores = 0
+    memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))  # no hands of 52 bits match
     return 0
 
 
