@@ -481,6 +481,10 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
     cdef uint64_t used = won, more = won, lane
     cdef int i, j, P = (hh + 2) & 3
     cdef bint known = 1
+    if need <= 1:
+        # the trick alone settles the window
+        rel[0] |= won
+        return 1
     for i in range(4):
         hand[i] = s.hand[i]
     hand[hh] &= ~played
