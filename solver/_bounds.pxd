@@ -186,7 +186,8 @@ cdef inline uint64_t top_run(uint64_t mine, uint64_t rest) noexcept nogil:
     return mine & ~(((<uint64_t>2) << msb(rest)) - 1)
 
 
-cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* rel) noexcept nogil:
+cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* rel,
+                         int need=14) noexcept nogil:
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now), and the suit's other cards too when no other seat holds more
@@ -202,6 +203,8 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
         if rest == 0:
             used |= mine << (16 * suit)
             qt += popcount(mine)
+            if qt >= need:
+                break
             continue
         won = mine & ~(((<uint64_t>2) << msb(rest)) - 1)
         if won == 0:
@@ -220,6 +223,8 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
             if longest <= run:
                 run += popcount(mine)
         qt += run
+        if qt >= need:
+            break
     rel[0] |= used
     return qt
 
@@ -494,7 +499,7 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
             hand[P] &= ~(lane & (~lane + 1))
         else:
             known = 0
-    i = 1 + cashable(hand, hh, hand[hh], &used)
+    i = 1 + cashable(hand, hh, hand[hh], &used, need - 1)
     if known and i < need:
         more = used
         j = 1 + side_cash(hand, hh, need - 1, &more, i - 1)
