@@ -240,7 +240,8 @@ cdef inline uint64_t _leader_run(uint64_t hl, uint64_t hp, uint64_t opp, int sui
     return top_run(mine[0], ((opp >> (16 * suit)) & SUIT_LANE) | part[0])
 
 
-cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noexcept nogil:
+cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel,
+                                int limit=14) noexcept nogil:
     """Tricks of the leader's side when the leader first cashes its top cards in the suits
     where its partner can follow every time, then leads a card of a suit its partner tops, and
     the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
@@ -273,11 +274,12 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel) noe
                 hand[i] = start[i]
             hand[L] = hl
             hand[P] = hp
-            return k1 + cashable(hand, P, hp, rel)
+            return k1 + cashable(hand, P, hp, rel, limit - k1)
     return 0
 
 
-cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) noexcept nogil:
+cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel,
+                                   int limit=14) noexcept nogil:
     """Tricks of the leader's side when the leader first cashes everything cashable counts
     for it, the partner following low and, when out of the suit, discarding cards that
     cashable would not count for it in the suits the leader does not cash; then the leader
@@ -341,7 +343,7 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel) 
         hand[i] = start[i]
     hand[L] = hl
     hand[P] = hp
-    return k1 + cashable(hand, P, hp, rel)
+    return k1 + cashable(hand, P, hp, rel, limit - k1)
 
 
 cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:
@@ -416,20 +418,20 @@ cdef inline int side_cash(const uint64_t* hand, int L, int need, uint64_t* rel,
         if (hand[L] >> (16 * suit)) & SUIT_LANE and lane \
                 and msb(lane) > msb((others >> (16 * suit)) & SUIT_LANE):
             rel[0] |= (<uint64_t>1) << (16 * suit + msb(lane))
-            k = cashable(hand, P, hand[P], rel)
+            k = cashable(hand, P, hand[P], rel, need)
             if k > qt:
                 qt = k
             break
     if qt >= need or not _may_cross(hand, L):
         return qt
-    k = cash_then_cross(hand, L, &crossed)
+    k = cash_then_cross(hand, L, &crossed, need)
     if k > qt:
         qt = k
         rel[0] |= crossed
     if qt >= need:
         return qt
     crossed = 0
-    k = cash_discard_cross(hand, L, &crossed)
+    k = cash_discard_cross(hand, L, &crossed, need)
     if k > qt:
         qt = k
         rel[0] |= crossed
