@@ -191,7 +191,8 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
     """Tricks seat q takes by cashing its top cards once on lead, suit after suit: in each suit
     the run of its cards above every other remaining card of the suit, among ``leads`` (the
     cards it may lead now), and the suit's other cards too when no other seat holds more
-    cards of it than that run (they are out of it by then, so the low cards win)."""
+    cards of it than that run (they are out of it by then, so the low cards win). The count
+    stops at the suit that brings it to ``need``: what a bound relies on stays narrow."""
     cdef uint64_t h1 = hand[(q + 1) & 3], h2 = hand[(q + 2) & 3], h3 = hand[(q + 3) & 3]
     cdef uint64_t others = h1 | h2 | h3, mine, won, rest, used = 0
     cdef int suit, qt = 0, run, longest, length
@@ -246,7 +247,8 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel,
     where its partner can follow every time, then leads a card of a suit its partner tops, and
     the partner cashes its own top cards, the leader's cashed ones gone (0 when there is no
     such suit). The opponents' cards are all kept: whatever they play or discard can only
-    lower their cards, so the count holds whatever they do."""
+    lower their cards, so the count holds whatever they do. The partner's count stops once the
+    whole reaches ``limit``."""
     cdef int P = (L + 2) & 3, suit, run, k1 = 0, i
     cdef uint64_t hand[4]
     cdef uint64_t hl = start[L], hp = start[P], mine, part, won, bits = 0
@@ -284,7 +286,8 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel,
     for it, the partner following low and, when out of the suit, discarding cards that
     cashable would not count for it in the suits the leader does not cash; then the leader
     leads to a suit the partner tops, and the partner cashes (0 when there is no such suit
-    or the partner runs out of such cards). The opponents' cards are all kept."""
+    or the partner runs out of such cards). The opponents' cards are all kept. The partner's
+    count stops once the whole reaches ``limit``."""
     cdef int P = (L + 2) & 3, suit, run, cnt, p, k1 = 0, need = 0
     cdef int junk = 0, cross = -1, i, o1, o3
     cdef uint64_t hand[4]
@@ -483,7 +486,7 @@ cdef inline int _won_then_cashed(const State* s, int hh, uint64_t played, uint64
     ``won`` (a card of its side's on the table or ``played``, which it plays now): what hh
     cashes alone, and when that falls short of ``need``, side_cash, provided its partner's
     card to this trick is known (played already, or its lowest of the suit led, which it
-    then plays)."""
+    then plays). Counts stop at ``need``: 1 when the trick alone is enough."""
     cdef uint64_t hand[4]
     cdef uint64_t used = won, more = won, lane
     cdef int i, j, P = (hh + 2) & 3
