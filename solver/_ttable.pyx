@@ -117,10 +117,10 @@ cdef inline uint64_t _owners(uint64_t h0, uint64_t h1, uint64_t h2, uint64_t h3,
             | (<uint64_t>popcount(h2) << 8) | (<uint64_t>popcount(h3) << 12))
 
 
-cdef inline uint64_t _mix_suit(uint64_t h, Key* k, int suit, uint64_t w) noexcept nogil:
-    """Hash the suit's shape word and its top TOP_KEYED owners."""
+cdef inline uint64_t _mix_suit(uint64_t h, Key* k, int suit, uint64_t w, int top) noexcept nogil:
+    """Hash the suit's shape word and its ``top`` top owners (Table.top_keyed)."""
     cdef int cnt = k.cnt[suit]
-    cdef int j = cnt if cnt < TOP_KEYED else TOP_KEYED
+    cdef int j = cnt if cnt < top else top
     k.shape[suit] = w
     return _mix(h, w | (<uint64_t>(k.seq[suit] >> (2 * (cnt - j))) << 52))
 
@@ -144,7 +144,7 @@ cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) no
             k.seq[suit] = t.suit_seq[suit]
             k.cnt[suit] = t.suit_cnt[suit]
             k.always |= t.suit_always[suit]
-            h = _mix_suit(h, k, suit, t.suit_word[suit])
+            h = _mix_suit(h, k, suit, t.suit_word[suit], t.top_keyed)
             continue
         rem = h0 | h1 | h2 | h3
         always = 0
@@ -173,7 +173,7 @@ cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) no
         t.suit_word[suit] = w
         t.suit_always[suit] = always
         k.always |= always
-        h = _mix_suit(h, k, suit, w)
+        h = _mix_suit(h, k, suit, w, t.top_keyed)
     w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
          | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
     k.shape[4] = w
@@ -265,6 +265,7 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     t.buckets = <Bucket*>((<size_t>p + 63) & ~(<size_t>63))
     t.nbuckets = n
     t.gen = 1
+    t.top_keyed = TOP_KEYED
     t.probes = t.hits = t.stores = 0
     memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))  # no hands of 52 bits match
     return 0
@@ -376,9 +377,9 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
         else:
             kk = popcount(((k.rem >> (16 * suit)) & SUIT_LANE) >> ctz(lane)) if lane else 0
             real = 3
-            if kk < TOP_KEYED:
+            if kk < t.top_keyed:
                 real = kk
-                kk = k.cnt[suit] if k.cnt[suit] < TOP_KEYED else TOP_KEYED
+                kk = k.cnt[suit] if k.cnt[suit] < t.top_keyed else t.top_keyed
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
             if kk < DEEP_KEYED and kk < k.cnt[suit]:
