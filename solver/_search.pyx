@@ -661,8 +661,9 @@ cdef class Engine:
                 self.g.keyed_exactly |= (<uint64_t>1) << self.g.special[suit][i]
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
-        if self.g.tricks_wanted:
-            self.tt.top_keyed = 1
+        for suit in range(4):
+            if self.g.tricks_wanted or (self.g.valued_mask >> (16 * suit)) & SUIT_LANE:
+                self.tt.top_keyed[suit] = 1
         memset(self.s.killer, -1, sizeof(self.s.killer))  # no killer lead yet (0 is S2)
         self.nodes = 0
         self.trick_nodes = 0

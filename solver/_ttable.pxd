@@ -19,7 +19,7 @@ cdef enum:
     NARROWED = 8                 # added to a kind: a narrowed search's own entries, kept apart
                                  # (see Engine.value); kinds stay below 16, 4 bits of the keys
     TOP_KEYED = 2                # owners of this many top cards of each suit are always matched
-                                 # (Table.top_keyed: 1 in bridge play)
+                                 # (Table.top_keyed: 1 in some suits)
     DEEP_KEYED = 3               # see Table.crowded
     # pattern word: owners of the top k cards (2 bits a card, top card highest) | k << K_SHIFT
     # | r << R_SHIFT, where r < 3 says k was raised to top_keyed from r cards relied on
@@ -80,10 +80,11 @@ ctypedef struct Table:
     Exact* exact                 # a direct-mapped cache of whole positions in front of the
                                  # buckets: most probes repeat a position seen a moment ago
     uint64_t exact_mask
-    int top_keyed                # owners of this many top cards of each suit always matched
-                                 # and hashed: TOP_KEYED, or 1 in bridge play, where entries
-                                 # that rely on one card fewer pay (11 % fewer nodes, and 4.5 %
-                                 # more in Hearts)
+    int top_keyed[4]             # owners of this many top cards of the suit always matched
+                                 # and hashed: TOP_KEYED, or 1 in bridge play and in the suits
+                                 # that hold valued cards, where entries that rely on a card
+                                 # fewer pay (bridge 11 % fewer nodes, Hearts 2-3 %; 1 in every
+                                 # suit costs Hearts 4.5 %: its buckets crowd)
     uint64_t suit_hands[4]       # the last key's suits: each suit's four hands (13 bits a
     uint32_t suit_seq[4]         # hand), with what make_key worked out from them, which the
     int suit_cnt[4]              # next key reuses for the suits the trick between did not

@@ -144,7 +144,7 @@ cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) no
             k.seq[suit] = t.suit_seq[suit]
             k.cnt[suit] = t.suit_cnt[suit]
             k.always |= t.suit_always[suit]
-            h = _mix_suit(h, k, suit, t.suit_word[suit], t.top_keyed)
+            h = _mix_suit(h, k, suit, t.suit_word[suit], t.top_keyed[suit])
             continue
         rem = h0 | h1 | h2 | h3
         always = 0
@@ -173,7 +173,7 @@ cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) no
         t.suit_word[suit] = w
         t.suit_always[suit] = always
         k.always |= always
-        h = _mix_suit(h, k, suit, w, t.top_keyed)
+        h = _mix_suit(h, k, suit, w, t.top_keyed[suit])
     w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
          | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
     k.shape[4] = w
@@ -239,6 +239,7 @@ cdef inline uint64_t _bucket(const Table* t, uint64_t check) noexcept nogil:
 
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     cdef uint64_t n, nexact = 1
+    cdef int i
     cdef void* p = NULL
     cdef void* x = NULL
     cdef void* c = NULL
@@ -265,7 +266,8 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     t.buckets = <Bucket*>((<size_t>p + 63) & ~(<size_t>63))
     t.nbuckets = n
     t.gen = 1
-    t.top_keyed = TOP_KEYED
+    for i in range(4):
+        t.top_keyed[i] = TOP_KEYED
     t.probes = t.hits = t.stores = 0
     memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))  # no hands of 52 bits match
     return 0
@@ -377,9 +379,9 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
         else:
             kk = popcount(((k.rem >> (16 * suit)) & SUIT_LANE) >> ctz(lane)) if lane else 0
             real = 3
-            if kk < t.top_keyed:
+            if kk < t.top_keyed[suit]:
                 real = kk
-                kk = k.cnt[suit] if k.cnt[suit] < t.top_keyed else t.top_keyed
+                kk = k.cnt[suit] if k.cnt[suit] < t.top_keyed[suit] else t.top_keyed[suit]
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
             if kk < DEEP_KEYED and kk < k.cnt[suit]:
