@@ -201,13 +201,7 @@ cdef inline int cashable(const uint64_t* hand, int q, uint64_t leads, uint64_t* 
         if mine == 0:
             continue
         rest = (others >> (16 * suit)) & SUIT_LANE
-        if rest == 0:
-            used |= mine << (16 * suit)
-            qt += popcount(mine)
-            if qt >= need:
-                break
-            continue
-        won = mine & ~(((<uint64_t>2) << msb(rest)) - 1)
+        won = top_run(mine, rest)
         if won == 0:
             continue
         used |= won << (16 * suit)
