@@ -236,18 +236,29 @@ cdef inline void _history_pick(const State* s, int* moves, uint64_t* runs, int n
 
 
 cdef inline void _store(Table* tt, const Key* key, uint64_t xh, uint64_t rel, int lo, int hi,
-                        int best, int depth) noexcept nogil:
+                        int best, int work) noexcept nogil:
     """A bound of a position at a trick boundary, into the table and the whole-position cache."""
-    tt_store(tt, key, rel, lo, hi, best, depth)
+    tt_store(tt, key, rel, lo, hi, best, work)
     ex_store(tt, xh, lo, hi, best, rel | LEADER_DEP, rel | LEADER_DEP)
 
 
+cdef inline int _work(const State* s, int64_t start) noexcept nogil:
+    """What a node's search since ``start`` cost, as its table entry's claim to stay: the bit
+    length of its node count."""
+    cdef int64_t w = s.nodes - start
+    cdef int b = 0
+    while w:
+        b += 1
+        w >>= 1
+    return b
+
+
 cdef inline void _store_proof(const Game* g, const State* s, Table* tt, int kind, uint64_t rel,
-                              int lo, int hi, int best) noexcept nogil:
+                              int lo, int hi, int best, int work) noexcept nogil:
     """A narrowed search's proof (``kind`` + NARROWED), stored for the full search too."""
     cdef Key key
     make_key(tt, g, s, kind, &key)
-    _store(tt, &key, exact_hash(s, kind), rel, lo, hi, best, s.cards_left)
+    _store(tt, &key, exact_hash(s, kind), rel, lo, hi, best, work)
 
 
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
@@ -273,6 +284,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef bint side_by_rank
     cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh, win
     cdef int kind = KIND_SCORE + NARROWED if s.narrow else KIND_SCORE, searched = 0
+    cdef int64_t start = s.nodes
     rel[0] = 0
     if _tick(s):
         return 0
@@ -373,15 +385,15 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 return 0
             if lo >= beta:
                 rel[0] = rel_lo
-                _store(tt, &key, xh, rel_lo, lo, INF, -1, s.cards_left)
+                _store(tt, &key, xh, rel_lo, lo, INF, -1, _work(s, start))
                 return lo
             if hi <= alpha:
                 rel[0] = rel_hi
-                _store(tt, &key, xh, rel_hi, -INF, hi, -1, s.cards_left)
+                _store(tt, &key, xh, rel_hi, -INF, hi, -1, _work(s, start))
                 return hi
             if lo == hi:
                 rel[0] = rel_lo | rel_hi
-                _store(tt, &key, xh, rel[0], lo, hi, -1, s.cards_left)
+                _store(tt, &key, xh, rel[0], lo, hi, -1, _work(s, start))
                 return lo
         if lo > alpha:
             alpha = lo
@@ -458,13 +470,13 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             # a cut-off here (or none) for the next pass
             bestmove = -1
         if best <= alpha0:
-            _store(tt, &key, xh, nrel, -INF, best, bestmove, s.cards_left)
+            _store(tt, &key, xh, nrel, -INF, best, bestmove, _work(s, start))
         elif best >= beta0:
-            _store(tt, &key, xh, nrel, best, INF, bestmove, s.cards_left)
+            _store(tt, &key, xh, nrel, best, INF, bestmove, _work(s, start))
         else:
-            _store(tt, &key, xh, nrel, best, best, bestmove, s.cards_left)
+            _store(tt, &key, xh, nrel, best, best, bestmove, _work(s, start))
         if s.narrow and best >= beta0:
-            _store_proof(g, s, tt, KIND_SCORE, nrel, best, INF, bestmove)
+            _store_proof(g, s, tt, KIND_SCORE, nrel, best, INF, bestmove, _work(s, start))
         nrel |= LEADER_DEP
     rel[0] = nrel
     return best
@@ -502,6 +514,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef int boundary = s.ntrick == 0
     cdef bint anyone = blocker == s.target, side_by_rank
     cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, win, xh
+    cdef int64_t start = s.nodes
     rel[0] = 0
     if _tick(s):
         return 0
@@ -583,9 +596,9 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             break
         nrel |= crel
     if boundary:
-        _store(tt, &key, xh, nrel, result, result, bestmove, s.cards_left)
+        _store(tt, &key, xh, nrel, result, result, bestmove, _work(s, start))
         if s.narrow_moon and result:
-            _store_proof(g, s, tt, kind - NARROWED, nrel, result, result, bestmove)
+            _store_proof(g, s, tt, kind - NARROWED, nrel, result, result, bestmove, _work(s, start))
         nrel |= LEADER_DEP
     rel[0] = nrel
     return result

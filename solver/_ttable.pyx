@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Transposition table: buckets of entries of one shape, each matched by its pattern; bounds
-merged when the pattern is the same, shallow and old entries replaced first."""
+merged when the pattern is the same, cheap and old entries replaced first."""
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memmove
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t
@@ -362,7 +362,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
 
 
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
-                   int depth) noexcept nogil:
+                   int work) noexcept nogil:
     cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check, m
     cdef Entry* b
     cdef uint16_t* tb
@@ -407,13 +407,15 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
                 b[i].hi = hi
             if best >= 0:
                 b[i].best = best
+            if work > b[i].work:
+                b[i].work = work
             return
-    # the newest entry goes first; the victim is an empty slot, else the shallowest, oldest
+    # the newest entry goes first; the victim is an empty slot, else the cheapest, oldest
     for i in range(BUCKET):
         if tb[i] == 0 or b[i].gen != t.gen:
             victim = i
             break
-        if victim < 0 or b[i].depth <= b[victim].depth:
+        if victim < 0 or b[i].work <= b[victim].work:
             victim = i
     if (bucket == home and tb[victim] == tag and b[victim].check == stored
             and b[victim].gen == t.gen):
@@ -428,7 +430,7 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     b[0].lo = lo
     b[0].hi = hi
     b[0].best = best
-    b[0].depth = depth
+    b[0].work = work
     b[0].gen = t.gen
 
 
