@@ -52,6 +52,8 @@ cdef extern from *:
     uint64_t tag_matches "hdd_tag_matches"(const uint16_t* tags, uint16_t tag) noexcept nogil
 
 cdef enum:
+    WORK_WEIGHT = 8              # a bit of an entry's work (Entry.work) outweighs this many
+                                 # places of age in its bucket when choosing whom to replace
     OWN_MASK = (1 << K_SHIFT) - 1
     EXACT_MAX = 1 << 13          # whole-position cache entries: 256 KB, small enough to stay in
                                  # the processor's cache (larger ones were slower)
@@ -410,12 +412,14 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
             if work > b[i].work:
                 b[i].work = work
             return
-    # the newest entry goes first; the victim is an empty slot, else the cheapest, oldest
+    # the newest entry goes first, so an entry's place is its age; the victim is an empty slot,
+    # else the cheapest for its age (cost alone kept old entries of passes long gone: on 8
+    # deals with a 16 MB table, 180 M nodes against 151 M)
     for i in range(BUCKET):
         if tb[i] == 0 or b[i].gen != t.gen:
             victim = i
             break
-        if victim < 0 or b[i].work <= b[victim].work:
+        if victim < 0 or b[i].work * WORK_WEIGHT - i <= b[victim].work * WORK_WEIGHT - victim:
             victim = i
     if (bucket == home and tb[victim] == tag and b[victim].check == stored
             and b[victim].gen == t.gen):
