@@ -1,8 +1,7 @@
 # Move generation: legal cards under the rules, one card per run of equivalent cards,
 # and a Hearts-aware ordering for alpha-beta. Header-only so the search inlines it.
 from libc.stdint cimport uint64_t
-from solver._state cimport (Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE,
-                            BREAK_QUEEN)
+from solver._state cimport (Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE)
 
 
 cdef inline uint64_t legal_mask(const Game* g, const State* s, int player) noexcept nogil:
@@ -43,55 +42,30 @@ cdef inline int find_winning_index(const State* s) noexcept nogil:
 
 cdef inline int group_moves(const Game* g, const State* s, uint64_t L, int* reps,
                             uint64_t* runs) noexcept nogil:
-    """One representative (the lowest card) per run of equivalent legal cards: same suit,
-    same value, nothing between them that could still separate them: a card in a hand, or the
-    card winning the trick (other cards on the table lose and leave with the trick), and not
-    the queen that breaks hearts, which other cards cannot stand for.
-    ``runs`` (may be NULL) gets each run."""
+    """One representative (the lowest card) per run of equivalent legal cards, highest run
+    first: same suit, same value (Game.same_value), nothing between them that could still
+    separate them: a card in a hand, or the card winning the trick (other cards on the table
+    lose and leave with the trick). ``runs`` (may be NULL) gets each run."""
     cdef uint64_t present = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]
-    cdef int n = 0, c, prev = -1
-    cdef uint64_t bit, between
-    cdef uint64_t gaps, run, low
+    cdef int n = 0, c
+    cdef uint64_t bit, between, mates, run, low
     if s.ntrick > 0:
         present |= (<uint64_t>1) << s.trick[winning_index(s)]
-    if g.valued_mask == 0 and g.hearts_break != BREAK_QUEEN:
-        # no values (bridge play): a run is the legal cards of a suit between two cards
-        # present elsewhere, found a run at a time
-        gaps = present & ~L
-        while L:
-            c = msb(L)
-            bit = (<uint64_t>1) << c
-            # the cards below c in its suit, down to the first gap
-            low = (bit - 1) & ~(((<uint64_t>1) << (c & ~15)) - 1)
-            between = gaps & low
-            if between:
-                low &= ~(((<uint64_t>2) << msb(between)) - 1)
-            run = (L & low) | bit
-            L &= ~run
-            reps[n] = ctz(run)
-            if runs != NULL:
-                runs[n] = run
-            n += 1
-        return n
     while L:
         c = msb(L)
         bit = (<uint64_t>1) << c
-        L &= ~bit
-        if prev >= 0 and (prev >> 4) == (c >> 4) and g.values[prev] == g.values[c] \
-                and not (g.hearts_break == BREAK_QUEEN
-                         and (bit | ((<uint64_t>1) << prev)) & g.queen):
-            between = present & ((((<uint64_t>1) << prev) - 1) & ~((bit << 1) - 1))
-            if between == 0:
-                reps[n - 1] = c
-                if runs != NULL:
-                    runs[n - 1] |= bit
-                prev = c
-                continue
-        reps[n] = c
+        mates = L & g.same_value[c]
+        # the cards below c in its suit, down to the first one present that is not a mate
+        low = (bit - 1) & ~(((<uint64_t>1) << (c & ~15)) - 1)
+        between = present & ~mates & low
+        if between:
+            low &= ~(((<uint64_t>2) << msb(between)) - 1)
+        run = (mates & low) | bit
+        L &= ~run
+        reps[n] = ctz(run)
         if runs != NULL:
-            runs[n] = bit
+            runs[n] = run
         n += 1
-        prev = c
     return n
 
 

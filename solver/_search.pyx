@@ -672,6 +672,16 @@ cdef class Engine:
                 self.g.keyed_exactly |= <uint64_t>SUIT_LANE << (16 * suit)
             for i in range(self.g.nspecial[suit]):
                 self.g.keyed_exactly |= (<uint64_t>1) << self.g.special[suit][i]
+        for i in range(64):
+            self.g.same_value[i] = 0
+            for k in range(16 * (i >> 4), 16 * (i >> 4) + 13):
+                if self.g.values[k] == self.g.values[i]:
+                    self.g.same_value[i] |= (<uint64_t>1) << k
+        if hearts_break == BREAK_QUEEN:
+            # only the queen opens hearts: no other card stands for it, nor it for another
+            for i in range(16 * (queen >> 4), 16 * (queen >> 4) + 13):
+                self.g.same_value[i] &= ~self.g.queen
+            self.g.same_value[queen] = self.g.queen
         if tt_init(&self.tt, table_bytes) != 0:
             raise MemoryError(f"cannot allocate a transposition table of {table_bytes} bytes")
         for suit in range(4):

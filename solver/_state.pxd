@@ -49,6 +49,8 @@ ctypedef struct Game:
     int nspecial[4]
     int special[4][13]           # card indices of the specials, per suit
     uint64_t keyed_exactly       # the specials, and every card of an absolute suit
+    uint64_t same_value[64]      # per card: the cards of its suit of the same value, which it may
+                                 # stand for in a run (the queen that breaks hearts: itself only)
 
 ctypedef struct State:
     uint64_t hand[4]
