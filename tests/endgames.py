@@ -8,6 +8,7 @@ rules and leader needed to reproduce it.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from dataclasses import dataclass
@@ -155,11 +156,15 @@ def small_deal(rules_spec: dict, rng: random.Random, hand_size: int) -> Scenario
     queen = Card.parse("SQ")
     points = [c for c in cards_of(DECK) if rules.value(c) > 0 and c != queen]
     others = [c for c in cards_of(DECK) if rules.value(c) <= 0 and c != queen]
-    while True:
+    for attempt in itertools.count():
         suits = rng.sample(range(4), rng.choice((2, 3, 4)))
         pool = [c for c in others if c.suit in suits]
+        if attempt >= 100:
+            # rules under which (nearly) every card has a value: fill up with more of them
+            pool += [c for c in points if c.suit in suits]
         chosen = [queen] if rng.random() < 0.75 else []
         chosen += rng.sample(points, min(len(points), rng.randint(1, hand_size + 1)))
+        pool = [c for c in pool if c not in chosen]
         chosen += rng.sample(pool, min(len(pool), 4 * hand_size - len(chosen)))
         has_club = any(c.suit == 3 for c in chosen)
         if len(chosen) == 4 * hand_size and (has_club or rules.first_lead != "C2"):

@@ -53,6 +53,8 @@ RULE_SETS: dict[str, dict] = {
     "bridge-queen-break": {"preset": "bridge", "hearts_break": "queen"},
     "black-maria-free": {"preset": "black-maria", "first_lead": "free", "first_trick_points": True,
                          "trick_points": -2},
+    # every card has a value: no card is free to discard, and trick 1 cannot avoid points
+    "every-card-counts": {"values": {"S": 1, "D": 1, "C": 5}, "moon": "subtract", "trick_points": 3},
     # scores near the engine's limit (SCORE_LIMIT): 28 000 within reach
     "large-values": {"values": {"H": 1000, "SQ": 1000}},
 }
