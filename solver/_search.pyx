@@ -11,7 +11,7 @@ from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
-                            INF, LEADER_DEP, popcount, ctz)
+                            INF, LEADER_DEP, popcount, ctz, msb)
 from solver._movegen cimport (legal_mask, group_moves, order_moves, winning_index,
                               find_winning_index)
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
@@ -246,11 +246,7 @@ cdef inline int _work(const State* s, int64_t start) noexcept nogil:
     """What a node's search since ``start`` cost, as its table entry's claim to stay: the bit
     length of its node count."""
     cdef int64_t w = s.nodes - start
-    cdef int b = 0
-    while w:
-        b += 1
-        w >>= 1
-    return b
+    return msb(w) + 1 if w > 0 else 0
 
 
 cdef inline void _store_proof(const Game* g, const State* s, Table* tt, int kind, uint64_t rel,
