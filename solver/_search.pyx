@@ -279,7 +279,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int alpha0, beta0, maximizing
     cdef bint side_by_rank
     cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh, win
-    cdef int kind = KIND_SCORE + NARROWED if s.narrow else KIND_SCORE, searched = 0
+    cdef int kind = KIND_SCORE + NARROWED if s.narrow else KIND_SCORE, searched = 0, work
     cdef int64_t start = s.nodes
     rel[0] = 0
     if _tick(s):
@@ -465,14 +465,15 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             # least is no better a guess than the static order; keep the card that last made
             # a cut-off here (or none) for the next pass
             bestmove = -1
+        work = _work(s, start)
         if best <= alpha0:
-            _store(tt, &key, xh, nrel, -INF, best, bestmove, _work(s, start))
+            _store(tt, &key, xh, nrel, -INF, best, bestmove, work)
         elif best >= beta0:
-            _store(tt, &key, xh, nrel, best, INF, bestmove, _work(s, start))
+            _store(tt, &key, xh, nrel, best, INF, bestmove, work)
         else:
-            _store(tt, &key, xh, nrel, best, best, bestmove, _work(s, start))
+            _store(tt, &key, xh, nrel, best, best, bestmove, work)
         if s.narrow and best >= beta0:
-            _store_proof(g, s, tt, KIND_SCORE, nrel, best, INF, bestmove, _work(s, start))
+            _store_proof(g, s, tt, KIND_SCORE, nrel, best, INF, bestmove, work)
         nrel |= LEADER_DEP
     rel[0] = nrel
     return best
@@ -507,6 +508,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef Key key
     cdef Undo u
     cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t, kind
+    cdef int work
     cdef int boundary = s.ntrick == 0
     cdef bint anyone = blocker == s.target, side_by_rank
     cdef uint64_t crel, nrel = 0, mrel, rel_lo = 0, rel_hi = 0, win, xh
@@ -592,9 +594,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             break
         nrel |= crel
     if boundary:
-        _store(tt, &key, xh, nrel, result, result, bestmove, _work(s, start))
+        work = _work(s, start)
+        _store(tt, &key, xh, nrel, result, result, bestmove, work)
         if s.narrow_moon and result:
-            _store_proof(g, s, tt, kind - NARROWED, nrel, result, result, bestmove, _work(s, start))
+            _store_proof(g, s, tt, kind - NARROWED, nrel, result, result, bestmove, work)
         nrel |= LEADER_DEP
     rel[0] = nrel
     return result
