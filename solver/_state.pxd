@@ -12,6 +12,14 @@ cdef extern from *:
     int ctz "hdd_ctz"(uint64_t x) noexcept nogil
     int msb "hdd_msb"(uint64_t x) noexcept nogil
 
+cdef extern from *:
+    """
+    static inline int hdd_load(const int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void hdd_set(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int atomic_load "hdd_load"(const int* p) noexcept nogil
+    void atomic_set "hdd_set"(int* p, int v) noexcept nogil
+
 cdef enum:
     SUIT_LANE = 0x1FFF
     HEARTS = 1
@@ -80,3 +88,8 @@ ctypedef struct State:
     int narrow                   # > 0: a narrowed search, the others trying at most this many
                                  # cards a node (see Engine.value)
     int narrow_moon              # the same for the side seeking a moon in moon_search
+    int helper                   # in a helper thread's search (see _search.Helper): the cards
+                                 # left from which it takes cards in another order; else 0
+    int* stop                    # a helper's: set when the search it helps is over
+    void* helped                 # the main search's: its Helper, started after spawn_at nodes
+    int64_t spawn_at

@@ -93,12 +93,18 @@ ctypedef struct Table:
     uint64_t suit_word[4]        # touch
     uint64_t suit_always[4]
     uint8_t gen                  # clearing the table starts a new generation
+    uint8_t* locks               # spin locks of the buckets (LOCKS, a bucket's index modulo),
+                                 # when engines in several threads share the buckets; else NULL
+    int owner                    # whether this Table allocated the buckets (else it shares
+                                 # another's, with its own whole-position cache and suit cache)
     long long probes
     long long hits
     long long stores
 
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil
 cdef void tt_free(Table* t) noexcept nogil
+cdef int tt_share(Table* t, Table* owner) noexcept nogil
+cdef void tt_follow(Table* t, const Table* owner) noexcept nogil
 cdef void tt_clear(Table* t) noexcept nogil
 cdef void tt_touch(Table* t) noexcept nogil
 cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,

@@ -51,7 +51,23 @@ cdef extern from *:
     """
     uint64_t tag_matches "hdd_tag_matches"(const uint16_t* tags, uint16_t tag) noexcept nogil
 
+cdef extern from *:
+    """
+    static inline void hdd_lock(unsigned char* p) {
+        while (__atomic_test_and_set(p, __ATOMIC_ACQUIRE))
+            while (__atomic_load_n(p, __ATOMIC_RELAXED)) {
+    #if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+    #endif
+            }
+    }
+    static inline void hdd_unlock(unsigned char* p) { __atomic_clear(p, __ATOMIC_RELEASE); }
+    """
+    void spin_lock "hdd_lock"(uint8_t* p) noexcept nogil
+    void spin_unlock "hdd_unlock"(uint8_t* p) noexcept nogil
+
 cdef enum:
+    LOCKS = 1 << 16              # bucket locks of a shared table: 64 KB, mostly in cache
     WORK_WEIGHT = 8              # a bit of an entry's work (Entry.work) outweighs this many
                                  # places of age in its bucket when choosing whom to replace
     OWN_MASK = (1 << K_SHIFT) - 1
@@ -272,7 +288,36 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
         t.top_keyed[i] = TOP_KEYED
     t.probes = t.hits = t.stores = 0
     memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))  # no hands of 52 bits match
+    t.locks = NULL
+    t.owner = 1
     return 0
+
+
+cdef int tt_share(Table* t, Table* owner) noexcept nogil:
+    """Make ``t`` (not yet initialised) use the buckets of ``owner``, which from now on lock:
+    engines in other threads then share what each learns. ``t`` keeps its own whole-position
+    cache and suit cache, which are per search."""
+    cdef void* x
+    if owner.locks == NULL:
+        owner.locks = <uint8_t*>calloc(LOCKS, 1)
+        if owner.locks == NULL:
+            return -1
+    x = calloc(owner.exact_mask + 1, sizeof(Exact))
+    if x == NULL:
+        return -1
+    t[0] = owner[0]
+    t.exact = <Exact*>x
+    t.owner = 0
+    t.probes = t.hits = t.stores = 0
+    memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))
+    return 0
+
+
+cdef void tt_follow(Table* t, const Table* owner) noexcept nogil:
+    """A sharing table takes up its owner's generation (after the owner was cleared)."""
+    if t.gen != owner.gen:
+        memset(t.exact, 0, (t.exact_mask + 1) * sizeof(Exact))
+        t.gen = owner.gen
 
 
 cdef void tt_touch(Table* t) noexcept nogil:
@@ -288,9 +333,12 @@ cdef void tt_touch(Table* t) noexcept nogil:
 
 
 cdef void tt_free(Table* t) noexcept nogil:
-    free(t.block)
+    if t.owner:
+        free(t.block)
+        free(t.crowded)
+        free(t.locks)
     free(t.exact)
-    free(t.crowded)
+    t.locks = NULL
     t.exact = NULL
     t.crowded = NULL
     t.block = NULL
@@ -340,7 +388,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
                   uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
     """Tighten lo/hi with every matching entry; rel_lo/rel_hi get the cards the tightest lower
     and upper bounds rely on. Returns the number of matches."""
-    cdef uint64_t bucket = _bucket(t, k.check), deep = 0, deep_check = 0
+    cdef uint64_t bucket = _bucket(t, k.check), deep = 0, deep_check = 0, l1 = 0, l2 = 0
     cdef int found
     cdef const Entry* elo = NULL
     cdef const Entry* ehi = NULL
@@ -351,6 +399,14 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
         deep = _bucket(t, deep_check)
         prefetch(t.buckets[deep].tags)
         prefetch(t.buckets[deep].tags + 32)
+    if t.locks != NULL:
+        l1 = bucket & (LOCKS - 1)
+        l2 = deep & (LOCKS - 1) if deep_check else l1
+        if l2 < l1:
+            l1, l2 = l2, l1
+        spin_lock(t.locks + l1)
+        if l2 != l1:
+            spin_lock(t.locks + l2)
     found = _probe_bucket(t, k, bucket, k.check, lo, hi, best, &elo, &ehi)
     if deep_check:
         found += _probe_bucket(t, k, deep, deep_check, lo, hi, best, &elo, &ehi)
@@ -358,6 +414,10 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
         rel_lo[0] = tt_rel(elo, k)
     if ehi != NULL:
         rel_hi[0] = tt_rel(ehi, k)
+    if t.locks != NULL:
+        if l2 != l1:
+            spin_unlock(t.locks + l2)
+        spin_unlock(t.locks + l1)
     if found:
         t.hits += 1
     return found
@@ -365,13 +425,10 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
 
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int work) noexcept nogil:
-    cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check, m
-    cdef Entry* b
-    cdef uint16_t* tb
-    cdef uint16_t tag
-    cdef uint32_t pattern[4], stored
+    cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check
+    cdef uint32_t pattern[4]
     cdef uint64_t lane
-    cdef int i, suit, kk, real, victim = -1, deep = 1
+    cdef int suit, kk, real, deep = 1
     t.stores += 1
     rel |= k.always
     for suit in range(4):
@@ -391,11 +448,22 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     if deep and t.crowded[home] == t.gen:
         check = _deep_check(k)
         bucket = _bucket(t, check)
-    b = t.buckets[bucket].entries
-    tb = t.buckets[bucket].tags
-    tag = _tag(check)
-    stored = _stored(check)
-    m = tag_matches(tb, tag)
+    if t.locks != NULL:
+        spin_lock(t.locks + (bucket & (LOCKS - 1)))
+    _store_in(t, bucket, home, check, pattern, lo, hi, best, work)
+    if t.locks != NULL:
+        spin_unlock(t.locks + (bucket & (LOCKS - 1)))
+
+
+cdef inline void _store_in(Table* t, uint64_t bucket, uint64_t home, uint64_t check,
+                           const uint32_t* pattern, int lo, int hi, int best,
+                           int work) noexcept nogil:
+    cdef Entry* b = t.buckets[bucket].entries
+    cdef uint16_t* tb = t.buckets[bucket].tags
+    cdef uint16_t tag = _tag(check)
+    cdef uint32_t stored = _stored(check)
+    cdef uint64_t m = tag_matches(tb, tag)
+    cdef int i, suit, victim = -1
     while m:
         i = ctz(m)
         m &= m - 1

@@ -25,6 +25,7 @@ __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "Sear
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
 DEFAULT_TABLE_MB = 224
+_SHARER_BYTES = 1 << 20  # the table an engine allocates before it shares another's
 
 
 @dataclass(frozen=True)
@@ -87,10 +88,11 @@ def new_engine(rules: Rules, table_bytes: int) -> Engine:
 class Solver:
     """Exact answers for positions under one rule set at a time.
 
-    Keeps one engine per thread (each with its share of ``table_mb`` as its transposition
-    table) and reuses them across questions while the rules stay the same. With ``threads``
-    > 1, ``analyze`` answers its independent questions (seats, cards) in parallel; the
-    engine releases the GIL while it searches.
+    Keeps one engine per thread, all sharing one transposition table of ``table_mb``, and
+    reuses them across questions while the rules stay the same. With ``threads`` > 1,
+    ``analyze`` answers its independent questions (seats, cards) in parallel, and a single
+    question's search gets an idle engine as its helper thread; the engine releases the GIL
+    while it searches.
 
     ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised.
     """
@@ -107,6 +109,8 @@ class Solver:
         self._retired_nodes = 0
         self._retired_trick_nodes = 0
         self._deadline = 0.0
+        self._moon_total: int | None = None
+        self._parallel = False
 
     # -- engine plumbing -------------------------------------------------------------
     def _set_rules(self, rules: Rules) -> None:
@@ -116,21 +120,43 @@ class Solver:
             self._retired_trick_nodes += sum(e.trick_nodes for e in self._engines)
             self._engines = []  # free the old tables before allocating new ones
             self._free = queue.SimpleQueue()
-            for _ in range(self.threads):
-                e = new_engine(rules, (self.table_mb << 20) // self.threads)
+            for i in range(self.threads):
+                e = new_engine(rules, self.table_mb << 20 if i == 0 else _SHARER_BYTES)
+                if i:
+                    e.share_table(self._engines[0])
                 self._engines.append(e)
                 self._free.put(e)
             self._rules = rules
+            self._moon_total = None
+
+    def _use(self, p: Position) -> None:
+        """Engines set up for the position's rules and moon total. Called before questions are
+        answered in parallel, so that only one thread ever changes them."""
+        self._set_rules(p.rules)
+        if p.moon_total != self._moon_total:
+            # a new total empties the shared table: the owner first, the sharers follow
+            for e in self._engines:
+                e.set_moon_total(p.moon_total)
+            self._moon_total = p.moon_total
 
     @contextmanager
     def _engine(self, p: Position) -> Iterator[Engine]:
         """Borrow an idle engine set up for the position's rules and moon total."""
-        self._set_rules(p.rules)
+        self._use(p)
         e = self._free.get()
+        helper = None
+        if not self._parallel:
+            try:
+                helper = self._free.get_nowait()
+            except queue.Empty:
+                pass
+        e.set_helper(helper)
         try:
-            e.set_moon_total(p.moon_total)
             yield e
         finally:
+            e.set_helper(None)
+            if helper is not None:
+                self._free.put(helper)
             self._free.put(e)
 
     def prepare(self, rules: Rules) -> None:
@@ -170,8 +196,12 @@ class Solver:
     def _map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         if self.threads == 1 or len(items) < 2:
             return [fn(x) for x in items]
-        with ThreadPoolExecutor(self.threads) as pool:
-            return list(pool.map(fn, items))
+        self._parallel = True
+        try:
+            with ThreadPoolExecutor(self.threads) as pool:
+                return list(pool.map(fn, items))
+        finally:
+            self._parallel = False
 
     @property
     def nodes(self) -> int:
@@ -225,6 +255,7 @@ class Solver:
         self._start()
         t0 = time.perf_counter()
         n0 = self.nodes
+        self._use(p)
         wanted = list(Seat) if seats is None else [Seat(s) for s in seats]
         sides = sorted({p.side(s) for s in wanted})
         answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)), sides)

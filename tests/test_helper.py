@@ -1,0 +1,78 @@
+"""A helper thread (Engine.set_helper) searches each large pass alongside the main search,
+through the table both share: it may change how fast an answer comes, never the answer. Here
+the helpers start at once and take their own order at every node, in small tables where the
+two threads fight over the same buckets, and every value must match a single thread's."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from endgames import random_endgame
+from solver.analysis import SearchAborted, Solver, new_engine
+from solver.cards import Seat
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import Rules
+from test_bruteforce import RULE_SETS
+
+POSITIONS = 6          # per rule set
+
+
+def eager(solver: Solver, rules: Rules) -> Solver:
+    """Helpers that start after the first thousand nodes and reverse the others' cards at
+    every node, so that even small searches run two threads."""
+    solver.prepare(rules)
+    for e in solver._engines:
+        e.spawn_nodes = 0
+        e.helper_from = 1
+    return solver
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_a_helper_changes_no_value(name: str) -> None:
+    rng = random.Random(f"helper-{name}")
+    rules = Rules.parse(RULE_SETS[name])
+    single = Solver(table_mb=4)
+    helped = eager(Solver(table_mb=2, threads=2), rules)
+    done = 0
+    # larger positions until a helper has run: small ones may finish before it starts
+    while done < POSITIONS or (done < 40 and not sum(e.helper_nodes for e in helped._engines)):
+        s = random_endgame(RULE_SETS[name], rng, min(48, rng.randint(20, 28) + 2 * done))
+        if s is None:
+            continue
+        pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+        for seat in Seat:
+            assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (name, s, seat)
+        done += 1
+    assert sum(e.helper_nodes for e in helped._engines) > 0, "no helper ever ran"
+
+
+def test_a_helped_search_stops_its_helper_when_its_budget_runs_out() -> None:
+    """The budget counts the main search's nodes; the helper stops with it, and the engines
+    answer the next question as usual."""
+    rules = Rules.parse({})
+    solver = eager(Solver(table_mb=8, threads=2, node_limit=8_000_000), rules)
+    with pytest.raises(SearchAborted):
+        solver.guarantee(Position.start(Deal.random(2), rules), Seat.N)
+    assert sum(e.helper_nodes for e in solver._engines) > 0
+    rng = random.Random("after-abort")
+    s = None
+    while s is None:
+        s = random_endgame({}, rng, 28)
+    pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+    assert solver.guarantee(pos, Seat.E) == Solver(table_mb=8).guarantee(pos, Seat.E)
+
+
+def test_only_an_engine_sharing_the_table_can_help() -> None:
+    rules = Rules.parse({})
+    owner, other, sharer = (new_engine(rules, 1 << 20) for _ in range(3))
+    sharer.share_table(owner)
+    with pytest.raises(ValueError):
+        owner.set_helper(other)
+    with pytest.raises(ValueError):
+        owner.set_helper(owner)
+    with pytest.raises(ValueError):
+        sharer.share_table(owner)
+    owner.set_helper(sharer)
+    sharer.set_helper(owner)
