@@ -20,8 +20,8 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              cannot_shoot, leads_a_point,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
-                             tt_store, tt_share, tt_follow, make_key, exact_hash, ex_probe, ex_store, KIND_SCORE,
-                             KIND_MOON, KIND_HELPED_MOON, NARROWED)
+                             tt_store, tt_share, tt_follow, make_key, exact_hash, ex_probe,
+                             ex_store, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON, NARROWED)
 
 
 cdef enum:
@@ -683,6 +683,7 @@ cdef class Engine:
                                      # way (HELPER_FROM)
     cdef public long long spawn_nodes  # nodes a pass takes before its helper starts
     cdef Engine _helper
+    cdef object _lender              # see set_lender
     cdef Engine _owner               # the engine whose table this one shares, or None
     cdef Helper hctl
 
@@ -781,6 +782,13 @@ cdef class Engine:
                                    is not (self._owner or self)):
             raise ValueError("a helper shares its engine's table")
         self._helper = helper
+
+    def set_lender(self, lender):
+        """Ask ``lender`` (or None) for a helper at the start of each pass of value(), when
+        none was set: ``lender.lend()`` gives an idle engine or None, ``lender.give_back(e)``
+        takes it back after the pass. Engines that fall idle while another still searches
+        (the last questions of a parallel analysis) then help it from its next pass on."""
+        self._lender = lender
 
     def set_moon_total(self, int total):
         """Values depend on M, so a new M empties the table."""
@@ -955,7 +963,11 @@ cdef class Engine:
         cdef uint64_t rel
         cdef int64_t before = self.s.nodes
         cdef Helper* h = &self.hctl
+        cdef Engine lent = None
         self.s.narrow = narrow
+        if self._helper is None and self._lender is not None:
+            lent = self._lender.lend()
+            self.set_helper(lent)
         if self._helper is not None:
             self._arm(beta)
         with nogil:
@@ -967,6 +979,9 @@ cdef class Engine:
                 h.started = 0
         if self._helper is not None:
             self.helper_nodes += self._helper.s.nodes
+        if lent is not None:
+            self._helper = None
+            self._lender.give_back(lent)
         self.s.narrow = 0
         if not self.s.aborted:
             self.passes.append((beta, v, self.s.nodes - before))

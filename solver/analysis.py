@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -90,9 +91,9 @@ class Solver:
 
     Keeps one engine per thread, all sharing one transposition table of ``table_mb``, and
     reuses them across questions while the rules stay the same. With ``threads`` > 1,
-    ``analyze`` answers its independent questions (seats, cards) in parallel, and a single
-    question's search gets an idle engine as its helper thread; the engine releases the GIL
-    while it searches.
+    ``analyze`` answers its independent questions (seats, cards) in parallel, and a search
+    gets any idle engine as its helper thread, pass by pass; the engine releases the GIL while
+    it searches.
 
     ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised.
     """
@@ -110,7 +111,8 @@ class Solver:
         self._retired_trick_nodes = 0
         self._deadline = 0.0
         self._moon_total: int | None = None
-        self._parallel = False
+        self._waiting = 0  # questions of a parallel _map not yet started
+        self._lock = threading.Lock()
 
     # -- engine plumbing -------------------------------------------------------------
     def _set_rules(self, rules: Rules) -> None:
@@ -144,20 +146,25 @@ class Solver:
         """Borrow an idle engine set up for the position's rules and moon total."""
         self._use(p)
         e = self._free.get()
-        helper = None
-        if not self._parallel:
-            try:
-                helper = self._free.get_nowait()
-            except queue.Empty:
-                pass
-        e.set_helper(helper)
         try:
+            e.set_lender(self if self.threads > 1 else None)
             yield e
         finally:
-            e.set_helper(None)
-            if helper is not None:
-                self._free.put(helper)
+            e.set_lender(None)
             self._free.put(e)
+
+    def lend(self) -> Engine | None:
+        """An idle engine to help a search for one pass, unless questions still waiting to
+        start in parallel will want it (see Engine.set_lender)."""
+        if self._waiting:
+            return None
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            return None
+
+    def give_back(self, e: Engine) -> None:
+        self._free.put(e)
 
     def prepare(self, rules: Rules) -> None:
         """Allocate the tables for ``rules`` (or empty those there are) and have the system map
@@ -196,12 +203,18 @@ class Solver:
     def _map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         if self.threads == 1 or len(items) < 2:
             return [fn(x) for x in items]
-        self._parallel = True
+        self._waiting = len(items)
+
+        def started(x: Any) -> Any:
+            with self._lock:
+                self._waiting -= 1
+            return fn(x)
+
         try:
             with ThreadPoolExecutor(self.threads) as pool:
-                return list(pool.map(fn, items))
+                return list(pool.map(started, items))
         finally:
-            self._parallel = False
+            self._waiting = 0
 
     @property
     def nodes(self) -> int:

@@ -1,7 +1,7 @@
-"""A helper thread (Engine.set_helper) searches each large pass alongside the main search,
-through the table both share: it may change how fast an answer comes, never the answer. Here
-the helpers start at once and take their own order at every node, in small tables where the
-two threads fight over the same buckets, and every value must match a single thread's."""
+"""A helper thread (Engine.set_helper, set_lender) searches each large pass alongside the main
+search, through the table both share: it may change how fast an answer comes, never the answer.
+Here the helpers start at once and take their own order at every node, in small tables where
+the two threads fight over the same buckets, and every value must match a single thread's."""
 from __future__ import annotations
 
 import random
@@ -46,6 +46,25 @@ def test_a_helper_changes_no_value(name: str) -> None:
             assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (name, s, seat)
         done += 1
     assert sum(e.helper_nodes for e in helped._engines) > 0, "no helper ever ran"
+
+
+def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
+    """Seats and cards answered two at a time: once no question waits to start, an engine
+    that falls idle is lent to the other's next pass."""
+    rng = random.Random("lent")
+    rules = Rules.parse({})
+    helped = eager(Solver(table_mb=2, threads=2), rules)
+    single = Solver(table_mb=4)
+    done = 0
+    while done < 8:
+        s = random_endgame({}, rng, rng.randint(28, 36))
+        if s is None:
+            continue
+        pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+        a, b = helped.analyze(pos), single.analyze(pos)
+        assert a.players == b.players and a.moves == b.moves, s
+        done += 1
+    assert sum(e.helper_nodes for e in helped._engines) > 0, "no engine was ever lent"
 
 
 def test_a_helped_search_stops_its_helper_when_its_budget_runs_out() -> None:
