@@ -164,6 +164,7 @@ class Solver:
             return None
 
     def give_back(self, e: Engine) -> None:
+        """Take back an engine lent for a pass."""
         self._free.put(e)
 
     def prepare(self, rules: Rules) -> None:
