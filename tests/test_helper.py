@@ -20,8 +20,8 @@ POSITIONS = 6          # per rule set
 
 
 def eager(solver: Solver, rules: Rules) -> Solver:
-    """Helpers that start after the first thousand nodes and reverse the others' cards at
-    every node, so that even small searches run two threads."""
+    """Helpers that start after the first thousand nodes and take their own order (the first
+    card kept, the rest reversed) at every node, so that even small searches run two threads."""
     solver.prepare(rules)
     for e in solver._engines:
         e.spawn_nodes = 0
