@@ -679,11 +679,16 @@ cdef class Engine:
                                      # lower both, so that brute force checks narrowed searches
                                      # that do leave cards out
     cdef public long long helper_nodes  # nodes of the helper threads' searches
+    cdef public long long joins      # helpers that joined a pass in progress (join_pass)
     cdef public int helper_from      # cards left from which a helper orders the cards its own
                                      # way (HELPER_FROM)
     cdef public long long spawn_nodes  # nodes a pass takes before its helper starts
     cdef Engine _helper
     cdef object _lender              # see set_lender
+    cdef Engine _joined              # a helper that joined the pass in progress (join_pass)
+    cdef State hroot                 # the root of the pass in progress, for its helper
+    cdef int hbeta                   # and its window
+    cdef int invited                 # 1 while a helper may join the pass in progress
     cdef Engine _owner               # the engine whose table this one shares, or None
     cdef Helper hctl
 
@@ -786,9 +791,24 @@ cdef class Engine:
     def set_lender(self, lender):
         """Ask ``lender`` (or None) for a helper at the start of each pass of value(), when
         none was set: ``lender.lend()`` gives an idle engine or None, ``lender.give_back(e)``
-        takes it back after the pass. Engines that fall idle while another still searches
-        (the last questions of a parallel analysis) then help it from its next pass on."""
+        takes it back after the pass. When none is idle, ``lender.invite(self)`` says that a
+        helper may still join the pass (join_pass) until ``lender.uninvite(self)``. Engines
+        that fall idle while another still searches (the last questions of a parallel
+        analysis) then help it at once."""
         self._lender = lender
+
+    def join_pass(self, Engine helper):
+        """Start ``helper`` (idle, sharing the table) on the pass in progress, if it still is
+        (True). Called by the lender while this engine searches; the pass gives it back."""
+        if not self.invited:
+            return False
+        self.set_helper(helper)
+        self.invited = 0
+        self._arm(self.hbeta)
+        self._joined = helper
+        _spawn(&self.hctl)
+        self.joins += 1
+        return True
 
     def set_moon_total(self, int total):
         """Values depend on M, so a new M empties the table."""
@@ -928,11 +948,10 @@ cdef class Engine:
         return g
 
     cdef void _arm(self, int beta):
-        """Set up the helper for a pass below ``beta`` from the position loaded; the search
-        starts it after spawn_nodes nodes (see _tick)."""
+        """Set up the helper for the pass below ``beta`` from its root."""
         cdef Engine e = self._helper
         cdef Helper* h = &self.hctl
-        e.s = self.s
+        e.s = self.hroot
         e.s.helper = self.helper_from
         e.s.nodes = e.s.trick_nodes = 0
         e.s.node_limit = 0
@@ -948,8 +967,6 @@ cdef class Engine:
         h.beta = beta
         h.stop = 0
         h.started = 0
-        self.s.helped = h
-        self.s.spawn_at = self.s.nodes + self.spawn_nodes
 
     cdef void _count(self):
         """Add the last search's nodes to the engine's counts."""
@@ -963,25 +980,41 @@ cdef class Engine:
         cdef uint64_t rel
         cdef int64_t before = self.s.nodes
         cdef Helper* h = &self.hctl
-        cdef Engine lent = None
+        cdef Engine lent = None, joined
+        cdef bint invited = 0
         self.s.narrow = narrow
+        self.hroot = self.s
+        self.hbeta = beta
         if self._helper is None and self._lender is not None:
             lent = self._lender.lend()
             self.set_helper(lent)
+            if lent is None:
+                self.invited = invited = 1
+                self._lender.invite(self)
         if self._helper is not None:
+            # the search starts it after spawn_nodes nodes (see _tick)
             self._arm(beta)
+            self.s.helped = h
+            self.s.spawn_at = self.s.nodes + self.spawn_nodes
         with nogil:
             v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
-            self.s.helped = NULL
-            atomic_set(&h.stop, 1)
-            if h.started:
+        # with the GIL held, so that no helper joins from now on (join_pass)
+        self.invited = 0
+        self.s.helped = NULL
+        atomic_set(&h.stop, 1)
+        if h.started:
+            with nogil:
                 pthread_join(h.thread, NULL)
-                h.started = 0
+            h.started = 0
         if self._helper is not None:
             self.helper_nodes += self._helper.s.nodes
-        if lent is not None:
+        if invited:
+            self._lender.uninvite(self)
+        joined = self._joined
+        if lent is not None or joined is not None:
             self._helper = None
-            self._lender.give_back(lent)
+            self._joined = None
+            self._lender.give_back(lent if lent is not None else joined)
         self.s.narrow = 0
         if not self.s.aborted:
             self.passes.append((beta, v, self.s.nodes - before))

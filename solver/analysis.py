@@ -112,6 +112,7 @@ class Solver:
         self._deadline = 0.0
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
+        self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()
 
     # -- engine plumbing -------------------------------------------------------------
@@ -151,7 +152,7 @@ class Solver:
             yield e
         finally:
             e.set_lender(None)
-            self._free.put(e)
+            self.give_back(e)
 
     def lend(self) -> Engine | None:
         """An idle engine to help a search for one pass, unless questions still waiting to
@@ -164,8 +165,25 @@ class Solver:
             return None
 
     def give_back(self, e: Engine) -> None:
-        """Take back an engine lent for a pass."""
+        """Take back an idle engine, and have it join a pass that asked for help (if no
+        question waits to start)."""
         self._free.put(e)
+        while self._invited and not self._waiting:
+            try:
+                helper = self._free.get_nowait()
+            except queue.Empty:
+                return
+            if not self._invited.pop(0).join_pass(helper):
+                self._free.put(helper)
+
+    def invite(self, e: Engine) -> None:
+        """``e``'s pass in progress may take a helper that falls idle (give_back)."""
+        self._invited.append(e)
+
+    def uninvite(self, e: Engine) -> None:
+        """``e``'s pass is over."""
+        if e in self._invited:
+            self._invited.remove(e)
 
     def prepare(self, rules: Rules) -> None:
         """Allocate the tables for ``rules`` (or empty those there are) and have the system map

@@ -4,7 +4,9 @@ Here the helpers start at once and take their own order at every node, in small 
 the two threads fight over the same buckets, and every value must match a single thread's."""
 from __future__ import annotations
 
+import queue
 import random
+import threading
 
 import pytest
 
@@ -65,6 +67,63 @@ def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
         assert a.players == b.players and a.moves == b.moves, s
         done += 1
     assert sum(e.helper_nodes for e in helped._engines) > 0, "no engine was ever lent"
+
+
+class LateLender:
+    """Lends nothing at a pass's start, then has ``helper`` join each pass that invites one
+    from another thread, as a solver does when an engine falls idle."""
+
+    def __init__(self, helper) -> None:
+        self.helper = helper
+        self.invites: queue.Queue = queue.Queue()
+        self.joined = 0
+
+    def lend(self):
+        return None
+
+    def invite(self, e) -> None:
+        self.invites.put(e)
+
+    def uninvite(self, e) -> None:
+        pass
+
+    def give_back(self, e) -> None:
+        assert e is self.helper
+
+    def serve(self) -> None:
+        while (e := self.invites.get()) is not None:
+            self.joined += e.join_pass(self.helper)
+
+
+def test_a_helper_joins_a_pass_in_progress() -> None:
+    rules = Rules.parse({})
+    owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
+    helper.share_table(owner)
+    helper.helper_from = 1
+    lender = LateLender(helper)
+    server = threading.Thread(target=lender.serve)
+    server.start()
+    rng = random.Random("join")
+    try:
+        for _ in range(6):
+            s = None
+            while s is None:
+                s = random_endgame({}, rng, 36)
+            pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+            owner.set_moon_total(pos.moon_total)
+            helper.set_moon_total(pos.moon_total)
+            owner.set_lender(lender)
+            fl = pos.forced_lead
+            got = owner.value(pos.hands, [int(c) for c in pos.trick], int(pos.leader), pos.broken,
+                              pos.first_trick, int(fl) if fl is not None else -1, pos.moon_state,
+                              0)
+            owner.set_lender(None)
+            p0 = pos.raw_points(0)
+            assert got + p0 == Solver(table_mb=4).guarantee(pos, Seat.N), s
+    finally:
+        lender.invites.put(None)
+        server.join()
+    assert lender.joined > 0 and owner.joins == lender.joined and owner.helper_nodes > 0
 
 
 def test_a_helped_search_stops_its_helper_when_its_budget_runs_out() -> None:
