@@ -6,7 +6,11 @@ instruction count of the same run measures the cost per node just as repeatably:
     python -m benchmarks.nodes 3,5,6,7,10,13,16,17
     python -m benchmarks.nodes 0-20 --mode bridge
     python -m benchmarks.nodes 0-20 --mode bridge --dds    # DDS's count beside ours
+    python -m benchmarks.nodes 3,7,13,19 --threads 2       # with helper threads: wall time
     valgrind --tool=cachegrind --cache-sim=yes python -m benchmarks.nodes 5,7   # "I refs"
+
+With ``--threads`` above 1 the times are wall clock and the counts the main searches' only
+(helpers' nodes follow as "helper"); neither repeats exactly from run to run.
 
 Each line also gives the nodes at trick boundaries ("trick"), which is what DDS counts: with
 ``--dds`` (bridge mode, the [bench] extra installed) DDS's count for the same problem follows.
@@ -51,6 +55,8 @@ def main() -> None:
     ap.add_argument("--table-mb", type=int, default=128)
     ap.add_argument("--node-cap", type=float, default=0,
                     help="stop a deal after about this many nodes (its value shows CAP)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="solver threads (above 1: helper threads, wall-clock times)")
     ap.add_argument("--dds", action="store_true",
                     help="bridge mode: DDS's node count (trick boundaries) for each deal too")
     args = ap.parse_args()
@@ -65,23 +71,28 @@ def main() -> None:
     total_seconds = total_dds_seconds = 0.0
     # one solver, its memory mapped first and its tables cleared for each deal: the counts are
     # a fresh solver's, the times leave out the set-up, as in the benchmarks
-    solver = Solver(table_mb=args.table_mb, node_limit=int(args.node_cap))
+    solver = Solver(table_mb=args.table_mb, node_limit=int(args.node_cap),
+                    threads=max(1, args.threads))
+    clock = time.process_time if args.threads <= 1 else time.perf_counter
     solver.prepare(BRIDGE if args.mode == "bridge" else STANDARD)
     for seed in args.seeds:
         solver.clear()
         before, tricks_before = solver.nodes, solver.trick_nodes
-        start = time.process_time()
+        helpers_before = _helper_nodes(solver)
+        start = clock()
         try:
             value = solve(args.mode, seed, args.seat, solver)
         except SearchAborted:
             value = "CAP"
-        seconds = time.process_time() - start
+        seconds = clock() - start
         nodes = solver.nodes - before
         tricks = solver.trick_nodes - tricks_before
         total_nodes += nodes
         total_tricks += tricks
         total_seconds += seconds
         line = f"seed {seed}: {value} nodes {nodes / 1e6:.2f}M trick {tricks / 1e6:.3f}M {seconds:.2f}s"
+        if args.threads > 1:
+            line += f"  helper {(_helper_nodes(solver) - helpers_before) / 1e6:.2f}M"
         if dds_nodes is not None:
             n, dds_seconds = dds_nodes(Deal.random(seed), Seat.parse(args.seat))
             total_dds += n
@@ -93,6 +104,10 @@ def main() -> None:
         line += (f"  DDS {total_dds / 1e6:.3f}M {total_dds_seconds:.2f}s (ours / DDS at trick "
                  f"boundaries: {total_tricks / max(total_dds, 1):.1f}x)")
     print(line)
+
+
+def _helper_nodes(solver: Solver) -> int:
+    return sum(e.helper_nodes for e in solver._engines)
 
 
 if __name__ == "__main__":
