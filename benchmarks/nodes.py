@@ -78,7 +78,7 @@ def main() -> None:
     for seed in args.seeds:
         solver.clear()
         before, tricks_before = solver.nodes, solver.trick_nodes
-        helpers_before = _helper_nodes(solver)
+        helpers_before = solver.helper_nodes
         start = clock()
         try:
             value = solve(args.mode, seed, args.seat, solver)
@@ -92,7 +92,7 @@ def main() -> None:
         total_seconds += seconds
         line = f"seed {seed}: {value} nodes {nodes / 1e6:.2f}M trick {tricks / 1e6:.3f}M {seconds:.2f}s"
         if args.threads > 1:
-            line += f"  helper {(_helper_nodes(solver) - helpers_before) / 1e6:.2f}M"
+            line += f"  helper {(solver.helper_nodes - helpers_before) / 1e6:.2f}M"
         if dds_nodes is not None:
             n, dds_seconds = dds_nodes(Deal.random(seed), Seat.parse(args.seat))
             total_dds += n
@@ -104,10 +104,6 @@ def main() -> None:
         line += (f"  DDS {total_dds / 1e6:.3f}M {total_dds_seconds:.2f}s (ours / DDS at trick "
                  f"boundaries: {total_tricks / max(total_dds, 1):.1f}x)")
     print(line)
-
-
-def _helper_nodes(solver: Solver) -> int:
-    return sum(e.helper_nodes for e in solver._engines)
 
 
 if __name__ == "__main__":

@@ -245,6 +245,11 @@ class Solver:
         """Of ``nodes``, those at trick boundaries: the positions DDS counts as its nodes."""
         return self._retired_trick_nodes + sum(e.trick_nodes for e in self._engines)
 
+    @property
+    def helper_nodes(self) -> int:
+        """Nodes searched by helper threads for the current rules (not in ``nodes``)."""
+        return sum(e.helper_nodes for e in self._engines)
+
     # -- one search each ---------------------------------------------------------------
     def _value_to_go(self, p: Position, side: int, guess: int = 0) -> int:
         total = _points_left(p) if side == 1 else None
