@@ -34,6 +34,7 @@ cdef enum:
                                   # smaller positions they cost more than they save
     HELPER_FROM = 40              # see Engine.helper_from (from 48 cards: 35 % slower; from 32
                                   # or at every node: the same)
+    HELPER_ALL_NODES = 2000000    # see Engine.helper_all_nodes
     SPAWN_NODES = 100000          # see Engine.spawn_nodes: a thread costs tens of microseconds
                                   # (20 000 was no faster)
 
@@ -280,7 +281,8 @@ cdef inline void _reverse(int* moves, uint64_t* runs, int n) noexcept nogil:
     every card must be searched, it takes first those the main search comes to last, and
     where the first card fails to cut off, it tries the last-ordered ones early. (Reversing
     the others' cards alone did as well on most deals and 20 % worse on the slowest; reversing
-    every card, the first too, 45 % worse.)"""
+    every card, the first too, 45 % worse.) The target's cards only once the helper has run
+    HELPER_ALL_NODES: see Engine.helper_all_nodes."""
     cdef int i, c
     cdef uint64_t r
     for i in range(n // 2):
@@ -460,7 +462,8 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     order_moves(g, s, player, moves, runs, n, ttmove, maximizing ^ g.tricks_wanted)
     if maximizing and s.narrow and n > s.narrow:
         _history_pick(s, moves, runs, n, s.narrow - 1)
-    elif s.helper and s.cards_left >= s.helper and n > 2:
+    elif (s.helper and s.cards_left >= s.helper and n > 2
+            and (maximizing or s.nodes >= s.helper_all_at)):
         _reverse(moves + 1, runs + 1, n - 1)
     best = -INF if maximizing else INF
     for i in range(n):
@@ -683,6 +686,11 @@ cdef class Engine:
     cdef public int helper_from      # cards left from which a helper orders the cards its own
                                      # way (HELPER_FROM)
     cdef public long long spawn_nodes  # nodes a pass takes before its helper starts
+    cdef public long long helper_all_nodes  # nodes after which a helper reorders the target's
+                                     # cards too, not only the others' (HELPER_ALL_NODES): in
+                                     # a short pass the target's first cards are nearly always
+                                     # right and the helper does best to search the same next
+                                     # card; a long pass is long because they are not
     cdef Engine _helper
     cdef object _lender              # see set_lender
     cdef Engine _joined              # a helper that joined the pass in progress (join_pass)
@@ -764,6 +772,7 @@ cdef class Engine:
         self.helper_nodes = 0
         self.helper_from = HELPER_FROM
         self.spawn_nodes = SPAWN_NODES
+        self.helper_all_nodes = HELPER_ALL_NODES
 
     def __dealloc__(self):
         tt_free(&self.tt)
@@ -959,6 +968,7 @@ cdef class Engine:
         e.s.aborted = 0
         e.s.stop = &h.stop
         e.s.helped = NULL
+        e.s.helper_all_at = self.helper_all_nodes
         tt_follow(&e.tt, &self.tt)
         h.g = &self.g
         h.s = &e.s

@@ -93,3 +93,4 @@ ctypedef struct State:
     int* stop                    # a helper's: set when the search it helps is over
     void* helped                 # the main search's: its Helper, started after spawn_at nodes
     int64_t spawn_at
+    int64_t helper_all_at        # a helper's: nodes after which it reorders the target's cards too

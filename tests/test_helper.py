@@ -23,11 +23,13 @@ POSITIONS = 6          # per rule set
 
 def eager(solver: Solver, rules: Rules) -> Solver:
     """Helpers that start after the first thousand nodes and take their own order (the first
-    card kept, the rest reversed) at every node, so that even small searches run two threads."""
+    card kept, the rest reversed) at every node, the target's cards too after 500 nodes, so
+    that even small searches run two threads and both orders."""
     solver.prepare(rules)
     for e in solver._engines:
         e.spawn_nodes = 0
         e.helper_from = 1
+        e.helper_all_nodes = 500
     return solver
 
 
@@ -99,7 +101,9 @@ def test_a_helper_joins_a_pass_in_progress() -> None:
     rules = Rules.parse({})
     owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
     helper.share_table(owner)
-    helper.helper_from = 1
+    # a helper takes the orders of the search it helps
+    owner.helper_from = 1
+    owner.helper_all_nodes = 500
     lender = LateLender(helper)
     server = threading.Thread(target=lender.serve)
     server.start()
