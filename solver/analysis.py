@@ -113,7 +113,7 @@ class Solver:
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # for _waiting and _invited, changed by pool threads
 
     # -- engine plumbing -------------------------------------------------------------
     def _set_rules(self, rules: Rules) -> None:
@@ -173,17 +173,22 @@ class Solver:
                 helper = self._free.get_nowait()
             except queue.Empty:
                 return
-            if not self._invited.pop(0).join_pass(helper):
+            # pool threads invite, uninvite and give back at once: test and take under the lock
+            with self._lock:
+                searcher = self._invited.pop(0) if self._invited else None
+            if searcher is None or not searcher.join_pass(helper):
                 self._free.put(helper)
 
     def invite(self, e: Engine) -> None:
         """``e``'s pass in progress may take a helper that falls idle (give_back)."""
-        self._invited.append(e)
+        with self._lock:
+            self._invited.append(e)
 
     def uninvite(self, e: Engine) -> None:
         """``e``'s pass is over."""
-        if e in self._invited:
-            self._invited.remove(e)
+        with self._lock:
+            if e in self._invited:
+                self._invited.remove(e)
 
     def prepare(self, rules: Rules) -> None:
         """Allocate the tables for ``rules`` (or empty those there are) and have the system map
