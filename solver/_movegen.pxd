@@ -371,7 +371,8 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     """Sort moves (and their ``runs`` alongside) best-first: ``first`` (a remembered best card,
     or -1) leads, then cards that leave the trick with the side the player wants it to go to
     (the target's side when ``wants_target``), dumping value on it (discards by
-    ``discard_key``); the history of cut-offs breaks ties. In a trick without value, the last
+    ``discard_key``; the target keeps its one-point hearts while hearts are closed); the
+    history of cut-offs breaks ties. In a trick without value, the last
     of the others overtakes the target instead, so as not to hand it the lead. When every side
     wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
     a seat's killer lead (the last that cut off) before ``first``."""
@@ -408,6 +409,12 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             elif tw == wants_target:
                 if follows:
                     w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
+                elif (s.side[player] == s.target and (c >> 4) == HEARTS and g.values[c] == 1
+                        and not s.broken and g.hearts_break != BREAK_NONE
+                        and not (s.on_table >> (16 * HEARTS)) & SUIT_LANE):
+                    # the target's one-point heart would open hearts to the others' leads: not
+                    # dumped for its value before the other discards (4 % fewer nodes)
+                    w[i] = (10000 + discard_key(g, s, player, c)) << 16
                 else:
                     w[i] = (10000 + 64 * g.values[c] + discard_key(g, s, player, c)) << 16
             elif not follows:
