@@ -60,7 +60,15 @@ ctypedef struct Helper:
 
 
 class SearchAborted(Exception):
-    """The node or time budget ran out before the search finished."""
+    """The node or time budget ran out before the search finished. ``low`` and ``high`` bound
+    the answer as far as the passes that did finish proved it (None: no bound yet); ``side``
+    is the side whose guarantee was asked, where the solver knows it."""
+
+    def __init__(self, message="search budget exhausted", low=None, high=None, side=None):
+        super().__init__(message)
+        self.low = low
+        self.high = high
+        self.side = side
 
 
 cdef inline double _now() noexcept nogil:
@@ -953,7 +961,8 @@ cdef class Engine:
             g = v
         self._count()
         if self.s.aborted:
-            raise SearchAborted("search budget exhausted")
+            raise SearchAborted("search budget exhausted", lo if lo > -INF else None,
+                                hi if hi < INF else None)
         return g
 
     cdef void _arm(self, int beta):

@@ -261,13 +261,19 @@ class Solver:
         if total is not None:
             # the two sides share a fixed total: side 1 gets what side 0 leaves, from searches
             # for side 0 only, whose table entries every question about the deal then shares
-            return total - self._value_to_go(p, 0, total - guess)
+            try:
+                return total - self._value_to_go(p, 0, total - guess)
+            except SearchAborted as e:
+                raise _bounded(e, total, -1) from None
         with self._engine(p) as e:
             return e.value(*self._args(p), p.moon_state, side, guess=guess, **self._budget())
 
     def _guarantee(self, p: Position, side: int, guess: int | None = None) -> int:
         raw = p.raw_points(side)
-        return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
+        try:
+            return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
+        except SearchAborted as e:
+            raise _bounded(e, raw, 1, side) from None
 
     def _moon(self, p: Position, side: int) -> bool:
         with self._engine(p) as e:
@@ -317,7 +323,11 @@ class Solver:
 
                 def card_values(rep: Card) -> tuple[int, bool]:
                     child = p.play(rep)
-                    return self._guarantee(child, side, guess), self._moon(child, side)
+                    try:
+                        return self._guarantee(child, side, guess), self._moon(child, side)
+                    except SearchAborted as e:
+                        # bounds on one card's value are not the seat's
+                        raise SearchAborted(str(e)) from None
 
                 values = self._map(card_values, [rep for rep, _ in groups])
             rows = [MoveResult(c, g, m) for (_, run), (g, m) in zip(groups, values) for c in run]
@@ -374,3 +384,11 @@ def _points_left(p: Position) -> int | None:
 
 def _seat(seat: Seat | str) -> Seat:
     return Seat.parse(seat) if isinstance(seat, str) else Seat(seat)
+
+
+def _bounded(e: SearchAborted, offset: int, sign: int, side: int | None = None) -> SearchAborted:
+    """``e`` with its bounds carried through ``offset + sign * value`` (a flip swaps them)."""
+    low, high = ((e.low, e.high) if sign > 0 else (e.high, e.low))
+    return SearchAborted(str(e), None if low is None else offset + sign * low,
+                         None if high is None else offset + sign * high,
+                         e.side if side is None else side)

@@ -14,7 +14,7 @@ from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
 from .position import Position
-from .report import render
+from .report import proven_so_far, render
 from .rules import Rules
 
 SEAT = click.Choice(["N", "E", "S", "W"], case_sensitive=False)
@@ -60,6 +60,9 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
                     threads=threads or default_jobs())
     try:
         result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
+    except SearchAborted as e:
+        fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e, pos)}", code=3)
+    try:
         line = solver.line(pos, line_for) if line_for else None
     except SearchAborted:
         fail(f"no answer within the time limit of {time_limit} s", code=3)

@@ -1,8 +1,9 @@
 """Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from."""
 from __future__ import annotations
 
-from .analysis import Analysis
+from .analysis import Analysis, SearchAborted
 from .cards import FULL_SUIT, RANKS, SUITS, Seat
+from .position import Position
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -48,3 +49,21 @@ def render(a: Analysis) -> str:
             lines.append(f"{mark}{str(m.card):<5}{m.guarantee:>9}  {'yes' if m.moon_possible else 'no'}")
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
     return "\n".join(lines)
+
+
+def proven_so_far(e: SearchAborted, p: Position) -> str:
+    """What a search cut short had proved of the guarantee asked, for its one-line message:
+    "; so far N's guarantee is at least 6" (or nothing).
+
+    >>> from solver.deal import Deal
+    >>> proven_so_far(SearchAborted("x", 6, None, 0), Position.start(Deal.random(1)))
+    "; so far N's guarantee is at least 6"
+    """
+    if e.side is None or (e.low is None and e.high is None):
+        return ""
+    who = "/".join(str(s) for s in Seat if p.side(s) == e.side)
+    if e.low is not None and e.high is not None:
+        span = f"between {e.low} and {e.high}"
+    else:
+        span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"
+    return f"; so far {who}'s guarantee is {span}"

@@ -126,6 +126,26 @@ def test_node_and_time_limits_abort_the_search() -> None:
         Solver(time_limit=0.01).analyze(start)
 
 
+@pytest.mark.parametrize("spec", [{}, {"partnership": True, "moon": "none"}, {"preset": "bridge"}])
+def test_a_search_cut_short_reports_bounds_that_hold(spec: dict) -> None:
+    """What the finished passes proved brackets the exact answer, for either side of a
+    constant-sum game too (side 1's bounds are side 0's turned round)."""
+    exact = Solver(table_mb=16)
+    bounded = 0
+    for pos in endgames(spec, 10, f"bounds {spec}", cards=(28, 40)):
+        for seat in (Seat.N, Seat.E):
+            value = exact.guarantee(pos, seat)
+            for limit in (3_000, 30_000):
+                try:
+                    assert Solver(table_mb=16, node_limit=limit).guarantee(pos, seat) == value
+                except SearchAborted as e:
+                    assert e.side == pos.side(seat)
+                    assert e.low is None or e.low <= value
+                    assert e.high is None or value <= e.high
+                    bounded += e.low is not None or e.high is not None
+    assert bounded > 0
+
+
 def test_the_line_is_legal_and_names_its_seats() -> None:
     solver = Solver(table_mb=16)
     for pos in endgames({"preset": "black-maria"}, 4, "line"):
