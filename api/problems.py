@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from solver.analysis import SearchAborted
+from solver.report import proven_so_far
 
 from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
 
@@ -179,8 +180,8 @@ def install(app: APIFlask) -> None:
         nodes = current_app.config["SOLVER_NODE_LIMIT"]
         limits = [f"{seconds:g} s" if seconds else "", f"{nodes} nodes per search" if nodes else ""]
         return problem_of("budget-exceeded", "no answer within the compute budget of this service "
-                          f"({', '.join(x for x in limits if x)}); ask about a position with "
-                          "fewer cards to go")
+                          f"({', '.join(x for x in limits if x)}){proven_so_far(e)}; ask about a "
+                          "position with fewer cards to go")
 
     @app.error_processor
     def on_apiflask_error(e: HTTPError) -> Response:

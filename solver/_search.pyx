@@ -61,14 +61,14 @@ ctypedef struct Helper:
 
 class SearchAborted(Exception):
     """The node or time budget ran out before the search finished. ``low`` and ``high`` bound
-    the answer as far as the passes that did finish proved it (None: no bound yet); ``side``
-    is the side whose guarantee was asked, where the solver knows it."""
+    the answer as far as the passes that did finish proved it (None: no bound yet); ``who``
+    names the seats whose guarantee was asked ("N", "N/S"), where the solver knows them."""
 
-    def __init__(self, message="search budget exhausted", low=None, high=None, side=None):
+    def __init__(self, message="search budget exhausted", low=None, high=None, who=None):
         super().__init__(message)
         self.low = low
         self.high = high
-        self.side = side
+        self.who = who
 
 
 cdef inline double _now() noexcept nogil:

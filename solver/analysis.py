@@ -273,7 +273,7 @@ class Solver:
         try:
             return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
         except SearchAborted as e:
-            raise _bounded(e, raw, 1, side) from None
+            raise _bounded(e, raw, 1, "/".join(str(s) for s in Seat if p.side(s) == side)) from None
 
     def _moon(self, p: Position, side: int) -> bool:
         with self._engine(p) as e:
@@ -386,9 +386,8 @@ def _seat(seat: Seat | str) -> Seat:
     return Seat.parse(seat) if isinstance(seat, str) else Seat(seat)
 
 
-def _bounded(e: SearchAborted, offset: int, sign: int, side: int | None = None) -> SearchAborted:
+def _bounded(e: SearchAborted, offset: int, sign: int, who: str | None = None) -> SearchAborted:
     """``e`` with its bounds carried through ``offset + sign * value`` (a flip swaps them)."""
     low, high = ((e.low, e.high) if sign > 0 else (e.high, e.low))
     return SearchAborted(str(e), None if low is None else offset + sign * low,
-                         None if high is None else offset + sign * high,
-                         e.side if side is None else side)
+                         None if high is None else offset + sign * high, who or e.who)

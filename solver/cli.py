@@ -61,7 +61,7 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
     try:
         result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
     except SearchAborted as e:
-        fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e, pos)}", code=3)
+        fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e)}", code=3)
     try:
         line = solver.line(pos, line_for) if line_for else None
     except SearchAborted:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from .analysis import Analysis, SearchAborted
 from .cards import FULL_SUIT, RANKS, SUITS, Seat
-from .position import Position
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -51,19 +50,17 @@ def render(a: Analysis) -> str:
     return "\n".join(lines)
 
 
-def proven_so_far(e: SearchAborted, p: Position) -> str:
-    """What a search cut short had proved of the guarantee asked, for its one-line message:
-    "; so far N's guarantee is at least 6" (or nothing).
+def proven_so_far(e: SearchAborted) -> str:
+    """What a search cut short had proved of the guarantee asked, for its one-line message
+    (or nothing).
 
-    >>> from solver.deal import Deal
-    >>> proven_so_far(SearchAborted("x", 6, None, 0), Position.start(Deal.random(1)))
+    >>> proven_so_far(SearchAborted("x", 6, None, "N"))
     "; so far N's guarantee is at least 6"
     """
-    if e.side is None or (e.low is None and e.high is None):
+    if e.who is None or (e.low is None and e.high is None):
         return ""
-    who = "/".join(str(s) for s in Seat if p.side(s) == e.side)
     if e.low is not None and e.high is not None:
         span = f"between {e.low} and {e.high}"
     else:
         span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"
-    return f"; so far {who}'s guarantee is {span}"
+    return f"; so far {e.who}'s guarantee is {span}"

@@ -135,11 +135,12 @@ def test_a_search_cut_short_reports_bounds_that_hold(spec: dict) -> None:
     for pos in endgames(spec, 10, f"bounds {spec}", cards=(28, 40)):
         for seat in (Seat.N, Seat.E):
             value = exact.guarantee(pos, seat)
+            who = "/".join(str(s) for s in Seat if pos.side(s) == pos.side(seat))
             for limit in (3_000, 30_000):
                 try:
                     assert Solver(table_mb=16, node_limit=limit).guarantee(pos, seat) == value
                 except SearchAborted as e:
-                    assert e.side == pos.side(seat)
+                    assert e.who == who
                     assert e.low is None or e.low <= value
                     assert e.high is None or value <= e.high
                     bounded += e.low is not None or e.high is not None

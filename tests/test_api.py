@@ -283,6 +283,13 @@ def test_time_budget_stops_the_search():
     assert "0.001 s" in resp.get_json()["detail"]
 
 
+def test_budget_problem_says_what_was_proved():
+    app = create_app({"SOLVER_NODE_LIMIT": 300_000})
+    resp = app.test_client().post("/api/v1/analyze", json={"deal": Deal.random(19).pbn()})
+    assert resp.status_code == 422
+    assert "so far N's guarantee is at least " in resp.get_json()["detail"]
+
+
 @pytest.mark.parametrize("settings, words", [
     ({"SOLVER_TIME_LIMIT": -1}, "SOLVER_TIME_LIMIT: -1 is out of range"),
     ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected a number"),
