@@ -372,10 +372,10 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     or -1) leads, then cards that leave the trick with the side the player wants it to go to
     (the target's side when ``wants_target``), dumping value on it (discards by
     ``discard_key``; the target keeps its one-point hearts while hearts are closed); the
-    history of cut-offs breaks ties. In a trick without value, the last
-    of the others overtakes the target instead, so as not to hand it the lead. When every side
-    wants tricks (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads
-    a seat's killer lead (the last that cut off) before ``first``."""
+    history of cut-offs breaks ties. In a trick without value, the last of the others
+    overtakes the target instead, so as not to hand it the lead. When every side wants tricks
+    (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads a seat's
+    killer lead (the last that cut off) before ``first``."""
     cdef int w[16]
     cdef int i, c, tw, wi, wc, wseat, wins, follows
     cdef int led, seize = 0

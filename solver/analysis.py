@@ -95,7 +95,8 @@ class Solver:
     gets any idle engine as its helper thread, pass by pass; the engine releases the GIL while
     it searches.
 
-    ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised.
+    ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised,
+    with the bounds on the seat's guarantee that the finished passes proved (``low``, ``high``).
     """
 
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
@@ -273,7 +274,8 @@ class Solver:
         try:
             return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
         except SearchAborted as e:
-            raise _bounded(e, raw, 1, "/".join(str(s) for s in Seat if p.side(s) == side)) from None
+            who = "/".join(str(s) for s in Seat if p.side(s) == side)
+            raise _bounded(e, raw, 1, who) from None
 
     def _moon(self, p: Position, side: int) -> bool:
         with self._engine(p) as e:
