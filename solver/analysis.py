@@ -274,8 +274,7 @@ class Solver:
         try:
             return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
         except SearchAborted as e:
-            who = "/".join(str(s) for s in Seat if p.side(s) == side)
-            raise _bounded(e, raw, 1, who) from None
+            raise _bounded(e, raw, 1, "/".join(map(str, p.side_seats(side)))) from None
 
     def _moon(self, p: Position, side: int) -> bool:
         with self._engine(p) as e:

@@ -60,12 +60,9 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
                     threads=threads or default_jobs())
     try:
         result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
+        line = solver.line(pos, line_for) if line_for else None
     except SearchAborted as e:
         fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e)}", code=3)
-    try:
-        line = solver.line(pos, line_for) if line_for else None
-    except SearchAborted:
-        fail(f"no answer within the time limit of {time_limit} s", code=3)
     out = result.to_json()
     if line is not None:
         out["line"] = {"for": line_for.upper(), "cards": [f"{st.seat}:{st.card}" for st in line]}
