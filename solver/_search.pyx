@@ -32,6 +32,8 @@ cdef enum:
     NARROW_CARDS = 3              # cards the others try a node in a narrowed pass
     NARROW_FROM = 40              # cards left from which value() tries narrowed passes: in
                                   # smaller positions they cost more than they save
+    SWEEP_FROM = 40               # see _sweep: from 36 cards, 7 % more nodes on typical
+    SWEEP_CARDS = 2               # deals; with 3 cards a node, 8 %
     HELPER_FROM = 40              # see Engine.helper_from (from 48 cards: 35 % slower; from 32
                                   # or at every node: the same)
     HELPER_ALL_NODES = 2000000    # see Engine.helper_all_nodes
@@ -324,6 +326,61 @@ cdef inline void _store_proof(const Game* g, const State* s, Table* tt, int kind
     _store(tt, &key, exact_hash(s, kind), rel, lo, hi, best, work)
 
 
+cdef inline int _child(const Game* g, State* s, Table* tt, int player, int c, int alpha,
+                       int beta, uint64_t* rel) noexcept nogil:
+    """The value to go of the position after ``player`` plays ``c``, counted from before it."""
+    cdef int w0 = s.win, v, delta, ws
+    cdef Undo u
+    cdef uint64_t mrel, win
+    cdef bint side_by_rank
+    _play(g, s, player, c)
+    rel[0] = 0
+    if s.ntrick == 4:
+        delta = _finish_trick(g, s, &u, &ws, &win, &side_by_rank)
+        v = delta + search(g, s, tt, alpha - delta, beta - delta, &mrel)
+        rel[0] = _with_winner(mrel, win, side_by_rank)
+        _undo_trick(s, &u)
+    else:
+        v = search(g, s, tt, alpha, beta, rel)
+    _unplay(g, s, player, c, w0)
+    return v
+
+
+cdef inline int _sweep(const Game* g, State* s, Table* tt, int player, const int* moves,
+                       const uint64_t* runs, int n, int alpha, int beta, int* value,
+                       uint64_t* rel) noexcept nogil:
+    """The first of the others' cards whose search narrowed to ``s.sweep_cards`` cards a node
+    of theirs reaches ``beta`` (a proof: with more cards they do no worse), or -1. Where the
+    static order puts a wrong card first, a full search refutes it at length (every card of
+    theirs tried below it) before coming to the card that works; the sweep finds that card
+    for a fraction of the cost when a simple line follows it. Early in the deal only: on
+    hard deals (seed 4 E) it halves the search, on typical ones it costs about as much."""
+    cdef int i, v
+    cdef uint64_t crel
+    for i in range(n):
+        s.narrow = s.sweep_cards
+        v = _child(g, s, tt, player, moves[i], alpha, beta, &crel)
+        s.narrow = 0
+        if s.aborted:
+            return -1
+        if v >= beta:
+            value[0] = v
+            rel[0] = _with_run(crel, runs[i])
+            return i
+    return -1
+
+
+cdef inline void _credit(State* s, int c) noexcept nogil:
+    """Count a cut-off made by ``c`` for the history heuristic."""
+    cdef int j
+    s.hist[c] += s.cards_left
+    if s.hist[c] > (1 << 30):
+        # a long-lived engine's counts would overflow (ordering caps them far lower;
+        # ageing them there cost bridge play 3 % more nodes)
+        for j in range(64):
+            s.hist[j] >>= 1
+
+
 cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 uint64_t* rel) noexcept nogil:
     """Fail-soft alpha-beta: the target's side minimises the value to go, the others maximise.
@@ -337,15 +394,13 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     cdef int done_v[16]
     cdef uint64_t done_rel[16]
     cdef uint64_t runs[16]
-    cdef int ndone = 0, j, w0
+    cdef int ndone = 0, j
     cdef Key key
-    cdef Undo u
     cdef Outcomes o
-    cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, delta, ws, hi_other
+    cdef int lo, hi, player, n, i, c, v, best, bestmove = -1, ttmove = -1, hi_other
     cdef int boundary = s.ntrick == 0
     cdef int alpha0, beta0, maximizing
-    cdef bint side_by_rank
-    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh, win
+    cdef uint64_t crel, nrel = 0, rel_lo, rel_hi, mrel, xh
     cdef int kind = KIND_SCORE + NARROWED if s.narrow else KIND_SCORE, searched = 0, work
     cdef int64_t start = s.nodes
     rel[0] = 0
@@ -474,6 +529,17 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             and (maximizing or s.nodes >= s.helper_all_at)):
         _reverse(moves + 1, runs + 1, n - 1)
     best = -INF if maximizing else INF
+    if (maximizing and not s.narrow and s.cards_left >= s.sweep_from and n > 1
+            and not g.tricks_wanted):
+        i = _sweep(g, s, tt, player, moves, runs, n, alpha, beta, &v, &crel)
+        if s.aborted:
+            return 0
+        if i >= 0:
+            best = v
+            bestmove = moves[i]
+            nrel = crel
+            _credit(s, bestmove)
+            n = 0  # a cut-off: the full search below has nothing left to do
     for i in range(n):
         c = moves[i]
         j = _same_child(g, c, done, done_rel, ndone)
@@ -484,17 +550,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             if maximizing and s.narrow and searched == s.narrow:
                 break
             searched += 1
-            w0 = s.win
-            _play(g, s, player, c)
-            crel = 0
-            if s.ntrick == 4:
-                delta = _finish_trick(g, s, &u, &ws, &win, &side_by_rank)
-                v = delta + search(g, s, tt, alpha - delta, beta - delta, &mrel)
-                crel = _with_winner(mrel, win, side_by_rank)
-                _undo_trick(s, &u)
-            else:
-                v = search(g, s, tt, alpha, beta, &crel)
-            _unplay(g, s, player, c, w0)
+            v = _child(g, s, tt, player, c, alpha, beta, &crel)
             if s.aborted:
                 return 0
             crel = _with_run(crel, runs[i])
@@ -516,12 +572,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                     beta = v
         if alpha >= beta:
             # a cut-off rests on the card that made it alone
-            s.hist[c] += s.cards_left
-            if s.hist[c] > (1 << 30):
-                # a long-lived engine's counts would overflow (ordering caps them far lower;
-                # ageing them there cost bridge play 3 % more nodes)
-                for j in range(64):
-                    s.hist[j] >>= 1
+            _credit(s, c)
             if boundary and g.tricks_wanted and i > 0:
                 # only a lead the order did not already put first (else the killer of a
                 # sibling position gave way to the static order's choice, which needs none)
@@ -689,6 +740,8 @@ cdef class Engine:
     cdef public int narrow_cards     # cards a node in narrowed searches (NARROW_CARDS); tests
                                      # lower both, so that brute force checks narrowed searches
                                      # that do leave cards out
+    cdef public int sweep_from       # cards left from which the others' nodes sweep (_sweep;
+    cdef public int sweep_cards      # SWEEP_FROM, SWEEP_CARDS); tests lower both
     cdef public long long helper_nodes  # nodes of the helper threads' searches
     cdef public long long joins      # helpers that joined a pass in progress (join_pass)
     cdef public int helper_from      # cards left from which a helper orders the cards its own
@@ -713,6 +766,8 @@ cdef class Engine:
         cdef int i, suit, k, common, best_count, cnt, v
         self.narrow_from = NARROW_FROM
         self.narrow_cards = NARROW_CARDS
+        self.sweep_from = SWEEP_FROM
+        self.sweep_cards = SWEEP_CARDS
         if len(values) != 64:
             raise ValueError("values must have 64 entries")
         self.g.point_mask = 0
@@ -898,6 +953,8 @@ cdef class Engine:
         s.aborted = 0
         s.narrow = 0
         s.narrow_moon = 0
+        s.sweep_from = self.sweep_from
+        s.sweep_cards = self.sweep_cards
         s.helper = 0
         s.stop = NULL
         s.helped = NULL

@@ -88,6 +88,9 @@ ctypedef struct State:
     int narrow                   # > 0: a narrowed search, the others trying at most this many
                                  # cards a node (see Engine.value)
     int narrow_moon              # the same for the side seeking a moon in moon_search
+    int sweep_from               # cards left from which the others, in a full search, first
+    int sweep_cards              # sweep their cards with searches narrowed to sweep_cards
+                                 # cards a node (see _search._sweep)
     int helper                   # in a helper thread's search (see _search.Helper): the cards
                                  # left from which it takes cards in another order; else 0
     int* stop                    # a helper's: set when the search it helps is over

@@ -81,15 +81,15 @@ SMALL_DEALS = 30  # per rule set: 3 or 4 cards a hand, from trick 1
 
 
 class NarrowedSolver(Solver):
-    """Narrowed searches (Engine.value) at every size and with one card a node: the engine tries
-    them only from 10 tricks to go and with three cards, which in these small endgames would
-    seldom leave a card out."""
+    """Narrowed passes (Engine.value) and the others' sweeps (_search._sweep) at every size and
+    with one card a node: the engine uses them only from 10 tricks to go and with two or three
+    cards, which in these small endgames would seldom leave a card out."""
 
     @contextmanager
     def _engine(self, p: Position) -> Iterator[Engine]:
         with super()._engine(p) as e:
-            e.narrow_from = 0
-            e.narrow_cards = 1
+            e.narrow_from = e.sweep_from = 0
+            e.narrow_cards = e.sweep_cards = 1
             yield e
 
 
