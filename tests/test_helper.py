@@ -24,12 +24,14 @@ POSITIONS = 6          # per rule set
 def eager(solver: Solver, rules: Rules) -> Solver:
     """Helpers that start after the first thousand nodes and take their own order (the first
     card kept, the rest reversed) at every node, the target's cards too after 500 nodes, so
-    that even small searches run two threads and both orders."""
+    that even small searches run two threads and both orders; both threads' others sweep
+    their cards (_search._sweep) at every node, so that narrowed entries are shared too."""
     solver.prepare(rules)
     for e in solver._engines:
         e.spawn_nodes = 0
         e.helper_from = 1
         e.helper_all_nodes = 500
+        e.sweep_from = 0
     return solver
 
 
