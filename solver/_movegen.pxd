@@ -378,7 +378,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     killer lead (the last that cut off) before ``first``."""
     cdef int w[16]
     cdef int i, c, tw, wi, wc, wseat, wins, follows
-    cdef int led, seize = 0
+    cdef int led, seize = 0, keep_hearts = 0
     if n < 2:
         return
     if g.tricks_wanted:
@@ -393,6 +393,12 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
         # lead from the target, cheaply, rather than hand it over
         seize = (wants_target and s.ntrick == 3 and s.side[wseat] == s.target
                  and (s.on_table & g.valued_mask) == 0)
+        # the target discarding while hearts are closed and none is in the trick: its first
+        # heart would open hearts to the others' leads, so its one-point hearts are not dumped
+        # for their value before the other discards (4 % fewer nodes)
+        keep_hearts = (s.side[player] == s.target and not s.broken
+                       and g.hearts_break != BREAK_NONE
+                       and not (s.on_table >> (16 * HEARTS)) & SUIT_LANE)
     for i in range(n):
         c = moves[i]
         if c == first:
@@ -409,11 +415,7 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             elif tw == wants_target:
                 if follows:
                     w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
-                elif (s.side[player] == s.target and (c >> 4) == HEARTS and g.values[c] == 1
-                        and not s.broken and g.hearts_break != BREAK_NONE
-                        and not (s.on_table >> (16 * HEARTS)) & SUIT_LANE):
-                    # the target's one-point heart would open hearts to the others' leads: not
-                    # dumped for its value before the other discards (4 % fewer nodes)
+                elif keep_hearts and (c >> 4) == HEARTS and g.values[c] == 1:
                     w[i] = (10000 + discard_key(g, s, player, c)) << 16
                 else:
                     w[i] = (10000 + 64 * g.values[c] + discard_key(g, s, player, c)) << 16
