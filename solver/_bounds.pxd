@@ -1,6 +1,7 @@
 # Bounds on the value to go at a trick boundary. The value is one of three kinds of outcome
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
-# what is still to be won; a kind that the state rules out is left out.
+# what is still to be won; a kind that the state rules out is left out. Inside a trick, one
+# bound: that of a trick the target's side has lost (trick_lost).
 #
 # A test that compares ranks and holds adds to ``rel`` the lowest card of each suit whose
 # owner it depended on (the cards above it count too): any position that agrees with this one
@@ -686,3 +687,80 @@ cdef inline int bound_hi(const Outcomes* o, int skip) noexcept nogil:
         if o.possible[k] and k != skip and o.hi[k] > r:
             r = o.hi[k]
     return r
+
+
+cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
+                            uint64_t* rel) noexcept nogil:
+    """Inside a trick (Hearts rules) that the target's side need not take, after which no other
+    side's moon is possible: an upper bound on the value to go, in ``hi``. The trick's cards go
+    to another side, and each seat still to play gives up to it at least its least valued
+    legal card (a heart, when it must follow hearts): that settles the trick's last plays
+    where the points still held, less those, fit under ``alpha``, without visiting each of the
+    positions that end the trick. Returns 0 where it does not apply, and (cheaply, not in
+    every case) where it cannot settle alpha.
+
+    The target's side need not take the trick when the winning card is another side's and each
+    of its seats still to play holds none above it, or one below it (it ducks). Where the
+    target's side follows suit, or the moon dies only because a given seat takes the trick,
+    that relies on who holds the cards from the winning one up (``rel``), and only once no other
+    seat can overtake it: searched, the trick's ends would rely on the card that wins in the
+    end, often a higher one (relying on the card winning so far cost 14 % more nodes)."""
+    cdef int k, q, wc, led = s.trick[0] >> 4, least, forced = 0, taker
+    cdef bint follows = 0, final = 1, by_rank, mine
+    cdef uint64_t lane, legal, suit = <uint64_t>SUIT_LANE << (16 * led)
+    hi[0] = s.hand_pos
+    if g.trick_points > 0:
+        hi[0] += g.trick_points * ((s.cards_left - (4 - s.ntrick)) >> 2)
+    if hi[0] > alpha and not (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & suit & g.point_mask:
+        # only a seat following with a point card, or a void one holding nothing but valued
+        # cards (too rare to look for), could lower the bound
+        return 0
+    wc = s.trick[s.win]
+    taker = s.side[(s.leader + s.win) & 3]
+    if taker == s.target or (g.moon_total > 0 and s.moon == 0):
+        return 0
+    for k in range(s.ntrick, 4):
+        q = (s.leader + k) & 3
+        mine = s.side[q] == s.target
+        lane = s.hand[q] & suit
+        if lane:
+            follows |= mine
+            if msb(lane) > wc:
+                if mine:
+                    # it could take the trick, and ducks instead
+                    lane &= ((<uint64_t>1) << wc) - 1
+                    if not lane:
+                        return 0
+                else:
+                    final = 0
+            legal = lane
+        else:
+            legal = s.hand[q]
+        if s.first_trick:
+            # trick 1 may hold back valued cards
+            legal &= legal_mask(g, s, q)
+            if not legal:
+                return 0
+        if not legal & ~g.point_mask:
+            least = INF
+            while legal:
+                if g.values[ctz(legal)] < least:
+                    least = g.values[ctz(legal)]
+                legal &= legal - 1
+            forced += least
+    for k in range(s.ntrick):
+        if s.side[(s.leader + k) & 3] == s.target and (s.trick[k] >> 4) == led:
+            follows = 1
+    by_rank = follows
+    if g.moon_total > 0 and s.moon != MOON_DEAD and s.moon - 1 != s.target:
+        # another side has taken every point card so far: its moon must die with this trick,
+        # which carries one to a seat of a third side (the target's own moon would only lower
+        # the value)
+        if taker == s.moon - 1 or (forced == 0 and not s.on_table & g.point_mask):
+            return 0
+        by_rank = 1
+    if by_rank and not final:
+        return 0
+    hi[0] -= forced
+    rel[0] = (<uint64_t>1) << wc if by_rank else 0
+    return 1

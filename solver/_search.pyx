@@ -16,6 +16,7 @@ from solver._movegen cimport (legal_mask, group_moves, order_moves, winning_inde
                               find_winning_index)
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
+                             trick_lost,
                              lead_side_max, trick_then_cash, others_cannot_shoot,
                              cannot_shoot, leads_a_point,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
@@ -432,6 +433,13 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                 if v >= beta:
                     rel[0] = crel
                     return v
+    elif s.ntrick > 0 and not g.tricks_wanted and trick_lost(g, s, alpha, &hi, &crel) \
+            and hi <= alpha:
+        # the rest of a trick the target's side has lost, whose points no longer matter (the
+        # like lower bound, for a trick it must take, was too loose a fail-soft value: the
+        # passes that climb to the value found less in the table)
+        rel[0] = crel
+        return hi
     if boundary:
         s.trick_nodes += 1
         if s.cards_left == 0:
@@ -1225,6 +1233,21 @@ cdef class Engine:
         rel = 0
         out["leads_a_point"] = (bool(leads_a_point(&self.g, &self.s, &rel)), rel & ~leader_flag)
         return out
+
+    def trick_lost_claim(self, hands, int leader, trick, int moon, int target):
+        """What trick_lost claims once the cards of ``trick`` (one to three, in play order from
+        ``leader``) have been played from ``hands``, hearts broken, ``moon`` the moon state
+        before the trick: (the most the target takes from there on, the cards relied on), or
+        None where it claims nothing."""
+        cdef uint64_t rel = 0
+        cdef int hi = 0, i
+        hands = list(hands)
+        for i, c in enumerate(trick):
+            hands[(leader + i) & 3] &= ~(1 << c)
+        self._load(hands, list(trick), leader, True, False, -1, moon, target, 0, 0)
+        if not trick_lost(&self.g, &self.s, INF, &hi, &rel):
+            return None
+        return hi, rel
 
     def trick_claim(self, hands, int leader, trick, bint broken=True, bint mover=True):
         """What trick_then_cash claims once the cards of ``trick`` (one to three, in play order

@@ -271,6 +271,89 @@ def test_trick_claims_hold(hearts_break: str) -> None:
     assert fired >= (100 if hearts_break == "none" else 0), fired
 
 
+def value_to_go(game: brute.Game, rules: Rules, target: int, moon: int, total: int) -> int:
+    """What the target's side took in ``game`` (played from the position on), scored as the
+    engine would score it from there with moon state ``moon`` before it (0: nobody had taken a
+    point card, 1 + side: only that side had, 7: several had) and ``total`` points in the
+    deal: another side that had them all and took the rest shoots. The target's own moon only
+    lowers its score, so it is left out: a bound the test then refutes is wrong all the same."""
+    value = game.card_points[target]
+    shooters = game.sides if moon == 0 and game.points else [moon - 1] if moon <= 4 else []
+    if rules.moon == "add" and any(x != target and game.point_cards[x] == game.points
+                                   for x in shooters):
+        value = game.low_points[target] + total
+    return value + rules.trick_points * game.tricks_won[target]
+
+
+def keyed_exactly(rules: Rules) -> int:
+    """The cards the table's key places exactly whatever a bound relied on: in each suit, those
+    whose value is not the suit's commonest (the sum of the values still held must not change
+    where the table reuses a bound)."""
+    out = 0
+    for suit in range(4):
+        cards = range(16 * suit, 16 * suit + 13)
+        values = [rules.values[c] for c in cards]
+        common = max(values, key=values.count)
+        out |= sum(1 << c for c in cards if rules.values[c] != common)
+    return out
+
+
+@pytest.mark.parametrize("name", POINT_RULES)
+def test_trick_lost_claims_hold(name: str) -> None:
+    """One to three cards of a trick played, the moon dead, or alive but for whom the trick's
+    point cards go to: the target takes no more than trick_lost claims (its points from the
+    trick on, no moon applying), also where the cards below those it relied on lie elsewhere,
+    each card of the trick below them then a small card of the same suit from the same hand
+    (the table would reuse the claim there)."""
+    rules = Rules.parse({**POINT_RULES[name], **OPEN_PLAY})
+    rng = random.Random(f"bounds/trick-lost/{name}")
+    solver = Solver(table_mb=1)
+    sides = 2 if rules.partnership else 4
+    fired, relied_on, wrong = 0, 0, []
+    for _ in range(2 * POSITIONS):
+        deal, leader = random_position(rng, rules)
+        game = brute.Game(deal, rules, leader)
+        trick = []
+        for _ in range(rng.choice((1, 2, 2, 3, 3))):
+            trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
+            game.play(trick[-1])
+        target = rng.randrange(sides)
+        moon = rng.choice([7, 7, 0] + [x + 1 for x in range(sides)])
+        # the side that has every point card so far may have taken some already
+        total = game.moon_total + (rng.choice((0, 1, 3)) if moon else 0)
+        with solver._engine(Position.start(deal, rules, leader)) as engine:
+            engine.set_moon_total(total)
+            claim = engine.trick_lost_claim(list(deal.hands), int(leader), trick, moon, target)
+        if claim is None:
+            continue
+        most, relied = claim
+        fired += 1
+        relied_on += bool(relied)
+        again = redeal_below(deal, relied | keyed_exactly(rules), rng)
+        trick_again = []
+        for i, card in enumerate(trick):
+            seat = (int(leader) + i) % 4
+            if not again.hands[seat] >> card & 1:
+                lane = 0x1FFF << (card & ~15)
+                cut = relied & lane
+                small = again.hands[seat] & lane & ((cut & -cut) - 1)
+                small &= ~sum(1 << c for c in trick_again)
+                card = rng.choice(list(brute.bits(small)))
+            trick_again.append(card)
+        for d, cards in ((deal, trick), (again, trick_again)):
+            game = brute.Game(d, rules, leader)
+            for card in cards:
+                game.play(card)
+            if forced(game, lambda s: game.side[s] != target,
+                      lambda g: value_to_go(g, rules, target, moon, total) > most
+                      if g.is_over else None):
+                wrong.append(f"{d.pbn()}, {leader} leads, trick "
+                             f"{[str(Card.from_index(c)) for c in cards]}, target "
+                             f"{target}, moon state {moon}: claimed at most {most}")
+    assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
+    assert fired >= 100 and relied_on >= 20, (fired, relied_on)
+
+
 def test_the_guard_counts_cards_above_the_point_card() -> None:
     """West leads S2 towards North's SA S9: if North wins with SA, East's SQ beats S9 later; if
     North plays S9, East's SQ takes the trick at once. Pairing North's spades against East's
