@@ -1,7 +1,8 @@
 # Bounds on the value to go at a trick boundary. The value is one of three kinds of outcome
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
 # what is still to be won; a kind that the state rules out is left out. Inside a trick, one
-# bound: that of a trick the target's side has lost (trick_lost).
+# bound: that of a trick the target's side has lost (trick_lost); and for the moon search, a
+# trick whose point card the target's side cannot take (shot_lost).
 #
 # A test that compares ranks and holds adds to ``rel`` the lowest card of each suit whose
 # owner it depended on (the cards above it count too): any position that agrees with this one
@@ -763,4 +764,37 @@ cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
         return 0
     hi[0] -= forced
     rel[0] = (<uint64_t>1) << wc if by_rank else 0
+    return 1
+
+
+cdef inline bint shot_lost(const Game* g, const State* s, uint64_t* rel) noexcept nogil:
+    """Inside a trick, the target's side seeking to take every point card: the trick carries
+    one (on the table, or one a seat still to play must follow with, holding nothing else
+    legal) and the target's side cannot take it: another side's card wins, and no seat of the
+    target's side still to play holds one above it. Where the target's side follows suit this
+    relies on who holds the cards from the winning one up (``rel``)."""
+    cdef int k, q, wc, led = s.trick[0] >> 4
+    cdef bint points = (s.on_table & g.point_mask) != 0, follows = 0
+    cdef uint64_t lane, legal, suit = <uint64_t>SUIT_LANE << (16 * led)
+    if s.side[(s.leader + s.win) & 3] == s.target:
+        return 0
+    wc = s.trick[s.win]
+    for k in range(s.ntrick, 4):
+        q = (s.leader + k) & 3
+        lane = s.hand[q] & suit
+        if s.side[q] == s.target and lane:
+            if msb(lane) > wc:
+                return 0
+            follows = 1
+        if not points:
+            legal = lane if lane else s.hand[q]
+            if s.first_trick:
+                legal &= legal_mask(g, s, q)
+            points = legal != 0 and not legal & ~g.point_mask
+    if not points:
+        return 0
+    for k in range(s.ntrick):
+        if s.side[(s.leader + k) & 3] == s.target and (s.trick[k] >> 4) == led:
+            follows = 1
+    rel[0] = (<uint64_t>1) << wc if follows else 0
     return 1

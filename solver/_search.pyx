@@ -16,7 +16,7 @@ from solver._movegen cimport (legal_mask, group_moves, order_moves, winning_inde
                               find_winning_index)
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
                              terminal_value, target_cannot_win, target_can_duck, quick_tricks,
-                             trick_lost,
+                             trick_lost, shot_lost,
                              lead_side_max, trick_then_cash, others_cannot_shoot,
                              cannot_shoot, leads_a_point,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
@@ -685,6 +685,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
             rel[0] = rel_lo | LEADER_DEP
             ex_store(tt, xh, lo, lo, ttmove, rel[0], rel[0])
             return lo
+    elif not anyone and shot_lost(g, s, rel):
+        # settled before the trick's last cards are tried (E's guarantee, seeds 0-23: 12 %
+        # fewer nodes by geometric mean; N's, seeds 0-39: 3 %)
+        return 0
     player = (s.leader + s.ntrick) & 3
     either = s.side[player] != blocker if blocker >= 0 else s.side[player] == s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
@@ -1248,6 +1252,20 @@ cdef class Engine:
         if not trick_lost(&self.g, &self.s, INF, &hi, &rel):
             return None
         return hi, rel
+
+    def shot_lost_claim(self, hands, int leader, trick, int target):
+        """What shot_lost claims once the cards of ``trick`` (one to three, in play order from
+        ``leader``) have been played from ``hands``, hearts broken: the cards relied on when it
+        says the target's side can no longer take every point card, else None."""
+        cdef uint64_t rel = 0
+        cdef int i
+        hands = list(hands)
+        for i, c in enumerate(trick):
+            hands[(leader + i) & 3] &= ~(1 << c)
+        self._load(hands, list(trick), leader, True, False, -1, 0, target, 0, 0)
+        if not shot_lost(&self.g, &self.s, &rel):
+            return None
+        return rel
 
     def trick_claim(self, hands, int leader, trick, bint broken=True, bint mover=True):
         """What trick_then_cash claims once the cards of ``trick`` (one to three, in play order

@@ -87,6 +87,34 @@ def redeal_below(deal: Deal, relied: int, rng: random.Random) -> Deal:
     return Deal(tuple(hands))  # type: ignore[arg-type]
 
 
+def redeal_trick(deal: Deal, leader: Seat, trick: list[int], relied: int,
+                 rng: random.Random) -> tuple[Deal, list[int]]:
+    """``redeal_below`` for a position inside a trick: the deal before it dealt anew below the
+    cards relied on, and the trick's cards, each one below them then a small card of the same
+    suit from the same hand (the table would reuse a claim there)."""
+    again = redeal_below(deal, relied, rng)
+    trick_again: list[int] = []
+    for i, card in enumerate(trick):
+        seat = (int(leader) + i) % 4
+        if not again.hands[seat] >> card & 1:
+            lane = 0x1FFF << (card & ~15)
+            cut = relied & lane
+            small = again.hands[seat] & lane & ((cut & -cut) - 1)
+            small &= ~sum(1 << c for c in trick_again)
+            card = rng.choice(list(brute.bits(small)))
+        trick_again.append(card)
+    return again, trick_again
+
+
+def random_trick(rng: random.Random, game: brute.Game, counts: tuple[int, ...]) -> list[int]:
+    """Play ``rng.choice(counts)`` random legal cards of the first trick of ``game``."""
+    trick: list[int] = []
+    for _ in range(rng.choice(counts)):
+        trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
+        game.play(trick[-1])
+    return trick
+
+
 def took(game: brute.Game, seat: int, cards: int) -> bool:
     return game.point_cards[game.side[seat]] & cards == cards
 
@@ -234,11 +262,7 @@ def test_trick_claims_hold(hearts_break: str) -> None:
     fired, wrong = 0, []
     for _ in range(2 * POSITIONS):
         deal, leader = random_position(rng, rules)
-        game = brute.Game(deal, rules, leader)
-        trick = []
-        for _ in range(rng.choice((1, 1, 2, 3))):
-            trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
-            game.play(trick[-1])
+        trick = random_trick(rng, brute.Game(deal, rules, leader), (1, 1, 2, 3))
         mover = rng.random() < 0.5
         with solver._engine(Position.start(deal, rules, leader)) as engine:
             claim, relied = engine.trick_claim(list(deal.hands), int(leader), trick,
@@ -246,17 +270,7 @@ def test_trick_claims_hold(hearts_break: str) -> None:
         if not claim:
             continue
         fired += 1
-        again = redeal_below(deal, relied, rng)
-        trick_again = []
-        for i, card in enumerate(trick):
-            seat = (int(leader) + i) % 4
-            if not again.hands[seat] >> card & 1:
-                lane = 0x1FFF << (card & ~15)
-                cut = relied & lane
-                small = again.hands[seat] & lane & ((cut & -cut) - 1)
-                small &= ~sum(1 << c for c in trick_again)
-                card = rng.choice(list(brute.bits(small)))
-            trick_again.append(card)
+        again, trick_again = redeal_trick(deal, leader, trick, relied, rng)
         side = (int(leader) + len(trick) + (not mover)) % 2
         for d, cards in ((deal, trick), (again, trick_again)):
             game = brute.Game(d, rules, leader)
@@ -313,10 +327,7 @@ def test_trick_lost_claims_hold(name: str) -> None:
     for _ in range(2 * POSITIONS):
         deal, leader = random_position(rng, rules)
         game = brute.Game(deal, rules, leader)
-        trick = []
-        for _ in range(rng.choice((1, 2, 2, 3, 3))):
-            trick.append(rng.choice(list(brute.bits(game.legal_mask()))))
-            game.play(trick[-1])
+        trick = random_trick(rng, game, (1, 2, 2, 3, 3))
         target = rng.randrange(sides)
         moon = rng.choice([7, 7, 0] + [x + 1 for x in range(sides)])
         # the side that has every point card so far may have taken some already
@@ -329,17 +340,8 @@ def test_trick_lost_claims_hold(name: str) -> None:
         most, relied = claim
         fired += 1
         relied_on += bool(relied)
-        again = redeal_below(deal, relied | keyed_exactly(rules), rng)
-        trick_again = []
-        for i, card in enumerate(trick):
-            seat = (int(leader) + i) % 4
-            if not again.hands[seat] >> card & 1:
-                lane = 0x1FFF << (card & ~15)
-                cut = relied & lane
-                small = again.hands[seat] & lane & ((cut & -cut) - 1)
-                small &= ~sum(1 << c for c in trick_again)
-                card = rng.choice(list(brute.bits(small)))
-            trick_again.append(card)
+        again, trick_again = redeal_trick(deal, leader, trick,
+                                          relied | keyed_exactly(rules), rng)
         for d, cards in ((deal, trick), (again, trick_again)):
             game = brute.Game(d, rules, leader)
             for card in cards:
@@ -350,6 +352,40 @@ def test_trick_lost_claims_hold(name: str) -> None:
                 wrong.append(f"{d.pbn()}, {leader} leads, trick "
                              f"{[str(Card.from_index(c)) for c in cards]}, target "
                              f"{target}, moon state {moon}: claimed at most {most}")
+    assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
+    assert fired >= 100 and relied_on >= 20, (fired, relied_on)
+
+
+@pytest.mark.parametrize("name", POINT_RULES)
+def test_shot_lost_claims_hold(name: str) -> None:
+    """One to three cards of a trick played: where shot_lost says the target's side can no
+    longer take every point card, no play of anyone's makes it take them, also where the cards
+    below those it relied on lie elsewhere (as the table would reuse the claim)."""
+    rules = Rules.parse({**POINT_RULES[name], **OPEN_PLAY})
+    rng = random.Random(f"bounds/shot-lost/{name}")
+    solver = Solver(table_mb=1)
+    sides = 2 if rules.partnership else 4
+    fired, relied_on, wrong = 0, 0, []
+    for _ in range(2 * POSITIONS):
+        deal, leader = random_position(rng, rules)
+        trick = random_trick(rng, brute.Game(deal, rules, leader), (1, 2, 2, 3, 3))
+        target = rng.randrange(sides)
+        with solver._engine(Position.start(deal, rules, leader)) as engine:
+            relied = engine.shot_lost_claim(list(deal.hands), int(leader), trick, target)
+        if relied is None:
+            continue
+        fired += 1
+        relied_on += bool(relied)
+        again, trick_again = redeal_trick(deal, leader, trick, relied | keyed_exactly(rules),
+                                          rng)
+        for d, cards in ((deal, trick), (again, trick_again)):
+            game = brute.Game(d, rules, leader)
+            for card in cards:
+                game.play(card)
+            if forced(game, lambda s: True,
+                      lambda g: g.point_cards[target] == g.points if g.is_over else None):
+                wrong.append(f"{d.pbn()}, {leader} leads, trick "
+                             f"{[str(Card.from_index(c)) for c in cards]}, target {target}")
     assert not wrong, f"{len(wrong)} refuted claims:\n" + "\n".join(wrong[:5])
     assert fired >= 100 and relied_on >= 20, (fired, relied_on)
 
