@@ -12,7 +12,8 @@ anew among the same hands (suit lengths kept), as the transposition table will r
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 
@@ -104,6 +105,33 @@ def redeal_trick(deal: Deal, leader: Seat, trick: list[int], relied: int,
             card = rng.choice(list(brute.bits(small)))
         trick_again.append(card)
     return again, trick_again
+
+
+def after(deal: Deal, rules: Rules, leader: Seat, cards: list[int]) -> brute.Game:
+    """The game of ``deal`` once ``cards`` have been played."""
+    game = brute.Game(deal, rules, leader)
+    for card in cards:
+        game.play(card)
+    return game
+
+
+@dataclass
+class TrickCase:
+    """A random position one to three cards into its first trick, and a target side."""
+    deal: Deal
+    leader: Seat
+    trick: list[int]
+    target: int
+    game: brute.Game  # after the trick's cards
+
+
+def trick_cases(rules: Rules, rng: random.Random) -> Iterator[TrickCase]:
+    sides = 2 if rules.partnership else 4
+    for _ in range(2 * POSITIONS):
+        deal, leader = random_position(rng, rules)
+        game = brute.Game(deal, rules, leader)
+        trick = random_trick(rng, game, (1, 2, 2, 3, 3))
+        yield TrickCase(deal, leader, trick, rng.randrange(sides), game)
 
 
 def random_trick(rng: random.Random, game: brute.Game, counts: tuple[int, ...]) -> list[int]:
@@ -273,9 +301,7 @@ def test_trick_claims_hold(hearts_break: str) -> None:
         again, trick_again = redeal_trick(deal, leader, trick, relied, rng)
         side = (int(leader) + len(trick) + (not mover)) % 2
         for d, cards in ((deal, trick), (again, trick_again)):
-            game = brute.Game(d, rules, leader)
-            for card in cards:
-                game.play(card)
+            game = after(d, rules, leader, cards)
             if not forced(game, lambda s: s % 2 == side,
                           lambda g: True if g.tricks_won[side] >= claim else
                           (False if g.is_over else None)):
@@ -322,16 +348,12 @@ def test_trick_lost_claims_hold(name: str) -> None:
     rules = Rules.parse({**POINT_RULES[name], **OPEN_PLAY})
     rng = random.Random(f"bounds/trick-lost/{name}")
     solver = Solver(table_mb=1)
-    sides = 2 if rules.partnership else 4
     fired, relied_on, wrong = 0, 0, []
-    for _ in range(2 * POSITIONS):
-        deal, leader = random_position(rng, rules)
-        game = brute.Game(deal, rules, leader)
-        trick = random_trick(rng, game, (1, 2, 2, 3, 3))
-        target = rng.randrange(sides)
-        moon = rng.choice([7, 7, 0] + [x + 1 for x in range(sides)])
+    for case in trick_cases(rules, rng):
+        deal, leader, trick, target = case.deal, case.leader, case.trick, case.target
+        moon = rng.choice([7, 7, 0] + [x + 1 for x in range(2 if rules.partnership else 4)])
         # the side that has every point card so far may have taken some already
-        total = game.moon_total + (rng.choice((0, 1, 3)) if moon else 0)
+        total = case.game.moon_total + (rng.choice((0, 1, 3)) if moon else 0)
         with solver._engine(Position.start(deal, rules, leader)) as engine:
             engine.set_moon_total(total)
             claim = engine.trick_lost_claim(list(deal.hands), int(leader), trick, moon, target)
@@ -343,9 +365,7 @@ def test_trick_lost_claims_hold(name: str) -> None:
         again, trick_again = redeal_trick(deal, leader, trick,
                                           relied | keyed_exactly(rules), rng)
         for d, cards in ((deal, trick), (again, trick_again)):
-            game = brute.Game(d, rules, leader)
-            for card in cards:
-                game.play(card)
+            game = after(d, rules, leader, cards)
             if forced(game, lambda s: game.side[s] != target,
                       lambda g: value_to_go(g, rules, target, moon, total) > most
                       if g.is_over else None):
@@ -364,12 +384,9 @@ def test_shot_lost_claims_hold(name: str) -> None:
     rules = Rules.parse({**POINT_RULES[name], **OPEN_PLAY})
     rng = random.Random(f"bounds/shot-lost/{name}")
     solver = Solver(table_mb=1)
-    sides = 2 if rules.partnership else 4
     fired, relied_on, wrong = 0, 0, []
-    for _ in range(2 * POSITIONS):
-        deal, leader = random_position(rng, rules)
-        trick = random_trick(rng, brute.Game(deal, rules, leader), (1, 2, 2, 3, 3))
-        target = rng.randrange(sides)
+    for case in trick_cases(rules, rng):
+        deal, leader, trick, target = case.deal, case.leader, case.trick, case.target
         with solver._engine(Position.start(deal, rules, leader)) as engine:
             relied = engine.shot_lost_claim(list(deal.hands), int(leader), trick, target)
         if relied is None:
@@ -379,9 +396,7 @@ def test_shot_lost_claims_hold(name: str) -> None:
         again, trick_again = redeal_trick(deal, leader, trick, relied | keyed_exactly(rules),
                                           rng)
         for d, cards in ((deal, trick), (again, trick_again)):
-            game = brute.Game(d, rules, leader)
-            for card in cards:
-                game.play(card)
+            game = after(d, rules, leader, cards)
             if forced(game, lambda s: True,
                       lambda g: g.point_cards[target] == g.points if g.is_over else None):
                 wrong.append(f"{d.pbn()}, {leader} leads, trick "
