@@ -1238,17 +1238,24 @@ cdef class Engine:
         out["leads_a_point"] = (bool(leads_a_point(&self.g, &self.s, &rel)), rel & ~leader_flag)
         return out
 
+    cdef void _load_in_trick(self, hands, int leader, trick, bint broken, int moon,
+                             int target) except *:
+        """Load the position once the cards of ``trick`` (in play order from ``leader``) have
+        been played from ``hands``, for the tests of the in-trick rules below."""
+        cdef int i
+        hands = list(hands)
+        for i, c in enumerate(trick):
+            hands[(leader + i) & 3] &= ~(1 << c)
+        self._load(hands, list(trick), leader, broken, False, -1, moon, target, 0, 0)
+
     def trick_lost_claim(self, hands, int leader, trick, int moon, int target):
         """What trick_lost claims once the cards of ``trick`` (one to three, in play order from
         ``leader``) have been played from ``hands``, hearts broken, ``moon`` the moon state
         before the trick: (the most the target takes from there on, the cards relied on), or
         None where it claims nothing."""
         cdef uint64_t rel = 0
-        cdef int hi = 0, i
-        hands = list(hands)
-        for i, c in enumerate(trick):
-            hands[(leader + i) & 3] &= ~(1 << c)
-        self._load(hands, list(trick), leader, True, False, -1, moon, target, 0, 0)
+        cdef int hi = 0
+        self._load_in_trick(hands, leader, trick, True, moon, target)
         if not trick_lost(&self.g, &self.s, INF, &hi, &rel):
             return None
         return hi, rel
@@ -1258,11 +1265,7 @@ cdef class Engine:
         ``leader``) have been played from ``hands``, hearts broken: the cards relied on when it
         says the target's side can no longer take every point card, else None."""
         cdef uint64_t rel = 0
-        cdef int i
-        hands = list(hands)
-        for i, c in enumerate(trick):
-            hands[(leader + i) & 3] &= ~(1 << c)
-        self._load(hands, list(trick), leader, True, False, -1, 0, target, 0, 0)
+        self._load_in_trick(hands, leader, trick, True, 0, target)
         if not shot_lost(&self.g, &self.s, &rel):
             return None
         return rel
@@ -1275,9 +1278,6 @@ cdef class Engine:
         the other side."""
         cdef uint64_t rel = 0
         cdef int i
-        hands = list(hands)
-        for i, c in enumerate(trick):
-            hands[(leader + i) & 3] &= ~(1 << c)
-        self._load(hands, list(trick), leader, broken, False, -1, 0, 0, 0, 0)
+        self._load_in_trick(hands, leader, trick, broken, 0, 0)
         i = self.s.side[(leader + len(trick)) & 3] ^ (0 if mover else 1)
         return trick_then_cash(&self.g, &self.s, i, 14, &rel), rel

@@ -5,7 +5,8 @@ A bound that claims too much gives a wrong answer only in the rare positions whe
 outcome it rules out is also the best one, so comparing final answers (test_bruteforce.py)
 can miss it for a long time: the first version of the moon guard was wrong for that reason.
 Here each claim is checked on its own: the engine says what it claims at a trick boundary
-(``Engine.claims``) and an AND/OR search over every card sequence (``forced``) tries to
+(``Engine.claims``), or inside a trick (``Engine.trick_claim``, ``trick_lost_claim``,
+``shot_lost_claim``), and an AND/OR search over every card sequence (``forced``) tries to
 refute it. Each claim is checked again after the cards below the ones it relied on are dealt
 anew among the same hands (suit lengths kept), as the transposition table will reuse it there.
 """
@@ -126,6 +127,7 @@ class TrickCase:
 
 
 def trick_cases(rules: Rules, rng: random.Random) -> Iterator[TrickCase]:
+    """2 * POSITIONS such positions under ``rules``."""
     sides = 2 if rules.partnership else 4
     for _ in range(2 * POSITIONS):
         deal, leader = random_position(rng, rules)
