@@ -690,6 +690,61 @@ cdef inline int bound_hi(const Outcomes* o, int skip) noexcept nogil:
     return r
 
 
+ctypedef struct TrickFacts:
+    int wc             # the card winning the trick so far
+    int taken          # it is the target's side's
+    int must_win       # a seat of the target's side still to play holds nothing legal below it
+    int can_win        # a seat of the target's side still to play holds a card above it
+    int final          # no seat of another side still to play holds a card above it
+    int follows        # the target's side follows suit (has played, or holds, the suit led)
+    int forced         # the least valued legal card, summed over the seats still to play
+                       # that hold only point cards (a seat of the target's side ducking: of
+                       # its cards below the winning one)
+
+
+cdef inline void trick_facts(const Game* g, const State* s, uint64_t suit,
+                             TrickFacts* f) noexcept nogil:
+    """What the rules inside a trick (trick_lost, shot_lost) need to know of it."""
+    cdef int k, q, least, led = s.trick[0] >> 4
+    cdef bint mine
+    cdef uint64_t lane, legal
+    f.wc = s.trick[s.win]
+    f.taken = s.side[(s.leader + s.win) & 3] == s.target
+    f.must_win = f.can_win = f.follows = f.forced = 0
+    f.final = 1
+    for k in range(s.ntrick):
+        if s.side[(s.leader + k) & 3] == s.target and (s.trick[k] >> 4) == led:
+            f.follows = 1
+    for k in range(s.ntrick, 4):
+        q = (s.leader + k) & 3
+        mine = s.side[q] == s.target
+        lane = s.hand[q] & suit
+        if lane:
+            f.follows |= mine
+            if msb(lane) > f.wc:
+                if mine:
+                    f.can_win = 1
+                    # it could take the trick, and ducks instead
+                    lane &= ((<uint64_t>1) << f.wc) - 1
+                else:
+                    f.final = 0
+            legal = lane
+        else:
+            legal = s.hand[q]
+        if s.first_trick:
+            # trick 1 may hold back valued cards
+            legal &= legal_mask(g, s, q)
+        if not legal:
+            f.must_win = 1
+        elif not legal & ~g.point_mask:
+            least = INF
+            while legal:
+                if g.values[ctz(legal)] < least:
+                    least = g.values[ctz(legal)]
+                legal &= legal - 1
+            f.forced += least
+
+
 cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
                             uint64_t* rel) noexcept nogil:
     """Inside a trick (Hearts rules) that the target's side need not take, after which no other
@@ -706,9 +761,9 @@ cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
     that relies on who holds the cards from the winning one up (``rel``), and only once no other
     seat can overtake it: searched, the trick's ends would rely on the card that wins in the
     end, often a higher one (relying on the card winning so far cost 14 % more nodes)."""
-    cdef int k, q, wc, led = s.trick[0] >> 4, least, forced = 0, taker
-    cdef bint follows = 0, final = 1, by_rank, mine
-    cdef uint64_t lane, legal, suit = <uint64_t>SUIT_LANE << (16 * led)
+    cdef TrickFacts f
+    cdef bint by_rank
+    cdef uint64_t suit = <uint64_t>SUIT_LANE << (16 * (s.trick[0] >> 4))
     hi[0] = s.hand_pos
     if g.trick_points > 0:
         hi[0] += g.trick_points * ((s.cards_left - (4 - s.ntrick)) >> 2)
@@ -716,54 +771,24 @@ cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
         # only a seat following with a point card, or a void one holding nothing but valued
         # cards (too rare to look for), could lower the bound
         return 0
-    wc = s.trick[s.win]
-    taker = s.side[(s.leader + s.win) & 3]
-    if taker == s.target or (g.moon_total > 0 and s.moon == 0):
+    if s.side[(s.leader + s.win) & 3] == s.target or (g.moon_total > 0 and s.moon == 0):
         return 0
-    for k in range(s.ntrick, 4):
-        q = (s.leader + k) & 3
-        mine = s.side[q] == s.target
-        lane = s.hand[q] & suit
-        if lane:
-            follows |= mine
-            if msb(lane) > wc:
-                if mine:
-                    # it could take the trick, and ducks instead
-                    lane &= ((<uint64_t>1) << wc) - 1
-                    if not lane:
-                        return 0
-                else:
-                    final = 0
-            legal = lane
-        else:
-            legal = s.hand[q]
-        if s.first_trick:
-            # trick 1 may hold back valued cards
-            legal &= legal_mask(g, s, q)
-            if not legal:
-                return 0
-        if not legal & ~g.point_mask:
-            least = INF
-            while legal:
-                if g.values[ctz(legal)] < least:
-                    least = g.values[ctz(legal)]
-                legal &= legal - 1
-            forced += least
-    for k in range(s.ntrick):
-        if s.side[(s.leader + k) & 3] == s.target and (s.trick[k] >> 4) == led:
-            follows = 1
-    by_rank = follows
+    trick_facts(g, s, suit, &f)
+    if f.must_win:
+        return 0
+    by_rank = f.follows
     if g.moon_total > 0 and s.moon != MOON_DEAD and s.moon - 1 != s.target:
         # another side has taken every point card so far: its moon must die with this trick,
         # which carries one to a seat of a third side (the target's own moon would only lower
         # the value)
-        if taker == s.moon - 1 or (forced == 0 and not s.on_table & g.point_mask):
+        if (s.side[(s.leader + s.win) & 3] == s.moon - 1
+                or (f.forced == 0 and not s.on_table & g.point_mask)):
             return 0
         by_rank = 1
-    if by_rank and not final:
+    if by_rank and not f.final:
         return 0
-    hi[0] -= forced
-    rel[0] = (<uint64_t>1) << wc if by_rank else 0
+    hi[0] -= f.forced
+    rel[0] = (<uint64_t>1) << f.wc if by_rank else 0
     return 1
 
 
@@ -773,28 +798,11 @@ cdef inline bint shot_lost(const Game* g, const State* s, uint64_t* rel) noexcep
     legal) and the target's side cannot take it: another side's card wins, and no seat of the
     target's side still to play holds one above it. Where the target's side follows suit this
     relies on who holds the cards from the winning one up (``rel``)."""
-    cdef int k, q, wc, led = s.trick[0] >> 4
-    cdef bint points = (s.on_table & g.point_mask) != 0, follows = 0
-    cdef uint64_t lane, legal, suit = <uint64_t>SUIT_LANE << (16 * led)
+    cdef TrickFacts f
     if s.side[(s.leader + s.win) & 3] == s.target:
         return 0
-    wc = s.trick[s.win]
-    for k in range(s.ntrick, 4):
-        q = (s.leader + k) & 3
-        lane = s.hand[q] & suit
-        if s.side[q] == s.target and lane:
-            if msb(lane) > wc:
-                return 0
-            follows = 1
-        if not points:
-            legal = lane if lane else s.hand[q]
-            if s.first_trick:
-                legal &= legal_mask(g, s, q)
-            points = legal != 0 and not legal & ~g.point_mask
-    if not points:
+    trick_facts(g, s, <uint64_t>SUIT_LANE << (16 * (s.trick[0] >> 4)), &f)
+    if f.can_win or (f.forced == 0 and not s.on_table & g.point_mask):
         return 0
-    for k in range(s.ntrick):
-        if s.side[(s.leader + k) & 3] == s.target and (s.trick[k] >> 4) == led:
-            follows = 1
-    rel[0] = (<uint64_t>1) << wc if follows else 0
+    rel[0] = (<uint64_t>1) << f.wc if f.follows else 0
     return 1
