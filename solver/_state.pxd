@@ -97,3 +97,5 @@ ctypedef struct State:
     void* helped                 # the main search's: its Helper, started after spawn_at nodes
     int64_t spawn_at
     int64_t helper_all_at        # a helper's: nodes after which it reorders the target's cards too
+    int helper_pairs             # a helper's: cards left from which it swaps the others' two
+                                 # cards of a trick (Engine.helper_pairs_from)

@@ -23,13 +23,15 @@ POSITIONS = 6          # per rule set
 
 def eager(solver: Solver, rules: Rules) -> Solver:
     """Helpers that start after the first thousand nodes and take their own order (the first
-    card kept, the rest reversed) at every node, the target's cards too after 500 nodes, so
-    that even small searches run two threads and both orders; both threads' others sweep
-    their cards (_search._sweep) at every node, so that narrowed entries are shared too."""
+    card kept, the rest reversed; the others' two cards in a trick swapped) at every node, the
+    target's cards too after 500 nodes, so that even small searches run two threads and both
+    orders; both threads' others sweep their cards (_search._sweep) at every node, so that
+    narrowed entries are shared too."""
     solver.prepare(rules)
     for e in solver._engines:
         e.spawn_nodes = 0
         e.helper_from = 1
+        e.helper_pairs_from = 1
         e.helper_all_nodes = 500
         e.sweep_from = 0
     return solver
@@ -105,6 +107,7 @@ def test_a_helper_joins_a_pass_in_progress() -> None:
     helper.share_table(owner)
     # a helper takes the orders of the search it helps
     owner.helper_from = 1
+    owner.helper_pairs_from = 1
     owner.helper_all_nodes = 500
     lender = LateLender(helper)
     server = threading.Thread(target=lender.serve)
