@@ -53,13 +53,15 @@ cdef extern from "<pthread.h>" nogil:
 
 ctypedef struct Helper:
     # a second thread searching the same pass in another order (see Engine.set_helper), whose
-    # table entries the main search then finds; its own answer is thrown away
+    # table entries the main search then finds; its answer ends the pass if it comes first
     const Game* g
     State* s
     Table* tt
     int alpha
     int beta
-    int stop
+    int stop                     # the main search is over
+    int done                     # the helper's is: its answer (value) stands for the pass
+    int value
     int started
     pthread_t thread
 
@@ -88,8 +90,8 @@ cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
 
 
 cdef inline bint _tick(State* s) noexcept nogil:
-    """Count a node; True when the budget is spent (or, in a helper, the search it helps is
-    over). Starts the helper once the search has shown it is not a small one."""
+    """Count a node; True when the budget is spent or the other thread's search of the pass
+    is over. Starts the helper once the search has shown it is not a small one."""
     s.nodes += 1
     if (s.nodes & 1023) == 0:
         if _spent(s, s.node_limit) or (s.stop != NULL and atomic_load(s.stop)):
@@ -103,7 +105,10 @@ cdef inline bint _tick(State* s) noexcept nogil:
 cdef void* _help(void* arg) noexcept nogil:
     cdef Helper* h = <Helper*>arg
     cdef uint64_t rel
-    search(h.g, h.s, h.tt, h.alpha, h.beta, &rel)
+    cdef int v = search(h.g, h.s, h.tt, h.alpha, h.beta, &rel)
+    if not h.s.aborted:
+        h.value = v
+        atomic_set(&h.done, 1)
     return NULL
 
 
@@ -765,6 +770,7 @@ cdef class Engine:
     cdef public int sweep_cards      # SWEEP_FROM, SWEEP_CARDS); tests lower both
     cdef public long long helper_nodes  # nodes of the helper threads' searches
     cdef public long long joins      # helpers that joined a pass in progress (join_pass)
+    cdef public long long helper_answers  # passes a helper finished before the main search
     cdef public int helper_from      # cards left from which a helper orders the cards its own
                                      # way (HELPER_FROM)
     cdef public long long spawn_nodes  # nodes a pass takes before its helper starts
@@ -857,6 +863,7 @@ cdef class Engine:
         self.nodes = 0
         self.trick_nodes = 0
         self.helper_nodes = 0
+        self.helper_answers = 0
         self.helper_from = HELPER_FROM
         self.spawn_nodes = SPAWN_NODES
         self.helper_all_nodes = HELPER_ALL_NODES
@@ -1098,6 +1105,9 @@ cdef class Engine:
             self._arm(beta)
             self.s.helped = h
             self.s.spawn_at = self.s.nodes + self.spawn_nodes
+        # a helper that finishes first stops the main search (see _tick)
+        h.done = 0
+        self.s.stop = &h.done
         with nogil:
             v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
         # with the GIL held, so that no helper joins from now on (join_pass)
@@ -1108,6 +1118,12 @@ cdef class Engine:
             with nogil:
                 pthread_join(h.thread, NULL)
             h.started = 0
+        self.s.stop = NULL
+        if h.done:
+            # the helper searched the same pass from the same root: its answer is as good
+            v = h.value
+            self.s.aborted = 0
+            self.helper_answers += 1
         if self._helper is not None:
             self.helper_nodes += self._helper.s.nodes
         if invited:

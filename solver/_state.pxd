@@ -93,7 +93,7 @@ ctypedef struct State:
                                  # cards a node (see _search._sweep)
     int helper                   # in a helper thread's search (see _search.Helper): the cards
                                  # left from which it takes cards in another order; else 0
-    int* stop                    # a helper's: set when the search it helps is over
+    int* stop                    # set when the other thread's search of the pass is over
     void* helped                 # the main search's: its Helper, started after spawn_at nodes
     int64_t spawn_at
     int64_t helper_all_at        # a helper's: nodes after which it reorders the target's cards too

@@ -56,6 +56,25 @@ def test_a_helper_changes_no_value(name: str) -> None:
     assert sum(e.helper_nodes for e in helped._engines) > 0, "no helper ever ran"
 
 
+def test_a_helper_that_finishes_first_answers_the_pass() -> None:
+    """The helper's search of a pass is as good as the main one's: whichever ends first
+    answers it (Engine.helper_answers counts the helper's), the values stay those of one
+    thread."""
+    rng = random.Random("first")
+    helped = eager(Solver(table_mb=2, threads=2), Rules.parse({}))
+    single = Solver(table_mb=4)
+    done = 0
+    while done < POSITIONS:
+        s = random_endgame({}, rng, rng.randint(28, 36))
+        if s is None:
+            continue
+        pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+        for seat in Seat:
+            assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (s, seat)
+        done += 1
+    assert sum(e.helper_answers for e in helped._engines) > 0, "the main search always ended first"
+
+
 def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
     """Seats and cards answered two at a time: once no question waits to start, an engine
     that falls idle is lent to the other's next pass."""
