@@ -886,7 +886,8 @@ cdef class Engine:
     def set_helper(self, Engine helper):
         """Have ``helper`` (an idle engine sharing this one's table, or None) search each large
         pass of value() in a second thread, in another order near the root (see _reverse): the
-        two threads split the work through the table. Only the main search's answer counts."""
+        two threads split the work through the table, and whichever search of a pass ends
+        first answers it (see _pass)."""
         if helper is not None and (helper is self or (helper._owner or helper)
                                    is not (self._owner or self)):
             raise ValueError("a helper shares its engine's table")
