@@ -692,7 +692,6 @@ cdef inline int bound_hi(const Outcomes* o, int skip) noexcept nogil:
 
 ctypedef struct TrickFacts:
     int wc             # the card winning the trick so far
-    int taken          # it is the target's side's
     int must_win       # a seat of the target's side still to play holds nothing legal below it
     int can_win        # a seat of the target's side still to play holds a card above it
     int final          # no seat of another side still to play holds a card above it
@@ -709,7 +708,6 @@ cdef inline void trick_facts(const Game* g, const State* s, uint64_t suit,
     cdef bint mine
     cdef uint64_t lane, legal
     f.wc = s.trick[s.win]
-    f.taken = s.side[(s.leader + s.win) & 3] == s.target
     f.must_win = f.can_win = f.follows = f.forced = 0
     f.final = 1
     for k in range(s.ntrick):
@@ -763,6 +761,7 @@ cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
     end, often a higher one (relying on the card winning so far cost 14 % more nodes)."""
     cdef TrickFacts f
     cdef bint by_rank
+    cdef int wside
     cdef uint64_t suit = <uint64_t>SUIT_LANE << (16 * (s.trick[0] >> 4))
     hi[0] = s.hand_pos
     if g.trick_points > 0:
@@ -771,7 +770,8 @@ cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
         # only a seat following with a point card, or a void one holding nothing but valued
         # cards (too rare to look for), could lower the bound
         return 0
-    if s.side[(s.leader + s.win) & 3] == s.target or (g.moon_total > 0 and s.moon == 0):
+    wside = s.side[(s.leader + s.win) & 3]
+    if wside == s.target or (g.moon_total > 0 and s.moon == 0):
         return 0
     trick_facts(g, s, suit, &f)
     if f.must_win:
@@ -781,7 +781,7 @@ cdef inline bint trick_lost(const Game* g, const State* s, int alpha, int* hi,
         # another side has taken every point card so far: its moon must die with this trick,
         # which carries one to a seat of a third side (the target's own moon would only lower
         # the value)
-        if (s.side[(s.leader + s.win) & 3] == s.moon - 1
+        if (wside == s.moon - 1
                 or (f.forced == 0 and not s.on_table & g.point_mask)):
             return 0
         by_rank = 1
