@@ -106,6 +106,25 @@ def test_a_cleared_solver_searches_node_for_node_as_a_fresh_one() -> None:
         assert reused.trick_nodes - tricks_before == fresh.trick_nodes
 
 
+def test_passes_cut_short_for_the_moon_search_keep_the_answer() -> None:
+    """While the root's search for another side's moon is unsettled, a pass that outgrows its
+    budget stops for the search's retry and then runs again from the table (Engine.value).
+    With a first budget of one node (limits are checked every 1024 nodes) passes are cut short
+    all the time, and every answer must still be a default solver's."""
+    cuts = 0
+    for i, spec in enumerate(({}, {"moon": "subtract"}, {"partnership": True})):
+        for pos in endgames(spec, 4, f"moon-cut{i}", cards=(32, 40)):
+            cut = Solver(table_mb=16)
+            cut.prepare(pos.rules)
+            for e in cut._engines:
+                e.moon_nodes = 1
+            default = Solver(table_mb=16)
+            for seat in Seat:
+                assert cut.guarantee(pos, seat) == default.guarantee(pos, seat), (spec, seat)
+            cuts += sum(e.moon_cuts for e in cut._engines)
+    assert cuts >= 10
+
+
 def test_trick_nodes_count_the_positions_at_trick_boundaries() -> None:
     """DDS counts only the positions at trick boundaries; ``trick_nodes`` counts the same
     (``benchmarks/nodes.py --dds`` sets the two side by side): some of the nodes, not all."""
