@@ -40,6 +40,7 @@ cdef enum:
                                   # or at every node: the same)
     HELPER_ALL_NODES = 2000000    # see Engine.helper_all_nodes
     HELPER_PAIRS_FROM = 16        # see Engine.helper_pairs_from
+    SCORE_PASS = -2               # Helper.blocker of a score search's pass
     SPAWN_NODES = 100000          # see Engine.spawn_nodes: a thread costs tens of microseconds
                                   # (20 000 was no faster)
 
@@ -59,6 +60,7 @@ ctypedef struct Helper:
     Table* tt
     int alpha
     int beta
+    int blocker                  # SCORE_PASS: a pass of search(); else moon_search's blocker
     int stop                     # the main search is over
     int done                     # the helper's is: its answer (value) stands for the pass
     int value
@@ -105,7 +107,11 @@ cdef inline bint _tick(State* s) noexcept nogil:
 cdef void* _help(void* arg) noexcept nogil:
     cdef Helper* h = <Helper*>arg
     cdef uint64_t rel
-    cdef int v = search(h.g, h.s, h.tt, h.alpha, h.beta, &rel)
+    cdef int v
+    if h.blocker == SCORE_PASS:
+        v = search(h.g, h.s, h.tt, h.alpha, h.beta, &rel)
+    else:
+        v = moon_search(h.g, h.s, h.tt, h.blocker, &rel)
     if not h.s.aborted:
         h.value = v
         atomic_set(&h.done, 1)
@@ -705,6 +711,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     either = s.side[player] != blocker if blocker >= 0 else s.side[player] == s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
     order_moves(g, s, player, moves, runs, n, ttmove, either ^ anyone)
+    if (s.helper and s.cards_left >= s.helper and n > 2
+            and (not either or s.nodes >= s.helper_all_at)):
+        # a helper thread's order, as in search: the side that would stop the moon first
+        _reverse(moves + 1, runs + 1, n - 1)
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
@@ -789,8 +799,10 @@ cdef class Engine:
     cdef Engine _helper
     cdef object _lender              # see set_lender
     cdef Engine _joined              # a helper that joined the pass in progress (join_pass)
-    cdef State hroot                 # the root of the pass in progress, for its helper
+    cdef State hroot                 # the root of the pass (or root's moon search) in
+                                     # progress, for its helper
     cdef int hbeta                   # and its window
+    cdef int hblocker                # SCORE_PASS, or the moon search's blocker
     cdef int invited                 # 1 while a helper may join the pass in progress
     cdef Engine _owner               # the engine whose table this one shares, or None
     cdef Helper hctl
@@ -891,9 +903,9 @@ cdef class Engine:
 
     def set_helper(self, Engine helper):
         """Have ``helper`` (an idle engine sharing this one's table, or None) search each large
-        pass of value() in a second thread, in another order near the root (see _reverse): the
-        two threads split the work through the table, and whichever search of a pass ends
-        first answers it (see _pass)."""
+        pass of value(), and its root's moon search, in a second thread, in another order near
+        the root (see _reverse): the two threads split the work through the table, and
+        whichever search ends first answers it (see _run)."""
         if helper is not None and (helper is self or (helper._owner or helper)
                                    is not (self._owner or self)):
             raise ValueError("a helper shares its engine's table")
@@ -915,7 +927,7 @@ cdef class Engine:
             return False
         self.set_helper(helper)
         self.invited = 0
-        self._arm(self.hbeta)
+        self._arm(self.hbeta, self.hblocker)
         self._joined = helper
         _spawn(&self.hctl)
         self.joins += 1
@@ -1090,8 +1102,9 @@ cdef class Engine:
         self.moon_cuts += 1
         return 1
 
-    cdef void _arm(self, int beta):
-        """Set up the helper for the pass below ``beta`` from its root."""
+    cdef void _arm(self, int beta, int blocker):
+        """Set up the helper for the pass below ``beta`` (``blocker``: SCORE_PASS), or for the
+        moon search against ``blocker``, from its root."""
         cdef Engine e = self._helper
         cdef Helper* h = &self.hctl
         e.s = self.hroot
@@ -1110,6 +1123,7 @@ cdef class Engine:
         h.tt = &e.tt
         h.alpha = beta - 1
         h.beta = beta
+        h.blocker = blocker
         h.stop = 0
         h.started = 0
 
@@ -1122,14 +1136,25 @@ cdef class Engine:
         """One null-window pass below ``beta``, narrowed to ``narrow`` cards a node of the
         others' (0: none); logged in ``passes`` unless it was cut short."""
         cdef int v
-        cdef uint64_t rel
         cdef int64_t before = self.s.nodes
+        self.s.narrow = narrow
+        v = self._run(beta, SCORE_PASS)
+        self.s.narrow = 0
+        if not self.s.aborted:
+            self.passes.append((beta, v, self.s.nodes - before))
+        return v
+
+    cdef int _run(self, int beta, int blocker):
+        """search() below ``beta`` (``blocker``: SCORE_PASS), or moon_search() against
+        ``blocker``, from the current position, with a helper thread when one is idle."""
+        cdef int v
+        cdef uint64_t rel
         cdef Helper* h = &self.hctl
         cdef Engine lent = None, joined
         cdef bint invited = 0
-        self.s.narrow = narrow
         self.hroot = self.s
         self.hbeta = beta
+        self.hblocker = blocker
         if self._helper is None and self._lender is not None:
             lent = self._lender.lend()
             self.set_helper(lent)
@@ -1138,14 +1163,17 @@ cdef class Engine:
                 self._lender.invite(self)
         if self._helper is not None:
             # the search starts it after spawn_nodes nodes (see _tick)
-            self._arm(beta)
+            self._arm(beta, blocker)
             self.s.helped = h
             self.s.spawn_at = self.s.nodes + self.spawn_nodes
         # a helper that finishes first stops the main search (see _tick)
         h.done = 0
         self.s.stop = &h.done
         with nogil:
-            v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
+            if blocker == SCORE_PASS:
+                v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
+            else:
+                v = moon_search(&self.g, &self.s, &self.tt, blocker, &rel)
         # with the GIL held, so that no helper joins from now on (join_pass)
         self.invited = 0
         self.s.helped = NULL
@@ -1156,7 +1184,7 @@ cdef class Engine:
             h.started = 0
         self.s.stop = NULL
         if h.done:
-            # the helper searched the same pass from the same root: its answer is as good
+            # the helper searched the same question from the same root: its answer is as good
             v = h.value
             self.s.aborted = 0
             self.helper_answers += 1
@@ -1169,9 +1197,6 @@ cdef class Engine:
             self._helper = None
             self._joined = None
             self._lender.give_back(lent if lent is not None else joined)
-        self.s.narrow = 0
-        if not self.s.aborted:
-            self.passes.append((beta, v, self.s.nodes - before))
         return v
 
     cdef int _moon_floor_value(self):
@@ -1217,8 +1242,7 @@ cdef class Engine:
                 s.aborted = _spent(s, budget)
         if not r and not s.aborted:
             s.node_limit = budget
-            with nogil:
-                r = moon_search(&self.g, s, &self.tt, s.target, &rel)
+            r = self._run(0, s.target)
         s.node_limit = limit
         if s.aborted:
             # only the caller's own budget ends the call
