@@ -300,6 +300,14 @@ cdef inline void _history_pick(const State* s, int* moves, uint64_t* runs, int n
     runs[k] = r
 
 
+cdef inline bint _helper_reverses(const State* s, int n, bint others) noexcept nogil:
+    """Whether a helper thread takes this node's cards after the first in reverse (_reverse):
+    from s.helper cards left, at once for the others (in a moon search, the side that would
+    stop the moon), for the target once the helper has run s.helper_all_at nodes."""
+    return (s.helper and s.cards_left >= s.helper and n > 2
+            and (others or s.nodes >= s.helper_all_at))
+
+
 cdef inline void _reverse(int* moves, uint64_t* runs, int n) noexcept nogil:
     """Reverse the order of n moves. A helper keeps the first card and reverses the rest: where
     every card must be searched, it takes first those the main search comes to last, and
@@ -548,8 +556,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
     order_moves(g, s, player, moves, runs, n, ttmove, maximizing ^ g.tricks_wanted)
     if maximizing and s.narrow and n > s.narrow:
         _history_pick(s, moves, runs, n, s.narrow - 1)
-    elif (s.helper and s.cards_left >= s.helper and n > 2
-            and (maximizing or s.nodes >= s.helper_all_at)):
+    elif _helper_reverses(s, n, maximizing):
         _reverse(moves + 1, runs + 1, n - 1)
     elif (s.helper and s.cards_left >= s.helper_pairs and n == 2 and maximizing
             and s.ntrick > 0 and not g.tricks_wanted):
@@ -711,9 +718,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     either = s.side[player] != blocker if blocker >= 0 else s.side[player] == s.target
     n = group_moves(g, s, legal_mask(g, s, player), moves, runs)
     order_moves(g, s, player, moves, runs, n, ttmove, either ^ anyone)
-    if (s.helper and s.cards_left >= s.helper and n > 2
-            and (not either or s.nodes >= s.helper_all_at)):
-        # a helper thread's order, as in search: the side that would stop the moon first
+    if _helper_reverses(s, n, not either):
         _reverse(moves + 1, runs + 1, n - 1)
     result = 0 if either else 1
     for i in range(n):
