@@ -8,17 +8,26 @@ instruction count of the same run measures the cost per node just as repeatably:
     python -m benchmarks.nodes 0-20 --mode bridge --dds    # DDS's count beside ours
     python -m benchmarks.nodes 3,7,13,19 --threads 2       # with helper threads: wall time
     valgrind --tool=cachegrind --cache-sim=yes python -m benchmarks.nodes 5,7   # "I refs"
+    python -m benchmarks.nodes 0-40 --alternate spawn_nodes=100000,0 --rounds 2
 
 With ``--threads`` above 1 the times are wall clock and the counts the main searches' only
 (helpers' nodes follow as "helper"); neither repeats exactly from run to run.
 
 Each line also gives the nodes at trick boundaries ("trick"), which is what DDS counts: with
 ``--dds`` (bridge mode, the [bench] extra installed) DDS's count for the same problem follows.
+
+``--alternate ATTR=A,B`` compares settings of an engine attribute (``Engine``'s public search
+settings): each deal is solved with each value in turn, ``--rounds`` times, and the fastest
+time and the nodes of each are compared with the first value's, as geometric means over the
+deals the first value takes 0.05 s or more to solve. Whole runs one after the other drift by up
+to 10 % on a shared machine; settings that alternate deal by deal see the same machine.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import time
+from typing import Callable
 
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Seat
@@ -36,6 +45,17 @@ def seeds(text: str) -> list[int]:
     return out
 
 
+def setting(text: str) -> tuple[str, list[int]]:
+    """``spawn_nodes=100000,0``: an engine attribute and the values to compare."""
+    name, eq, values = text.partition("=")
+    if not eq or not name or not values:
+        raise argparse.ArgumentTypeError(f"expected ATTR=A,B, got {text!r}")
+    try:
+        return name, [int(v) for v in values.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"values of {name} must be integers: {values!r}") from None
+
+
 def solve(mode: str, seed: int, seat: str, solver: Solver) -> object:
     if mode == "hearts":
         return solver.guarantee(hearts_start(seed), seat)
@@ -45,7 +65,7 @@ def solve(mode: str, seed: int, seat: str, solver: Solver) -> object:
     return solver.guarantee(bridge_start(seed, Seat.parse(seat)), seat)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("seeds", type=seeds, help="deal seeds: 3,5,7 or 0-20")
     ap.add_argument("--mode", choices=["hearts", "hearts4", "bridge"], default="hearts",
@@ -59,9 +79,16 @@ def main() -> None:
                     help="solver threads (above 1: helper threads, wall-clock times)")
     ap.add_argument("--dds", action="store_true",
                     help="bridge mode: DDS's node count (trick boundaries) for each deal too")
-    args = ap.parse_args()
+    ap.add_argument("--alternate", type=setting, metavar="ATTR=A,B",
+                    help="solve each deal with each value of an engine attribute in turn and "
+                         "compare them with the first")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="with --alternate: solves of each deal per value (the fastest counts)")
+    args = ap.parse_args(argv)
     if args.dds and args.mode != "bridge":
         ap.error("--dds compares our bridge mode only: add --mode bridge")
+    if args.alternate and args.dds:
+        ap.error("--alternate and --dds do not go together")
     dds_nodes = None
     if args.dds:
         from . import dds_oracle  # needs endplay: the [bench] extra
@@ -75,6 +102,9 @@ def main() -> None:
                     threads=max(1, args.threads))
     clock = time.process_time if args.threads <= 1 else time.perf_counter
     solver.prepare(BRIDGE if args.mode == "bridge" else STANDARD)
+    if args.alternate:
+        alternate(solver, clock, args)
+        return
     for seed in args.seeds:
         solver.clear()
         before, tricks_before = solver.nodes, solver.trick_nodes
@@ -104,6 +134,52 @@ def main() -> None:
         line += (f"  DDS {total_dds / 1e6:.3f}M {total_dds_seconds:.2f}s (ours / DDS at trick "
                  f"boundaries: {total_tricks / max(total_dds, 1):.1f}x)")
     print(line)
+
+
+def alternate(solver: Solver, clock: Callable[[], float], args: argparse.Namespace) -> None:
+    """--alternate: each deal solved with each value in turn, the values compared."""
+    name, values = args.alternate
+    for e in solver.engines:
+        if not hasattr(e, name):
+            raise SystemExit(f"benchmarks.nodes: engines have no attribute {name!r}")
+    runs: dict[int, list[tuple[float, int, object]]] = {}
+    lines = []
+    for seed in args.seeds:
+        best: list[tuple[float, int, object]] = []
+        for _ in range(args.rounds):
+            for i, v in enumerate(values):
+                for e in solver.engines:
+                    setattr(e, name, v)
+                solver.clear()
+                before = solver.nodes
+                start = clock()
+                try:
+                    value = solve(args.mode, seed, args.seat, solver)
+                except SearchAborted:
+                    value = "CAP"
+                run = (clock() - start, solver.nodes - before, value)
+                if len(best) <= i:
+                    best.append(run)
+                elif run[0] < best[i][0]:
+                    best[i] = run
+        runs[seed] = best
+        print(f"seed {seed}: " + "  ".join(
+            f"{name}={v}: {b[2]} nodes {b[1] / 1e6:.2f}M {b[0]:.3f}s" for v, b in zip(values, best)),
+            flush=True)
+    timed = [s for s, b in runs.items() if b[0][0] >= 0.05 and b[0][2] != "CAP"]
+    for i, v in enumerate(values[1:], 1):
+        differ = [s for s, b in runs.items() if b[i][2] != b[0][2]]
+        if timed:
+            t = math.exp(sum(math.log(runs[s][i][0] / runs[s][0][0]) for s in timed) / len(timed))
+            n = math.exp(sum(math.log(max(runs[s][i][1], 1) / max(runs[s][0][1], 1)) for s in timed)
+                         / len(timed))
+            lines.append(f"{name}={v} against {values[0]}: time {t:.3f}, nodes {n:.3f} "
+                         f"(geometric means over {len(timed)} deals)")
+        else:
+            lines.append(f"{name}={v} against {values[0]}: no deal took 0.05 s")
+        if differ:
+            lines.append(f"{name}={v}: answers differ on seeds {differ}")
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -116,6 +116,12 @@ class Solver:
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()  # for _waiting and _invited, changed by pool threads
 
+    @property
+    def engines(self) -> tuple[Engine, ...]:
+        """The engines of the current rules, one per thread: for tools that read their counters
+        or set their search settings (``python -m benchmarks.nodes --alternate``)."""
+        return tuple(self._engines)
+
     # -- engine plumbing -------------------------------------------------------------
     def _set_rules(self, rules: Rules) -> None:
         """Engines (and tables) for ``rules``, replacing those of other rules."""
