@@ -57,6 +57,14 @@ def setting(text: str) -> tuple[str, list[int]]:
 
 
 def solve(mode: str, seed: int, seat: str, solver: Solver) -> object:
+    """The deal's answer, or "CAP" where the node cap stopped the search."""
+    try:
+        return _question(mode, seed, seat, solver)
+    except SearchAborted:
+        return "CAP"
+
+
+def _question(mode: str, seed: int, seat: str, solver: Solver) -> object:
     if mode == "hearts":
         return solver.guarantee(hearts_start(seed), seat)
     if mode == "hearts4":
@@ -110,10 +118,7 @@ def main(argv: list[str] | None = None) -> None:
         before, tricks_before = solver.nodes, solver.trick_nodes
         helpers_before = solver.helper_nodes
         start = clock()
-        try:
-            value = solve(args.mode, seed, args.seat, solver)
-        except SearchAborted:
-            value = "CAP"
+        value = solve(args.mode, seed, args.seat, solver)
         seconds = clock() - start
         nodes = solver.nodes - before
         tricks = solver.trick_nodes - tricks_before
@@ -153,10 +158,7 @@ def alternate(solver: Solver, clock: Callable[[], float], args: argparse.Namespa
                 solver.clear()
                 before = solver.nodes
                 start = clock()
-                try:
-                    value = solve(args.mode, seed, args.seat, solver)
-                except SearchAborted:
-                    value = "CAP"
+                value = solve(args.mode, seed, args.seat, solver)
                 run = (clock() - start, solver.nodes - before, value)
                 if len(best) <= i:
                     best.append(run)

@@ -166,7 +166,9 @@ def test_an_unwritable_output_leaves_nothing_behind(tmp_path):
 
 def test_ctrl_c_leaves_no_output_file(tmp_path):
     source = tmp_path / "slow.pbn"
-    source.write_bytes(endgame_file(400, seed=5, hand_size=8, play_cards=32))
+    # about 15 s of work for two processes (400 records took 3 s and sometimes ended before the
+    # interrupt): the interrupt must find it running however fast the solver gets
+    source.write_bytes(endgame_file(2000, seed=5, hand_size=8, play_cards=32))
     out = tmp_path / "out.pbn"
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o", str(out),
                               "-j", "2"], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
