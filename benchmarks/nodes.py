@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--dds compares our bridge mode only: add --mode bridge")
     if args.alternate and args.dds:
         ap.error("--alternate and --dds do not go together")
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     dds_nodes = None
     if args.dds:
         from . import dds_oracle  # needs endplay: the [bench] extra

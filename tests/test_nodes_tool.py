@@ -26,6 +26,7 @@ def test_alternate_solves_each_deal_with_each_value(capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize("argv, message", [
     (["11", "--alternate", "sweep_from"], "expected ATTR=A,B"),
     (["11", "--alternate", "sweep_from=4x"], "must be integers"),
+    (["11", "--alternate", "sweep_from=40,52", "--rounds", "0"], "at least 1"),
 ])
 def test_alternate_rejects_a_malformed_setting(argv: list[str], message: str,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
