@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Seat
@@ -62,6 +62,30 @@ def solve(mode: str, seed: int, seat: str, solver: Solver) -> object:
         return _question(mode, seed, seat, solver)
     except SearchAborted:
         return "CAP"
+
+
+class Run(NamedTuple):
+    """One solve of one deal: its time, its nodes (all, at trick boundaries, in helper
+    threads) and its answer."""
+    seconds: float
+    nodes: int
+    tricks: int
+    helpers: int
+    value: object
+
+
+def run_once(solver: Solver, clock: Callable[[], float], args: argparse.Namespace, seed: int) -> Run:
+    """Solve the deal on a cleared solver: counts and time as a fresh solver's."""
+    solver.clear()
+    nodes, tricks, helpers = solver.nodes, solver.trick_nodes, solver.helper_nodes
+    start = clock()
+    value = solve(args.mode, seed, args.seat, solver)
+    return Run(clock() - start, solver.nodes - nodes, solver.trick_nodes - tricks,
+               solver.helper_nodes - helpers, value)
+
+
+def geometric_mean(ratios: list[float]) -> float:
+    return math.exp(sum(map(math.log, ratios)) / len(ratios))
 
 
 def _question(mode: str, seed: int, seat: str, solver: Solver) -> object:
@@ -116,20 +140,14 @@ def main(argv: list[str] | None = None) -> None:
         alternate(solver, clock, args)
         return
     for seed in args.seeds:
-        solver.clear()
-        before, tricks_before = solver.nodes, solver.trick_nodes
-        helpers_before = solver.helper_nodes
-        start = clock()
-        value = solve(args.mode, seed, args.seat, solver)
-        seconds = clock() - start
-        nodes = solver.nodes - before
-        tricks = solver.trick_nodes - tricks_before
-        total_nodes += nodes
-        total_tricks += tricks
-        total_seconds += seconds
-        line = f"seed {seed}: {value} nodes {nodes / 1e6:.2f}M trick {tricks / 1e6:.3f}M {seconds:.2f}s"
+        run = run_once(solver, clock, args, seed)
+        total_nodes += run.nodes
+        total_tricks += run.tricks
+        total_seconds += run.seconds
+        line = (f"seed {seed}: {run.value} nodes {run.nodes / 1e6:.2f}M trick {run.tricks / 1e6:.3f}M "
+                f"{run.seconds:.2f}s")
         if args.threads > 1:
-            line += f"  helper {(solver.helper_nodes - helpers_before) / 1e6:.2f}M"
+            line += f"  helper {run.helpers / 1e6:.2f}M"
         if dds_nodes is not None:
             n, dds_seconds = dds_nodes(Deal.random(seed), Seat.parse(args.seat))
             total_dds += n
@@ -149,34 +167,25 @@ def alternate(solver: Solver, clock: Callable[[], float], args: argparse.Namespa
     for e in solver.engines:
         if not hasattr(e, name):
             raise SystemExit(f"benchmarks.nodes: engines have no attribute {name!r}")
-    runs: dict[int, list[tuple[float, int, object]]] = {}
+    runs: dict[int, list[Run]] = {}
     lines = []
     for seed in args.seeds:
-        best: list[tuple[float, int, object]] = []
+        tries: list[list[Run]] = [[] for _ in values]
         for _ in range(args.rounds):
-            for i, v in enumerate(values):
+            for v, runs_of_v in zip(values, tries):
                 for e in solver.engines:
                     setattr(e, name, v)
-                solver.clear()
-                before = solver.nodes
-                start = clock()
-                value = solve(args.mode, seed, args.seat, solver)
-                run = (clock() - start, solver.nodes - before, value)
-                if len(best) <= i:
-                    best.append(run)
-                elif run[0] < best[i][0]:
-                    best[i] = run
-        runs[seed] = best
+                runs_of_v.append(run_once(solver, clock, args, seed))
+        runs[seed] = [min(t, key=lambda r: r.seconds) for t in tries]
         print(f"seed {seed}: " + "  ".join(
-            f"{name}={v}: {b[2]} nodes {b[1] / 1e6:.2f}M {b[0]:.3f}s" for v, b in zip(values, best)),
-            flush=True)
-    timed = [s for s, b in runs.items() if b[0][0] >= 0.05 and b[0][2] != "CAP"]
+            f"{name}={v}: {b.value} nodes {b.nodes / 1e6:.2f}M {b.seconds:.3f}s"
+            for v, b in zip(values, runs[seed])), flush=True)
+    timed = [s for s, b in runs.items() if b[0].seconds >= 0.05 and b[0].value != "CAP"]
     for i, v in enumerate(values[1:], 1):
-        differ = [s for s, b in runs.items() if b[i][2] != b[0][2]]
+        differ = [s for s, b in runs.items() if b[i].value != b[0].value]
         if timed:
-            t = math.exp(sum(math.log(runs[s][i][0] / runs[s][0][0]) for s in timed) / len(timed))
-            n = math.exp(sum(math.log(max(runs[s][i][1], 1) / max(runs[s][0][1], 1)) for s in timed)
-                         / len(timed))
+            t = geometric_mean([runs[s][i].seconds / runs[s][0].seconds for s in timed])
+            n = geometric_mean([max(runs[s][i].nodes, 1) / max(runs[s][0].nodes, 1) for s in timed])
             lines.append(f"{name}={v} against {values[0]}: time {t:.3f}, nodes {n:.3f} "
                          f"(geometric means over {len(timed)} deals)")
         else:

@@ -116,12 +116,12 @@ def test_passes_cut_short_for_the_moon_search_keep_the_answer() -> None:
         for pos in endgames(spec, 4, f"moon-cut{i}", cards=(32, 40)):
             cut = Solver(table_mb=16)
             cut.prepare(pos.rules)
-            for e in cut._engines:
+            for e in cut.engines:
                 e.moon_nodes = 1
             default = Solver(table_mb=16)
             for seat in Seat:
                 assert cut.guarantee(pos, seat) == default.guarantee(pos, seat), (spec, seat)
-            cuts += sum(e.moon_cuts for e in cut._engines)
+            cuts += sum(e.moon_cuts for e in cut.engines)
     assert cuts >= 10
 
 
