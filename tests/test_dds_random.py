@@ -10,7 +10,6 @@ deals (default 4, about 5 s) are checked whole:
 """
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 pytest.importorskip("endplay", reason="DDS (the oracle) comes with endplay: pip install '.[test]'")
 
 from benchmarks.dds_oracle import four_leaders_tricks, leader_side_tricks  # noqa: E402
+from env import env_int  # noqa: E402
 from solver.analysis import Solver  # noqa: E402
 from solver.cards import Seat, cards_of  # noqa: E402
 from solver.deal import Deal  # noqa: E402
@@ -28,15 +28,8 @@ SEEDS = range(200)
 BRIDGE = Rules.parse("bridge")
 
 
-def _env_int(name: str, default: int, low: int, high: int) -> int:
-    text = os.environ.get(name, "").strip() or str(default)
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise pytest.UsageError(f"{name}={text!r}: expected a whole number from {low} to {high}")
-    return int(text)
-
-
-WHOLE_DEALS = _env_int("HEARTS_DD_DDS_RANDOM_DEALS", 4, 0, len(SEEDS))
-CUT_TRICKS = _env_int("HEARTS_DD_DDS_RANDOM_TRICKS", 7, 1, 13)
+WHOLE_DEALS = env_int("HEARTS_DD_DDS_RANDOM_DEALS", 4, 0, len(SEEDS))
+CUT_TRICKS = env_int("HEARTS_DD_DDS_RANDOM_TRICKS", 7, 1, 13)
 
 
 def cut(deal: Deal, tricks: int, seed: int) -> Deal:
