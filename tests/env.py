@@ -8,7 +8,7 @@ import pytest
 
 def env_int(name: str, default: int, low: int, high: int) -> int:
     """``name`` as a whole number from ``low`` to ``high`` (``default`` when unset); anything
-    else stops the run with one line naming the variable."""
+    else stops the run with a usage error that names the variable."""
     text = os.environ.get(name, "").strip() or str(default)
     if not text.isdigit() or not low <= int(text) <= high:
         raise pytest.UsageError(f"{name}={text!r}: expected a whole number from {low} to {high}")

@@ -202,6 +202,7 @@ def test_first_trick_small_deals_match_brute_force(name: str) -> None:
 
 
 def check_small_deals(name: str, rng: random.Random, solvers: list[Solver], tally: Tally) -> None:
+    """Check SMALL_DEALS more positions of one round, drawn from ``rng``."""
     target = tally.checked + SMALL_DEALS
     while tally.checked < target:
         hand_size = rng.choice((3, 4))
