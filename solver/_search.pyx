@@ -490,7 +490,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         make_key(tt, g, s, kind, &key)
         rel_lo = o.rel_lo
         rel_hi = o.rel_hi
-        if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+        if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi, alpha, beta):
             # the table is keyed by who leads
             rel_lo |= LEADER_DEP
             rel_hi |= LEADER_DEP
@@ -706,7 +706,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         make_key(tt, g, s, kind, &key)
         lo = -INF
         hi = INF
-        if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
+        if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi, -INF, INF):
             rel[0] = rel_lo | LEADER_DEP
             ex_store(tt, xh, lo, lo, ttmove, rel[0], rel[0])
             return lo

@@ -108,7 +108,7 @@ cdef void tt_follow(Table* t, const Table* owner) noexcept nogil
 cdef void tt_clear(Table* t) noexcept nogil
 cdef void tt_touch(Table* t) noexcept nogil
 cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
-                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil
+                  uint64_t* rel_lo, uint64_t* rel_hi, int alpha, int beta) noexcept nogil
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int work) noexcept nogil
 cdef uint64_t tt_rel(const Entry* e, const Key* k) noexcept nogil

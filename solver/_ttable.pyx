@@ -357,10 +357,17 @@ cdef void tt_clear(Table* t) noexcept nogil:
     t.gen += 1
 
 
+cdef inline bint _settled(int lo, int hi, int alpha, int beta) noexcept nogil:
+    """Whether bounds answer a search of the window (alpha, beta): the entries left unread
+    could only tighten a bound that already cuts (a crowded bucket holds dozens of one shape)."""
+    return lo >= beta or hi <= alpha or lo == hi
+
+
 cdef inline int _probe_bucket(Table* t, const Key* k, uint64_t bucket, uint64_t check,
                               int* lo, int* hi, int* best, const Entry** elo,
-                              const Entry** ehi) noexcept nogil:
-    """Tighten lo/hi with the bucket's matching entries; elo/ehi get the entries that did."""
+                              const Entry** ehi, int alpha, int beta) noexcept nogil:
+    """Tighten lo/hi with the bucket's matching entries, newest first, until they settle the
+    window; elo/ehi get the entries that did."""
     cdef Entry* b = t.buckets[bucket].entries
     cdef uint16_t* tb = t.buckets[bucket].tags
     cdef uint16_t tag = _tag(check)
@@ -381,13 +388,16 @@ cdef inline int _probe_bucket(Table* t, const Key* k, uint64_t bucket, uint64_t 
             ehi[0] = &b[i]
         if best[0] < 0:
             best[0] = b[i].best
+        if _settled(lo[0], hi[0], alpha, beta):
+            break
     return found
 
 
 cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
-                  uint64_t* rel_lo, uint64_t* rel_hi) noexcept nogil:
-    """Tighten lo/hi with every matching entry; rel_lo/rel_hi get the cards the tightest lower
-    and upper bounds rely on. Returns the number of matches."""
+                  uint64_t* rel_lo, uint64_t* rel_hi, int alpha, int beta) noexcept nogil:
+    """Tighten lo/hi with the matching entries until they settle the window (alpha, beta);
+    rel_lo/rel_hi get the cards the lower and upper bounds kept rely on. Returns the number of
+    matches read."""
     cdef uint64_t bucket = _bucket(t, k.check), deep = 0, deep_check = 0, l1 = 0, l2 = 0
     cdef int found
     cdef const Entry* elo = NULL
@@ -407,9 +417,9 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
         spin_lock(t.locks + l1)
         if l2 != l1:
             spin_lock(t.locks + l2)
-    found = _probe_bucket(t, k, bucket, k.check, lo, hi, best, &elo, &ehi)
-    if deep_check:
-        found += _probe_bucket(t, k, deep, deep_check, lo, hi, best, &elo, &ehi)
+    found = _probe_bucket(t, k, bucket, k.check, lo, hi, best, &elo, &ehi, alpha, beta)
+    if deep_check and not _settled(lo[0], hi[0], alpha, beta):
+        found += _probe_bucket(t, k, deep, deep_check, lo, hi, best, &elo, &ehi, alpha, beta)
     if elo != NULL:
         rel_lo[0] = tt_rel(elo, k)
     if ehi != NULL:
