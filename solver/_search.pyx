@@ -706,6 +706,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
         make_key(tt, g, s, kind, &key)
         lo = -INF
         hi = INF
+        # no window: the moon's entries are exact, so the first that matches answers
         if tt_probe(tt, &key, &lo, &hi, &ttmove, &rel_lo, &rel_hi, -INF, INF):
             rel[0] = rel_lo | LEADER_DEP
             ex_store(tt, xh, lo, lo, ttmove, rel[0], rel[0])
