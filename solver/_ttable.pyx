@@ -198,12 +198,24 @@ cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) no
     k.check = _mix(h, w)
 
 
-cdef inline uint64_t _deep_check(const Key* k) noexcept nogil:
-    """The check of entries filed deep: the shape and the top DEEP_KEYED owners of each suit."""
+cdef inline int _shortest(const Key* k) noexcept nogil:
+    """The suit with the fewest cards left (of equals, the highest)."""
+    cdef int suit, fewest = 0
+    for suit in range(1, 4):
+        if k.cnt[suit] <= k.cnt[fewest]:
+            fewest = suit
+    return fewest
+
+
+cdef inline uint64_t _deep_check(const Table* t, const Key* k) noexcept nogil:
+    """The check of entries filed deep: the shape, the top DEEP_KEYED owners of each suit but
+    the shortest, and the top keyed owners of the shortest (see Table.crowded)."""
     cdef uint64_t h = <uint64_t>0xD1B54A32D192ED03ULL
-    cdef int suit, j
+    cdef int suit, j, fewest = _shortest(k)
     for suit in range(4):
-        j = k.cnt[suit] if k.cnt[suit] < DEEP_KEYED else DEEP_KEYED
+        j = t.top_keyed[suit] if suit == fewest else DEEP_KEYED
+        if k.cnt[suit] < j:
+            j = k.cnt[suit]
         h = _mix(h, k.shape[suit] | (<uint64_t>(k.seq[suit] >> (2 * (k.cnt[suit] - j))) << 52))
     return _mix(h, k.shape[4])
 
@@ -405,7 +417,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     t.probes += 1
     if t.crowded[bucket] == t.gen:
         # both buckets' tag lines on their way at once
-        deep_check = _deep_check(k)
+        deep_check = _deep_check(t, k)
         deep = _bucket(t, deep_check)
         prefetch(t.buckets[deep].tags)
         prefetch(t.buckets[deep].tags + 32)
@@ -438,7 +450,7 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check
     cdef uint32_t pattern[4]
     cdef uint64_t lane
-    cdef int suit, kk, real, deep = 1
+    cdef int suit, kk, real, deep = 1, fewest = _shortest(k)
     t.stores += 1
     rel |= k.always
     for suit in range(4):
@@ -453,10 +465,10 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
                 kk = k.cnt[suit] if k.cnt[suit] < t.top_keyed[suit] else t.top_keyed[suit]
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
-            if kk < DEEP_KEYED and kk < k.cnt[suit]:
+            if kk < DEEP_KEYED and kk < k.cnt[suit] and suit != fewest:
                 deep = 0
     if deep and t.crowded[home] == t.gen:
-        check = _deep_check(k)
+        check = _deep_check(t, k)
         bucket = _bucket(t, check)
     if t.locks != NULL:
         spin_lock(t.locks + (bucket & (LOCKS - 1)))
