@@ -28,8 +28,9 @@ cdef enum:
 
 ctypedef struct Entry:
     uint32_t check               # bits 0-15 and 32-47 of the check: a hash of the shape and
-                                 # the top TOP_KEYED (filed deep: DEEP_KEYED) owners of each
-                                 # suit, which spread the positions of one shape over buckets.
+                                 # the top TOP_KEYED owners of each suit (filed deep: see
+                                 # Table.crowded), which spread the positions of one shape over
+                                 # buckets.
                                  # The shape is matched by this hash alone: the tag holds bits
                                  # 49-63 and the bucket the top bits of 0-31, so nearly all 64
                                  # bits are compared, and an entry takes 28 bytes
