@@ -445,12 +445,23 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     return found
 
 
+cdef inline bint _files_deep(const Key* k, const uint32_t* pattern) noexcept nogil:
+    """Whether an entry of a crowded bucket goes to its deep bucket: it keys DEEP_KEYED owners
+    (or all) in every suit but the shortest (see Table.crowded)."""
+    cdef int suit, kk, fewest = _shortest(k)
+    for suit in range(4):
+        kk = (pattern[suit] >> K_SHIFT) & 15
+        if kk < DEEP_KEYED and kk < k.cnt[suit] and suit != fewest:
+            return 0
+    return 1
+
+
 cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int best,
                    int work) noexcept nogil:
     cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check
     cdef uint32_t pattern[4]
     cdef uint64_t lane
-    cdef int suit, kk, real, deep = 1, fewest = _shortest(k)
+    cdef int suit, kk, real
     t.stores += 1
     rel |= k.always
     for suit in range(4):
@@ -465,9 +476,7 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
                 kk = k.cnt[suit] if k.cnt[suit] < t.top_keyed[suit] else t.top_keyed[suit]
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
-            if kk < DEEP_KEYED and kk < k.cnt[suit] and suit != fewest:
-                deep = 0
-    if deep and t.crowded[home] == t.gen:
+    if t.crowded[home] == t.gen and _files_deep(k, pattern):
         check = _deep_check(t, k)
         bucket = _bucket(t, check)
     if t.locks != NULL:
