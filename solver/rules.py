@@ -118,7 +118,7 @@ class Rules:
             return spec
         if isinstance(spec, str):
             text = spec.strip()
-            if text.startswith("{"):
+            if text.startswith(("{", "[")):
                 try:
                     spec = json.loads(text)
                 except json.JSONDecodeError as e:
@@ -126,7 +126,8 @@ class Rules:
             else:
                 spec = {"preset": text}
         if not isinstance(spec, Mapping):
-            raise RulesError(f"rules must be a preset name or a JSON object, got {type(spec).__name__}")
+            got = "a JSON array" if isinstance(spec, list) else type(spec).__name__
+            raise RulesError(f"rules must be a preset name or a JSON object, got {got}")
         return cls._from_mapping(spec)
 
     @classmethod

@@ -118,7 +118,8 @@ def test_an_unknown_key_is_an_error_naming_it(key: str) -> None:
     ('{"moon": "add",}', "not valid JSON"),
     ('{"moon": add}', "not valid JSON"),
     ("no-such-preset", "unknown preset"),
-    ("[1, 2]", "preset"),
+    ("[1, 2]", "a preset name or a JSON object, got a JSON array"),
+    ("[1, 2", "not valid JSON"),
 ])
 def test_bad_rule_text_is_a_one_line_error(text: str, words: str) -> None:
     with pytest.raises(RulesError) as err:
