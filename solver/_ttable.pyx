@@ -207,11 +207,12 @@ cdef inline int _shortest(const Key* k) noexcept nogil:
     return fewest
 
 
-cdef inline uint64_t _deep_check(const Table* t, const Key* k) noexcept nogil:
+cdef inline uint64_t _deep_check(const Table* t, const Key* k, int fewest) noexcept nogil:
     """The check of entries filed deep: the shape, the top DEEP_KEYED owners of each suit but
-    the shortest, and the top keyed owners of the shortest (see Table.crowded)."""
+    the shortest (``fewest``, from _shortest), and the top keyed owners of that one (see
+    Table.crowded)."""
     cdef uint64_t h = <uint64_t>0xD1B54A32D192ED03ULL
-    cdef int suit, j, fewest = _shortest(k)
+    cdef int suit, j
     for suit in range(4):
         j = t.top_keyed[suit] if suit == fewest else DEEP_KEYED
         if k.cnt[suit] < j:
@@ -417,7 +418,7 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     t.probes += 1
     if t.crowded[bucket] == t.gen:
         # both buckets' tag lines on their way at once
-        deep_check = _deep_check(t, k)
+        deep_check = _deep_check(t, k, _shortest(k))
         deep = _bucket(t, deep_check)
         prefetch(t.buckets[deep].tags)
         prefetch(t.buckets[deep].tags + 32)
@@ -445,10 +446,10 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     return found
 
 
-cdef inline bint _files_deep(const Key* k, const uint32_t* pattern) noexcept nogil:
+cdef inline bint _files_deep(const Key* k, const uint32_t* pattern, int fewest) noexcept nogil:
     """Whether an entry of a crowded bucket goes to its deep bucket: it keys DEEP_KEYED owners
-    (or all) in every suit but the shortest (see Table.crowded)."""
-    cdef int suit, kk, fewest = _shortest(k)
+    (or all) in every suit but the shortest, ``fewest`` (see Table.crowded)."""
+    cdef int suit, kk
     for suit in range(4):
         kk = (pattern[suit] >> K_SHIFT) & 15
         if kk < DEEP_KEYED and kk < k.cnt[suit] and suit != fewest:
@@ -461,7 +462,7 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     cdef uint64_t home = _bucket(t, k.check), bucket = home, check = k.check
     cdef uint32_t pattern[4]
     cdef uint64_t lane
-    cdef int suit, kk, real
+    cdef int suit, kk, real, fewest
     t.stores += 1
     rel |= k.always
     for suit in range(4):
@@ -476,9 +477,11 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
                 kk = k.cnt[suit] if k.cnt[suit] < t.top_keyed[suit] else t.top_keyed[suit]
             pattern[suit] = ((k.seq[suit] >> (2 * (k.cnt[suit] - kk))) | (<uint32_t>kk << K_SHIFT)
                              | (<uint32_t>real << R_SHIFT))
-    if t.crowded[home] == t.gen and _files_deep(k, pattern):
-        check = _deep_check(t, k)
-        bucket = _bucket(t, check)
+    if t.crowded[home] == t.gen:
+        fewest = _shortest(k)
+        if _files_deep(k, pattern, fewest):
+            check = _deep_check(t, k, fewest)
+            bucket = _bucket(t, check)
     if t.locks != NULL:
         spin_lock(t.locks + (bucket & (LOCKS - 1)))
     _store_in(t, bucket, home, check, pattern, lo, hi, best, work)
