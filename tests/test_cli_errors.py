@@ -1,12 +1,25 @@
-"""Bad input through the installed `hearts-dd analyze` command (SPEC §4): exit status 2, one
-line on standard error saying what is wrong and where, nothing on standard output."""
+"""Bad input through `hearts-dd analyze` (SPEC §4): exit status 2, one line on standard error
+saying what is wrong and where, nothing on standard output. The listed cases run the installed
+command; the property test below runs it in-process, for many examples."""
 from __future__ import annotations
 
+import json
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solver.cli import cli
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import Rules
+
+from strategies import PROPERTY
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
 DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
@@ -55,3 +68,59 @@ def test_time_limit_is_exit_3_with_one_line() -> None:
     assert result.returncode == 3
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "time limit" in result.stderr
+
+
+EDIT_CHARS = "AKQJT98765432.: NESWnesw-CHDShdc10♠♥{}[],\"x"
+EDITS = st.lists(st.tuples(st.sampled_from(["delete", "insert", "replace"]), st.integers(0, 10**6),
+                           st.sampled_from(EDIT_CHARS)), min_size=1, max_size=3)
+RULE_TEXTS = ["standard", "omnibus", "spot", "black-maria", '{"moon": "none"}',
+              '{"hearts_break": "queen"}', '{"trick_points": 1, "partnership": true}']
+
+
+def edit(text: str, edits: list[tuple[str, int, str]]) -> str:
+    """``text`` with a few characters deleted, inserted or replaced."""
+    chars = list(text)
+    for op, at, char in edits:
+        i = at % (len(chars) + 1)
+        if op == "insert":
+            chars.insert(i, char)
+        elif chars:
+            i = min(i, len(chars) - 1)
+            if op == "delete":
+                del chars[i]
+            else:
+                chars[i] = char
+    return "".join(chars)
+
+
+@given(seed=st.integers(0, 10**6), cards=st.integers(36, 51), rules=st.sampled_from(RULE_TEXTS),
+       mangle=st.sampled_from(["deal", "play", "rules", "none"]), edits=EDITS)
+@PROPERTY
+def test_mangled_input_is_an_answer_or_one_line(seed, cards, rules, mangle, edits) -> None:
+    """A valid position (a random deal, then random legal cards) with a few characters of one
+    field changed: either a JSON answer or one line on stderr with exit 2, never a traceback.
+    In-process, so many examples run quickly; late cards exercise the legality checks."""
+    deal = Deal.random(seed)
+    p = Position.start(deal, Rules.parse(rules))
+    rng = random.Random(seed)
+    played = []
+    while len(played) < cards and not p.is_over:
+        card = rng.choice(p.legal_moves())
+        played.append(str(card))
+        p = p.play(card)
+    fields = {"deal": deal.pbn(), "play": " ".join(played), "rules": rules}
+    if mangle != "none":
+        fields[mangle] = edit(fields[mangle], edits)
+    args = ["analyze", "--json", "--threads", "1", "--table-mb", "8"]
+    for name, value in fields.items():
+        args += [f"--{name}", value]
+    result = CliRunner().invoke(cli, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    if result.exit_code == 0:
+        assert json.loads(result.stdout)["players"]
+        assert result.stderr == ""
+    else:
+        assert result.exit_code == 2, result.stderr
+        assert result.stdout == ""
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert result.stderr.startswith("hearts-dd: error:")
