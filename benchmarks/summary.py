@@ -29,7 +29,7 @@ CATEGORIES = {
     HEARTS_FOUR: "standard rules, full deal: all four guarantees + moon flags",
     HEARTS_TRICK2: "standard rules, start of trick 2: the mover's values and every legal card's",
     BRIDGE_ONE: "our notrump-bridge mode, N leads: N+S's tricks",
-    BRIDGE_FOUR: "our notrump-bridge mode, each seat leading in turn",
+    BRIDGE_FOUR: "our notrump-bridge mode, the four leaders in one call (`Solver.guarantees`)",
     DDS_ONE: "DDS `SolveBoard`, notrump, N leads",
     DDS_FOUR: "DDS `CalcAllTables`, notrump only (four leaders)",
 }

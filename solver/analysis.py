@@ -292,6 +292,33 @@ class Solver:
         self._start()
         return self._guarantee(p, p.side(_seat(seat)), guess)
 
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]]) -> list[int]:
+        """``guarantee`` of each (position, seat), searched in parallel on the solver's threads
+        over one table, as ``analyze`` answers its seats: the four leaders of a bridge deal (a
+        row of DDS's table), or the deals a Monte-Carlo player samples. Questions under other
+        rules or moon totals than the one before wait for those before them. The time limit
+        covers the whole call.
+
+        >>> from solver.deal import Deal
+        >>> d, bridge = Deal.parse("N:AK.Q.. Q.AK.. J.J.A. T.T..A"), Rules.parse("bridge")
+        >>> leaders = [(Position.start(d, bridge, leader), leader) for leader in "NESW"]
+        >>> [-g for g in Solver(threads=2).guarantees(leaders)]  # the leader's side's tricks
+        [2, 2, 3, 3]
+        """
+        self._start()
+        asked = [(p, _seat(s)) for p, s in questions]
+        answers: list[int] = []
+        while len(answers) < len(asked):
+            first = asked[len(answers)][0]
+            same = asked[len(answers):]
+            for i, (p, _s) in enumerate(same):
+                if p.rules != first.rules or p.moon_total != first.moon_total:
+                    same = same[:i]
+                    break
+            self._use(first)
+            answers += self._map(lambda q: self._guarantee(q[0], q[0].side(q[1])), same)
+        return answers
+
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
