@@ -91,9 +91,9 @@ class Solver:
 
     Keeps one engine per thread, all sharing one transposition table of ``table_mb``, and
     reuses them across questions while the rules stay the same. With ``threads`` > 1,
-    ``analyze`` answers its independent questions (seats, cards) in parallel, and a search
-    gets any idle engine as its helper thread, pass by pass; the engine releases the GIL while
-    it searches.
+    ``analyze`` answers its independent questions (seats, cards) in parallel, as ``guarantees``
+    does those it is given, and a search gets any idle engine as its helper thread, pass by
+    pass; the engine releases the GIL while it searches.
 
     ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised,
     with the bounds on the seat's guarantee that the finished passes proved (``low``, ``high``).
