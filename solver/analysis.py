@@ -14,6 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, Callable, Iterable, Iterator
 
 from .cards import Card, Seat, cards_of
@@ -306,17 +307,11 @@ class Solver:
         [2, 2, 3, 3]
         """
         self._start()
-        asked = [(p, _seat(s)) for p, s in questions]
         answers: list[int] = []
-        while len(answers) < len(asked):
-            first = asked[len(answers)][0]
-            same = asked[len(answers):]
-            for i, (p, _s) in enumerate(same):
-                if p.rules != first.rules or p.moon_total != first.moon_total:
-                    same = same[:i]
-                    break
-            self._use(first)
-            answers += self._map(lambda q: self._guarantee(q[0], q[0].side(q[1])), same)
+        for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
+            same = list(run)
+            self._use(same[0][0])
+            answers += self._map(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), same)
         return answers
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from endgames import Scenario, random_endgame
+from record_files import small_deal
 from solver.analysis import SearchAborted, Solver
-from solver.cards import DECK, Card, Seat, cards_of
+from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position
 from solver.rules import Rules
@@ -24,13 +25,6 @@ def endgames(spec: dict, count: int, seed: str, cards: tuple[int, int] = (9, 20)
         if s is not None:
             out.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
     return out
-
-
-def small_deal(seed: int, per_hand: int = 7) -> Deal:
-    """A random deal of ``per_hand`` cards a hand: its point cards, and so its moon total,
-    vary from seed to seed."""
-    cards = random.Random(seed).sample(list(cards_of(DECK)), 4 * per_hand)
-    return Deal(tuple(sum(c.mask for c in cards[i::4]) for i in range(4)))  # type: ignore[arg-type]
 
 
 def answers(solver: Solver, pos: Position) -> tuple:
@@ -82,7 +76,8 @@ def test_many_questions_at_once_agree_with_single_ones() -> None:
     moon totals (a change of either waits for the questions before it)."""
     specs = [{}, {}, {"preset": "omnibus"}, {"preset": "bridge"}, {}]
     positions = [pos for i, spec in enumerate(specs) for pos in endgames(spec, 3, f"many{i}")]
-    positions[1:1] = [Position.start(small_deal(seed)) for seed in (1, 2)]
+    # seven cards a hand: their point cards, and so the moon total, vary from deal to deal
+    positions[1:1] = [Position.start(small_deal(random.Random(seed), 7)) for seed in (1, 2)]
     questions = [(pos, seat) for pos in positions for seat in (Seat.N, "w")]
     expected = [Solver(table_mb=16).guarantee(pos, seat) for pos, seat in questions]
     kinds = [(pos.rules, pos.moon_total) for pos, _ in questions]
@@ -93,7 +88,7 @@ def test_many_questions_at_once_agree_with_single_ones() -> None:
 
 
 def test_the_four_leaders_of_a_bridge_deal_at_once() -> None:
-    deal = small_deal(5)
+    deal = small_deal(random.Random(5), 7)
     leaders = [(Position.start(deal, Rules.parse("bridge"), leader), leader) for leader in Seat]
     expected = [Solver(table_mb=16).guarantee(p, leader) for p, leader in leaders]
     assert Solver(table_mb=16, threads=2).guarantees(leaders) == expected

@@ -19,6 +19,7 @@ from solver.deal import Deal
 from solver.position import Position
 from solver.rules import Rules
 
+from record_files import random_play
 from strategies import PROPERTY
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
@@ -101,14 +102,8 @@ def test_mangled_input_is_an_answer_or_one_line(seed, cards, rules, mangle, edit
     field changed: either a JSON answer or one line on stderr with exit 2, never a traceback.
     In-process, so many examples run quickly; late cards exercise the legality checks."""
     deal = Deal.random(seed)
-    p = Position.start(deal, Rules.parse(rules))
-    rng = random.Random(seed)
-    played = []
-    while len(played) < cards and not p.is_over:
-        card = rng.choice(p.legal_moves())
-        played.append(str(card))
-        p = p.play(card)
-    fields = {"deal": deal.pbn(), "play": " ".join(played), "rules": rules}
+    played = random_play(Position.start(deal, Rules.parse(rules)), random.Random(seed), cards)
+    fields = {"deal": deal.pbn(), "play": " ".join(map(str, played)), "rules": rules}
     if mangle != "none":
         fields[mangle] = edit(fields[mangle], edits)
     args = ["analyze", "--json", "--threads", "1", "--table-mb", "8"]
