@@ -1,8 +1,8 @@
 """Builds the Cython engine; everything else is in pyproject.toml.
 
 With GCC the engine is built twice (profile-guided optimisation): instrumented, run on a short
-training workload (``solver/_training.py``, about 15 s), then compiled again with the profile,
-which makes full-deal searches about 7 % faster. ``HEARTS_DD_PGO=0`` builds once, as does any
+training workload (``solver/_training.py``, about 10 s), then compiled again with the profile,
+which makes Hearts searches 6-8 % faster. ``HEARTS_DD_PGO=0`` builds once, as does any
 other compiler; if the instrumented build or its training fails, the build says so and goes on
 without the profile."""
 import os
@@ -28,12 +28,13 @@ FLAGS = ["-O3"] + (["-mpopcnt"] if platform.machine().lower() in ("x86_64", "amd
 class ProfileGuidedBuild(build_ext):
     def build_extensions(self) -> None:
         profile = Path(self.build_temp).resolve() / "profile"
-        if self._is_gcc() and os.environ.get("HEARTS_DD_PGO", "1") != "0":
-            try:
-                self._train(profile)
-            except FAILURES as e:
-                print(f"hearts-dd: profile-guided build skipped: {e}", file=sys.stderr)
-                shutil.rmtree(profile, ignore_errors=True)
+        if not self._is_gcc() or os.environ.get("HEARTS_DD_PGO", "1") == "0":
+            return super().build_extensions()
+        try:
+            self._train(profile)
+        except FAILURES as e:
+            print(f"hearts-dd: profile-guided build skipped: {e}", file=sys.stderr)
+            shutil.rmtree(profile, ignore_errors=True)
         self.force = True  # objects of the instrumented build are not up to date
         if any(profile.glob("*.gcda")):
             self._with_flags([f"-fprofile-use={profile}", "-fprofile-partial-training",
@@ -61,8 +62,7 @@ class ProfileGuidedBuild(build_ext):
     def _train(self, profile: Path) -> None:
         """The instrumented engine, built beside a copy of the package, runs the training."""
         shutil.rmtree(profile, ignore_errors=True)
-        self._with_flags([f"-fprofile-generate={profile}"],
-                         ["-fprofile-generate"])
+        self._with_flags([f"-fprofile-generate={profile}"], ["-fprofile-generate"])
         build_lib, self.build_lib = self.build_lib, tempfile.mkdtemp(prefix="hearts-dd-pgo-")
         try:
             self.force = True
