@@ -35,7 +35,6 @@ class ProfileGuidedBuild(build_ext):
         except FAILURES as e:
             print(f"hearts-dd: profile-guided build skipped: {e}", file=sys.stderr)
             shutil.rmtree(profile, ignore_errors=True)
-        self.force = True  # objects of the instrumented build are not up to date
         if any(profile.glob("*.gcda")):
             self._with_flags([f"-fprofile-use={profile}", "-fprofile-partial-training",
                               "-fprofile-correction", "-Wno-missing-profile"], [])
@@ -64,8 +63,9 @@ class ProfileGuidedBuild(build_ext):
         shutil.rmtree(profile, ignore_errors=True)
         self._with_flags([f"-fprofile-generate={profile}"], ["-fprofile-generate"])
         build_lib, self.build_lib = self.build_lib, tempfile.mkdtemp(prefix="hearts-dd-pgo-")
+        # from here on every build compiles afresh: objects of the other stage are not up to date
+        self.force = True
         try:
-            self.force = True
             super().build_extensions()
             package = Path(self.build_lib) / "solver"
             for f in Path(__file__).resolve().parent.joinpath("solver").glob("*.py"):

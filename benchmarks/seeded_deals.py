@@ -104,21 +104,14 @@ def hearts_trick_two(seed: int) -> Position:
     Random legal cards rather than a fixed rule (say, lowest card) so the first tricks vary
     the way real ones do: some deals break with a discard, some keep all suits.
     """
-    rng = random.Random(f"trick 1 of deal {seed}")
-    p = hearts_start(seed)
-    for _ in range(4):
-        p = p.play(rng.choice(p.legal_moves()))
-    return p
+    return hearts_start(seed).random_play(random.Random(f"trick 1 of deal {seed}"), 4)
 
 
 def hearts_midgame(seed: int, tricks_to_go: int) -> Position:
     """Deal ``seed`` under standard rules after seeded random legal play, ``tricks_to_go``
     tricks before the end."""
     rng = random.Random(f"play of deal {seed} to {tricks_to_go} tricks")
-    p = hearts_start(seed)
-    while len(p.played) < 4 * (13 - tricks_to_go):
-        p = p.play(rng.choice(p.legal_moves()))
-    return p
+    return hearts_start(seed).random_play(rng, 4 * (13 - tricks_to_go))
 
 
 def bridge_start(seed: int, leader: Seat) -> Position:

@@ -23,12 +23,6 @@ FULL_DEALS = ((1000, "N"), (1000, "S"), (1001, "N"), (1003, "E"), (1003, "S"), (
 NODE_LIMIT = 20_000_000  # a deal harder than thought is cut short, not waited for
 
 
-def _played(p: Position, tricks: int, rng: random.Random) -> Position:
-    for _ in range(4 * tricks):
-        p = p.play(rng.choice(p.legal_moves()))
-    return p
-
-
 def main() -> tuple[int, int]:
     """(questions answered, questions cut short by the node limit)."""
     done = [0, 0]
@@ -46,12 +40,12 @@ def main() -> tuple[int, int]:
     for seed, seat in FULL_DEALS:
         _ask(lambda: solver.guarantee(Position.start(Deal.random(seed), standard), seat))
     for seed in (1000, 1001, 1003, 1006):
-        p = _played(Position.start(Deal.random(seed), standard), 5, rng)
+        p = Position.start(Deal.random(seed), standard).random_play(rng, 4 * 5)
         _ask(lambda: solver.analyze(p))
     for name in sorted(PRESETS.keys() - {"bridge"}):
         rules = Rules.parse(name)
         for seed in range(2000, 2012):
-            p = _played(Position.start(Deal.random(seed), rules), 8, rng)
+            p = Position.start(Deal.random(seed), rules).random_play(rng, 4 * 8)
             _ask(lambda: solver.analyze(p))
     bridge = Rules.parse("bridge")
     for seed in range(3000, 3008):

@@ -12,6 +12,7 @@ solver.errors.PlayError: trick 2: E cannot lead HK (hearts are not broken)
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -224,4 +225,14 @@ class Position:
             except CardError as e:
                 raise PlayError(f"play card {i + 1} (trick {i // 4 + 1}): {e}") from None
             p = p.play(c)
+        return p
+
+    def random_play(self, rng: random.Random, cards: int) -> "Position":
+        """After up to ``cards`` random legal cards (fewer if the hand ends first): positions
+        part-way through a deal, for sampling and testing."""
+        p = self
+        for _ in range(cards):
+            if p.is_over:
+                break
+            p = p.play(rng.choice(p.legal_moves()))
         return p

@@ -28,13 +28,7 @@ def small_deal(rng: random.Random, hand_size: int) -> Deal:
 
 def random_play(start: Position, rng: random.Random, cards: int) -> list[Card]:
     """Up to ``cards`` random legal cards from ``start``."""
-    played: list[Card] = []
-    p = start
-    while len(played) < cards and not p.is_over:
-        card = rng.choice(p.legal_moves())
-        played.append(card)
-        p = p.play(card)
-    return played
+    return list(start.random_play(rng, cards).played[len(start.played):])
 
 
 def recorded(start: Position, cards: list[Card]) -> RecordedPlay:

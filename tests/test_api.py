@@ -118,13 +118,6 @@ def small_deal(rng: random.Random, cards_each: int) -> Deal:
     return Deal(tuple(hands))  # type: ignore[arg-type]
 
 
-def random_play(rng: random.Random, start: Position, cards: int) -> Position:
-    position = start
-    for _ in range(cards):
-        position = position.play(rng.choice(position.legal_moves()))
-    return position
-
-
 def test_moon_timeline_follows_the_solver(base_url):
     """Small random deals and random play: every flag, and the card named as lost, as the library says."""
     solver = Solver()
@@ -136,7 +129,7 @@ def test_moon_timeline_follows_the_solver(base_url):
         rules = Rules.parse(["standard", "omnibus", "spot", {"partnership": True}][seed % 4])
         leader = None if deal.all_cards & (0xFFFF << 48) else "N"  # no clubs: someone must be named
         start = Position.start(deal, rules, leader)
-        end = random_play(rng, start, 12)
+        end = start.random_play(rng, 12)
         body = {"deal": deal.pbn(), "play": " ".join(map(str, end.played)), "rules": rules.to_dict(),
                 **({"leader": leader} if leader else {})}
         resp = post(base_url, "moon", json=body)

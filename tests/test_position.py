@@ -2,6 +2,8 @@
 own legality and scoring; illegal cards are errors naming the card, the seat and the trick."""
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -120,3 +122,12 @@ def test_no_card_after_the_end() -> None:
     assert pos.is_over and [pos.score(s) for s in Seat] == [0, 13, 13, 13]
     with pytest.raises(PlayError, match="over"):
         pos.play("SA")
+
+
+def test_random_play_is_legal_repeatable_and_stops_at_the_end() -> None:
+    start = Position.start(SAMPLE)
+    some = start.random_play(random.Random(7), 9)
+    assert len(some.played) == 9 and Position.from_play(SAMPLE, play=some.played) == some
+    assert start.random_play(random.Random(7), 9) == some
+    assert start.random_play(random.Random(7), 60).is_over
+    assert len(start.random_play(random.Random(7), 60).played) == 52
