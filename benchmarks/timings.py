@@ -11,6 +11,12 @@ shown as a lower bound (``≥``), and a ratio of bounds keeps the direction it c
 ('0.200 s', '≥ 30.0 s', '≥ 10.1 s')
 >>> str(ratio(d.median, Figure(0.1))), str(ratio(Figure(3.0), d.worst)), ratio(d.worst, d.mean)
 ('2.0×', '≤ 0.10×', None)
+
+The median of an even number of deals is the mean of the two middle ones, not the lower of them:
+
+>>> even = Distribution("y", [Timing(i, t, t) for i, t in enumerate([0.1, 0.2, 0.5, 0.9])])
+>>> str(even.median), str(even.percentile(50))
+('0.350 s', '0.200 s')
 """
 from __future__ import annotations
 
@@ -69,7 +75,10 @@ class Distribution:
 
     @property
     def median(self) -> Figure:
-        return self.percentile(50)
+        """The middle deal's time, or the mean of the two middle deals' for an even count."""
+        n = len(self.timings)
+        low, high = self.timings[(n - 1) // 2], self.timings[n // 2]
+        return Figure((low.on(self.clock) + high.on(self.clock)) / 2, AT_LEAST if high.timed_out else EXACT)
 
     @property
     def p90(self) -> Figure:
