@@ -79,8 +79,9 @@ class PositionRequest(BaseModel):
 class AnalyzeRequest(PositionRequest):
     """A position, and optionally the one seat to answer for (as ``hearts-dd analyze --player``)."""
 
-    player: Optional[SeatName] = Field(None, description="answer only for this seat (and the card "
-                                       "values of the player to move); every seat when omitted")
+    player: Optional[SeatName] = Field(None, description="answer only for this seat, with its cards' "
+                                       "values when it (or its partner) is to move, else no "
+                                       "`moves`; every seat when omitted")
 
 
 class PlayerValue(BaseModel):
@@ -110,7 +111,8 @@ class AnalyzeResult(BaseModel):
     to_move: Optional[SeatName] = Field(description="null when the hand is over")
     trick: Optional[int] = Field(description="number of the trick in progress, null when over")
     players: dict[SeatName, PlayerValue]
-    moves: list[MoveValue] = Field(description="every legal card of the player to move")
+    moves: list[MoveValue] = Field(description="every legal card of the player to move (empty when "
+                                   "`player` names another seat)")
     nodes: int
     seconds: float
 

@@ -328,7 +328,9 @@ class Solver:
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     def analyze(self, p: Position, seats: Iterable[Seat] | None = None, moves: bool = True) -> Analysis:
-        """Guarantee and moon flag for ``seats`` (default all), and every legal card's values."""
+        """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
+        when the player to move is one of them (or its partner): asked for one seat, the
+        work stays that seat's, where the mover's cards would cost a solve each."""
         self._start()
         t0 = time.perf_counter()
         n0 = self.nodes
@@ -340,15 +342,15 @@ class Solver:
         players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
         mover = p.to_move
-        if moves and mover is not None:
+        if moves and mover is not None and p.side(mover) in by_side:
             side = p.side(mover)
-            base = by_side.get(side)
+            base = by_side[side]
             groups = self.move_groups(p)
-            if len(groups) == 1 and base is not None:
+            if len(groups) == 1:
                 # a forced choice: the card's values are the position's own
                 values = [(base.guarantee, base.moon_possible)]
             else:
-                guess = base.guarantee if base else None
+                guess = base.guarantee
 
                 def card_values(rep: Card) -> tuple[int, bool]:
                     child = p.play(rep)

@@ -37,7 +37,8 @@ def cli() -> None:
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
 @click.option("--rules", "rules_text", default=None, help="Preset name or JSON rule object.")
 @click.option("--leader", type=SEAT, default=None, help="Leader of trick 1 (with a free first lead).")
-@click.option("--player", type=SEAT, default=None, help="Only this seat's guarantee and moon flag.")
+@click.option("--player", type=SEAT, default=None,
+              help="Only this seat's guarantee and moon flag, and its cards' values when it is to move.")
 @click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
 @click.option("--table-mb", type=click.IntRange(1, 256), default=DEFAULT_TABLE_MB, show_default=True,

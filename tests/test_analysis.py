@@ -71,6 +71,19 @@ def test_single_questions_agree_with_analyze() -> None:
         assert only_east.players[Seat.E] == full.players[Seat.E]
 
 
+def test_one_seat_gets_its_cards_only_when_its_side_is_to_move() -> None:
+    """Asked for one seat, the work is that seat's: the mover's cards would cost a solve each."""
+    solver = Solver(table_mb=16)
+    for spec in ({}, {"partnership": True}):
+        for pos in endgames(spec, 4, f"one seat {spec}"):
+            full = solver.analyze(pos)
+            for seat in Seat:
+                one = solver.analyze(pos, seats=[seat])
+                assert one.players == {seat: full.players[seat]}
+                mine = pos.side(seat) == pos.side(pos.to_move)
+                assert one.moves == (full.moves if mine else [])
+
+
 def test_many_questions_at_once_agree_with_single_ones() -> None:
     """``guarantees`` answers in the order asked, on two threads, across deals, rule sets and
     moon totals (a change of either waits for the questions before it)."""

@@ -67,3 +67,14 @@ def test_one_thread_and_two_give_the_same_answers(case):
         got = json.loads(p.stdout)
         answers.append({k: got[k] for k in ("to_move", "players", "moves", "line")})
     assert answers[0] == answers[1]
+
+
+def test_one_player_text_report_says_whose_cards_are_left_out():
+    deal = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
+    play = "C2 CA C5 C4"  # E leads trick 2
+    other = run_cli("analyze", "--deal", deal, "--play", play, "--player", "N")
+    assert other.returncode == 0, other.stderr
+    assert "E's cards not valued: asked for N only" in other.stdout and "Cards for" not in other.stdout
+    mover = run_cli("analyze", "--deal", deal, "--play", play, "--player", "E")
+    assert mover.returncode == 0, mover.stderr
+    assert "Cards for E" in mover.stdout and "not valued" not in mover.stdout
