@@ -342,9 +342,9 @@ class Solver:
         players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
         mover = p.to_move
-        if moves and mover is not None and p.side(mover) in by_side:
-            side = p.side(mover)
-            base = by_side[side]
+        side = p.side(mover) if mover is not None else -1  # -1: the hand is over
+        base = by_side.get(side)
+        if moves and base is not None:
             groups = self.move_groups(p)
             if len(groups) == 1:
                 # a forced choice: the card's values are the position's own

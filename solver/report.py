@@ -46,7 +46,7 @@ def render(a: Analysis) -> str:
         for m in a.moves:
             mark = "*" if m.best else " "
             lines.append(f"{mark}{str(m.card):<5}{m.guarantee:>9}  {'yes' if m.moon_possible else 'no'}")
-    elif p.to_move is not None and not any(p.side(s) == p.side(p.to_move) for s in a.players):
+    elif p.to_move is not None:  # analyze leaves them out when the mover's side was not asked
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
     return "\n".join(lines)

@@ -19,8 +19,9 @@ from hypothesis import given, settings, strategies as st
 
 from api import create_app
 from api.testing import served
+from record_files import small_deal
 from solver.analysis import Solver
-from solver.cards import DECK, Seat, cards_of
+from solver.cards import Seat
 from solver.cli import cli
 from solver.deal import Deal
 from solver.position import Position
@@ -109,13 +110,6 @@ def test_fifty_concurrent_requests_are_all_answered_correctly(base_url):
         responses = list(pool.map(lambda c: post(base_url, "analyze", json=request_of(c)), picked))
     assert [r.status_code for r in responses] == [200] * 50
     assert [without_volatile(r.json()) for r in responses] == expected
-
-
-def small_deal(rng: random.Random, cards_each: int) -> Deal:
-    deck = list(cards_of(DECK))
-    rng.shuffle(deck)
-    hands = [sum(c.mask for c in deck[i * cards_each:(i + 1) * cards_each]) for i in range(4)]
-    return Deal(tuple(hands))  # type: ignore[arg-type]
 
 
 def test_moon_timeline_follows_the_solver(base_url):
