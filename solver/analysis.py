@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any, Callable, Iterable, Iterator
 
-from .cards import Card, Seat, cards_of
+from .cards import Card, Seat, cards_of, mask_of
 from .position import Position
 from .rules import Rules
 from ._search import Engine, SearchAborted
@@ -409,8 +409,13 @@ def _points_left(p: Position) -> int | None:
     game is then constant-sum: bridge play among others); else None."""
     if not p.rules.partnership or p.rules.moon != "none":
         return None
-    cards = [c for h in p.hands for c in cards_of(h)] + list(p.trick)
-    return sum(p.rules.values[c] for c in cards) + p.rules.trick_points * (len(cards) // 4)
+    cards = p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | mask_of(p.trick)
+    return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
+
+
+def _cards_left(p: Position) -> int:
+    """Cards still to be played."""
+    return sum(h.bit_count() for h in p.hands)
 
 
 def _seat(seat: Seat | str) -> Seat:

@@ -110,7 +110,8 @@ class Position:
     def moon_state(self) -> int:
         """0: nobody has taken a point card; 1 + side: only that side has; 7: several have."""
         pm = self.rules.point_mask
-        takers = {self.side(s) for s in Seat if self.taken[s] & pm}
+        pair = self.rules.partnership
+        takers = {i & 1 if pair else i for i in range(4) if self.taken[i] & pm}
         if not takers:
             return 0
         return next(iter(takers)) + 1 if len(takers) == 1 else 7
@@ -127,7 +128,7 @@ class Position:
         for s in seats:
             cards |= self.taken[s]
             tricks += self.tricks_won[s]
-        return sum(self.rules.values[c] for c in cards_of(cards)) + self.rules.trick_points * tricks
+        return self.rules.points_of(cards) + self.rules.trick_points * tricks
 
     def score(self, seat: Seat) -> int:
         """The final hand score of a seat (its side's score with partnerships), moon applied."""
@@ -141,7 +142,7 @@ class Position:
             return raw
         mode = self.rules.moon
         seats = self.side_seats(side)
-        pos = sum(max(self.rules.values[c], 0) for s in seats for c in cards_of(self.taken[s]))
+        pos = self.rules.moon_total_of(self.taken[seats[0]] | self.taken[seats[-1]])
         if ms - 1 == side:
             return raw - pos + {"add": 0, "subtract": -M, "none": M}[mode]
         return raw + {"add": M, "subtract": 0, "none": 0}[mode]

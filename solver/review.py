@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .analysis import Analysis, SearchAborted, Solver
-from .cards import Card, Seat, cards_of
+from .cards import Card, Seat
 from .deal import Deal
 from .errors import PlayError
 from .pbn import RecordedPlay
@@ -308,7 +308,7 @@ def _shot_the_foot(end: Position) -> tuple[Seat, ...]:
         taken = 0
         for seat in end.side_seats(side):
             taken |= end.taken[seat]
-        points = sum(max(end.rules.values[c], 0) for c in cards_of(taken))
+        points = end.rules.moon_total_of(taken)
         if 0 < total - points <= min(FOOT_MARGIN, total // 4):
             out.extend(end.side_seats(side))
     return tuple(sorted(out))

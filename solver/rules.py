@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Mapping
 
 from .cards import SUITS, Card, cards_of, DECK
@@ -157,14 +158,28 @@ class Rules:
     def value(self, card: int) -> int:
         return self.values[int(card)]
 
-    @property
+    @cached_property
+    def _value_masks(self) -> tuple[tuple[int, int], ...]:
+        """(value, mask of the cards worth it) for each value other than 0: a mask's points are
+        then a few popcounts, which the per-call bookkeeping of small searches leans on."""
+        by_value: dict[int, int] = {}
+        for i, v in enumerate(self.values):
+            if v:
+                by_value[v] = by_value.get(v, 0) | 1 << i
+        return tuple(sorted(by_value.items()))
+
+    def points_of(self, cards: int) -> int:
+        """The sum of the values of ``cards`` (a mask)."""
+        return sum(v * (cards & m).bit_count() for v, m in self._value_masks)
+
+    @cached_property
     def point_mask(self) -> int:
         """Cards whose value is above 0 (the cards a moon shooter must take)."""
-        return sum(1 << i for i, v in enumerate(self.values) if v > 0)
+        return sum(m for v, m in self._value_masks if v > 0)
 
     def moon_total_of(self, cards: int) -> int:
         """M for a deal holding ``cards``: the sum of its positive values."""
-        return sum(v for i, v in enumerate(self.values) if v > 0 and cards >> i & 1)
+        return self.points_of(cards & self.point_mask)
 
     @property
     def moon_total(self) -> int:
