@@ -28,6 +28,14 @@ _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
 DEFAULT_TABLE_MB = 224
 _SHARER_BYTES = 1 << 20  # the table an engine allocates before it shares another's
+# Handing a question to another thread costs tens of microseconds, more than solving a
+# position near the end. Questions go to several threads, and searches lend idle engines as
+# helpers, from PARALLEL_FROM_CARDS cards left; a list of ``guarantees`` questions, whose
+# hand-offs overlap, from PARALLEL_LIST_FROM_CARDS; a mover's cards, whose values its own solve
+# mostly left in the table, from PARALLEL_CARDS_FROM (benchmarks/README.md, "Near the end").
+PARALLEL_FROM_CARDS = 25
+PARALLEL_LIST_FROM_CARDS = 21
+PARALLEL_CARDS_FROM = 29
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,8 @@ class Solver:
         self.time_limit = time_limit
         self.threads = max(1, threads)
         self._engines: list[Engine] = []
-        self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
+        # last in, first out: questions one after another keep to one engine and its caches
+        self._free: queue.LifoQueue[Engine] = queue.LifoQueue()
         self._rules: Rules | None = None
         self._retired_nodes = 0
         self._retired_trick_nodes = 0
@@ -116,6 +125,7 @@ class Solver:
         self._waiting = 0  # questions of a parallel _map not yet started
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()  # for _waiting and _invited, changed by pool threads
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def engines(self) -> tuple[Engine, ...]:
@@ -126,16 +136,17 @@ class Solver:
     # -- engine plumbing -------------------------------------------------------------
     def _set_rules(self, rules: Rules) -> None:
         """Engines (and tables) for ``rules``, replacing those of other rules."""
-        if self._rules != rules:
+        if self._rules is not rules and self._rules != rules:
             self._retired_nodes += sum(e.nodes for e in self._engines)
             self._retired_trick_nodes += sum(e.trick_nodes for e in self._engines)
             self._engines = []  # free the old tables before allocating new ones
-            self._free = queue.SimpleQueue()
+            self._free = queue.LifoQueue()
             for i in range(self.threads):
                 e = new_engine(rules, self.table_mb << 20 if i == 0 else _SHARER_BYTES)
                 if i:
                     e.share_table(self._engines[0])
                 self._engines.append(e)
+            for e in reversed(self._engines):  # the table's owner first
                 self._free.put(e)
             self._rules = rules
             self._moon_total = None
@@ -156,7 +167,7 @@ class Solver:
         self._use(p)
         e = self._free.get()
         try:
-            e.set_lender(self if self.threads > 1 else None)
+            e.set_lender(self if self.threads > 1 and _cards_left(p) >= PARALLEL_FROM_CARDS else None)
             yield e
         finally:
             e.set_lender(None)
@@ -232,21 +243,42 @@ class Solver:
             raise SearchAborted("time budget exhausted")
         return {"node_limit": self.node_limit, "seconds": left}
 
-    def _map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-        if self.threads == 1 or len(items) < 2:
+    def _map(self, fn: Callable[[Any], Any], items: list[Any], parallel: bool) -> list[Any]:
+        """``fn`` of each item, on the solver's threads if ``parallel`` (searches of positions
+        near the end take less time than handing them to another thread). Each thread takes
+        the next item as it falls free, so a slow question does not hold up the rest; after an
+        error no further item is started."""
+        if self.threads == 1 or len(items) < 2 or not parallel:
             return [fn(x) for x in items]
+        results: list[Any] = [None] * len(items)
+        todo = iter(enumerate(items))
+        failed: list[BaseException] = []
         self._waiting = len(items)
 
-        def started(x: Any) -> Any:
-            with self._lock:
-                self._waiting -= 1
-            return fn(x)
+        def work() -> None:
+            while not failed:
+                with self._lock:
+                    i, x = next(todo, (-1, None))
+                    if i < 0:
+                        return
+                    self._waiting -= 1
+                try:
+                    results[i] = fn(x)
+                except BaseException as e:
+                    failed.append(e)
 
+        if self._pool is None:
+            # kept for the solver's life: starting threads for each call cost more than the
+            # searches of a position near the end of a hand
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="hearts-dd")
         try:
-            with ThreadPoolExecutor(self.threads) as pool:
-                return list(pool.map(started, items))
+            for job in [self._pool.submit(work) for _ in range(min(self.threads, len(items)))]:
+                job.result()
         finally:
             self._waiting = 0
+        if failed:
+            raise failed[0]
+        return results
 
     @property
     def nodes(self) -> int:
@@ -311,7 +343,8 @@ class Solver:
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
             self._use(same[0][0])
-            answers += self._map(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), same)
+            answers += self._map(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), same,
+                                 any(_cards_left(q[0]) >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
@@ -337,7 +370,8 @@ class Solver:
         self._use(p)
         wanted = list(Seat) if seats is None else [Seat(s) for s in seats]
         sides = sorted({p.side(s) for s in wanted})
-        answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)), sides)
+        answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)),
+                            sides, _cards_left(p) >= PARALLEL_FROM_CARDS)
         by_side = dict(zip(sides, answers))
         players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
@@ -360,7 +394,10 @@ class Solver:
                         # bounds on one card's value are not the seat's
                         raise SearchAborted(str(e)) from None
 
-                values = self._map(card_values, [rep for rep, _ in groups])
+                # the solve above left most of the children's values in the table: their
+                # questions are small until far from the end
+                values = self._map(card_values, [rep for rep, _ in groups],
+                                   _cards_left(p) >= PARALLEL_CARDS_FROM)
             rows = [MoveResult(c, g, m) for (_, run), (g, m) in zip(groups, values) for c in run]
             best = min(r.guarantee for r in rows)
             results = sorted((MoveResult(r.card, r.guarantee, r.moon_possible, r.guarantee == best)

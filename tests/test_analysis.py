@@ -84,6 +84,7 @@ def test_one_seat_gets_its_cards_only_when_its_side_is_to_move() -> None:
                 assert one.moves == (full.moves if mine else [])
 
 
+@pytest.mark.usefixtures("parallel_at_any_size")
 def test_many_questions_at_once_agree_with_single_ones() -> None:
     """``guarantees`` answers in the order asked, on two threads, across deals, rule sets and
     moon totals (a change of either waits for the questions before it)."""
@@ -100,6 +101,7 @@ def test_many_questions_at_once_agree_with_single_ones() -> None:
     assert Solver().guarantees([]) == []
 
 
+@pytest.mark.usefixtures("parallel_at_any_size")
 def test_the_four_leaders_of_a_bridge_deal_at_once() -> None:
     deal = small_deal(random.Random(5), 7)
     leaders = [(Position.start(deal, Rules.parse("bridge"), leader), leader) for leader in Seat]
@@ -107,6 +109,23 @@ def test_the_four_leaders_of_a_bridge_deal_at_once() -> None:
     assert Solver(table_mb=16, threads=2).guarantees(leaders) == expected
     with pytest.raises(SearchAborted):
         Solver(time_limit=0.001, threads=2).guarantees([(Position.start(SAMPLE), s) for s in Seat])
+
+
+def test_a_second_thread_works_only_far_from_the_end() -> None:
+    """Near the end a question takes less time than handing it to another thread: a
+    two-thread solver answers there on one engine, and from PARALLEL_FROM_CARDS on both."""
+    def others_work(solver: Solver) -> int:
+        """Nodes searched by engines other than the busiest, as main searches or helpers."""
+        return sum(sorted(e.nodes for e in solver.engines)[:-1]) + solver.helper_nodes
+
+    near = Solver(table_mb=16, threads=2)
+    for pos in endgames({}, 4, "near", cards=(8, 20)):
+        assert answers(near, pos) == answers(Solver(table_mb=16), pos)
+    assert others_work(near) == 0
+    far = Solver(table_mb=16, threads=2)
+    for pos in endgames({}, 2, "far", cards=(32, 32)):
+        assert answers(far, pos) == answers(Solver(table_mb=16), pos)
+    assert others_work(far) > 0
 
 
 def test_partners_share_their_answers() -> None:
@@ -117,6 +136,7 @@ def test_partners_share_their_answers() -> None:
         assert result.players[Seat.E] == result.players[Seat.W]
 
 
+@pytest.mark.usefixtures("parallel_at_any_size")
 def test_answers_do_not_depend_on_earlier_questions_or_threads() -> None:
     """One solver switching rule sets back and forth, and two threads, answer as fresh ones."""
     specs = [{}, {"preset": "spot", "moon": "subtract"}, {"partnership": True, "trick_points": 2}]

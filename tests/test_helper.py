@@ -19,6 +19,7 @@ from solver.rules import Rules
 from test_bruteforce import RULE_SETS
 
 POSITIONS = 6          # per rule set
+pytestmark = pytest.mark.usefixtures("parallel_at_any_size")
 
 
 def eager(solver: Solver, rules: Rules) -> Solver:

@@ -1,0 +1,15 @@
+"""Fixtures shared by the test modules."""
+from __future__ import annotations
+
+import pytest
+
+from solver import analysis
+
+
+@pytest.fixture
+def parallel_at_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Multi-thread solvers hand their questions to other threads and lend helpers however
+    small the position, as they otherwise do only far from the end: so that the small
+    positions of the tests exercise those paths."""
+    for name in ("PARALLEL_FROM_CARDS", "PARALLEL_LIST_FROM_CARDS", "PARALLEL_CARDS_FROM"):
+        monkeypatch.setattr(analysis, name, 0)
