@@ -3,6 +3,7 @@ reached by seeded random legal play from the run's deals (standard rules). Shows
 analysis is interactive today; full deals are in ``test_bench_standard.py``."""
 from __future__ import annotations
 
+import random
 import statistics
 import time
 
@@ -32,3 +33,32 @@ def test_four_seats_part_way(benchmark, tricks: int) -> None:
     benchmark.extra_info.update(positions=len(times), median_s=round(median, 4), max_s=round(worst, 4))
     print(f"\n[midgame] {tricks} tricks to go, {len(times)} positions: "
           f"median {median * 1000:.1f} ms, max {worst * 1000:.1f} ms")
+
+
+@pytest.mark.parametrize("question", ["cards", "guarantees"])
+@pytest.mark.parametrize("tricks", [2, 4, 6])
+def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
+    """What a Monte-Carlo player asks of each deal it samples late in a hand, from one reused
+    solver: the player to move's guarantee and every legal card's value (``cards``:
+    ``Solver.analyze`` a position), or the guarantees alone, all positions in one
+    ``Solver.guarantees`` call (``guarantees``). Searches this small take microseconds, so
+    this is mostly the cost of the Python API around them."""
+    settings = Settings.from_env()
+    positions = [hearts_midgame(seed, tricks + 1).random_play(random.Random(f"{seed} {i}"), 4 + i % 4)
+                 for seed in settings.seeds for i in range(40)]
+    solver = Solver(table_mb=32, threads=settings.threads)
+    solver.prepare(positions[0].rules)
+
+    def run() -> None:
+        if question == "cards":
+            for p in positions:
+                solver.analyze(p, seats=[p.to_move])
+        else:
+            solver.guarantees([(p, p.to_move) for p in positions])
+
+    benchmark.group = f"hearts mover near the end: {question} (one solver)"
+    benchmark.pedantic(run, setup=solver.clear, rounds=3, iterations=1)
+    per = benchmark.stats.stats.min / len(positions)
+    benchmark.extra_info.update(positions=len(positions), us_per_position=round(per * 1e6, 1))
+    print(f"\n[endgame] {question}, {tricks} tricks to go, {len(positions)} positions, "
+          f"{settings.threads} thread(s): {per * 1e6:.0f} us a position, {1 / per:,.0f} positions/s")
