@@ -165,6 +165,10 @@ class Solver:
     def _engine(self, p: Position) -> Iterator[Engine]:
         """Borrow an idle engine set up for the position's rules and moon total."""
         self._use(p)
+        if self.threads == 1:
+            # nothing to lend or wait for: the queue's locks would cost more than small searches
+            yield self._engines[0]
+            return
         e = self._free.get()
         try:
             e.set_lender(self if self.threads > 1 and _cards_left(p) >= PARALLEL_FROM_CARDS else None)
@@ -316,8 +320,11 @@ class Solver:
             raise _bounded(e, raw, 1, "/".join(map(str, p.side_seats(side)))) from None
 
     def _moon(self, p: Position, side: int) -> bool:
+        state = p.moon_state
+        if state not in (0, side + 1) or p.moon_total <= 0:
+            return False  # another side has a point card already, or there are none
         with self._engine(p) as e:
-            return e.moon(*self._args(p), p.moon_state, side, **self._budget())
+            return e.moon(*self._args(p), state, side, **self._budget())
 
     # -- questions -------------------------------------------------------------------
     def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
