@@ -171,7 +171,7 @@ class Solver:
             return
         e = self._free.get()
         try:
-            e.set_lender(self if self.threads > 1 and _cards_left(p) >= PARALLEL_FROM_CARDS else None)
+            e.set_lender(self if _cards_left(p) >= PARALLEL_FROM_CARDS else None)
             yield e
         finally:
             e.set_lender(None)

@@ -80,7 +80,6 @@ def test_every_valid_rule_object_parses_and_round_trips(spec: dict) -> None:
             assert getattr(rules, key) == spec[key]
 
 
-
 @PROPERTY
 @given(rule_specs(), st.integers(min_value=0, max_value=DECK))
 def test_points_of_a_mask_are_its_cards_values_summed(spec: dict, bits: int) -> None:
@@ -89,7 +88,7 @@ def test_points_of_a_mask_are_its_cards_values_summed(spec: dict, bits: int) -> 
     assert rules.points_of(cards) == sum(rules.value(c) for c in cards_of(cards))
     assert rules.moon_total_of(cards) == sum(max(rules.value(c), 0) for c in cards_of(cards))
     assert rules.point_mask == sum(c.mask for c in cards_of(DECK) if rules.value(c) > 0)
-    assert pickle.loads(pickle.dumps(rules)) == rules  # the cached masks travel (Dask) or not
+    assert pickle.loads(pickle.dumps(rules)) == rules  # as Dask sends it, cached masks and all
 
 BAD_VALUES = {
     "preset": st.one_of(st.text(min_size=1).filter(lambda t: t.lower() not in PRESETS),
