@@ -46,7 +46,7 @@ def cli() -> None:
 @click.option("--time-limit", type=click.FloatRange(0), default=0.0, help="Seconds before giving up (0: none).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
-                   "searched by two [default: all cores].")
+                   "searched by two, far enough from the end to pay [default: all cores].")
 def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | None, player: str | None,
             line_for: str | None, as_json: bool, table_mb: int, time_limit: float,
             threads: int | None) -> None:
