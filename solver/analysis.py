@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
@@ -126,6 +127,7 @@ class Solver:
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()  # for _waiting and _invited, changed by pool threads
         self._pool: ThreadPoolExecutor | None = None
+        self._pool_pid = 0
 
     @property
     def engines(self) -> tuple[Engine, ...]:
@@ -271,10 +273,12 @@ class Solver:
                 except BaseException as e:
                     failed.append(e)
 
-        if self._pool is None:
-            # kept for the solver's life: starting threads for each call cost more than the
-            # searches of a position near the end of a hand
+        if self._pool is None or self._pool_pid != os.getpid():
+            # kept for the solver's life (starting threads for each call cost more than the
+            # searches of a position near the end of a hand), but not across a fork, which
+            # leaves the pool's threads behind
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="hearts-dd")
+            self._pool_pid = os.getpid()
         try:
             for job in [self._pool.submit(work) for _ in range(min(self.threads, len(items)))]:
                 job.result()

@@ -2,7 +2,10 @@
 and answers that do not depend on what the same solver was asked before or on threads."""
 from __future__ import annotations
 
+import os
 import random
+import signal
+import time
 
 import pytest
 
@@ -126,6 +129,31 @@ def test_a_second_thread_works_only_far_from_the_end() -> None:
     for pos in endgames({}, 2, "far", cards=(32, 32)):
         assert answers(far, pos) == answers(Solver(table_mb=16), pos)
     assert others_work(far) > 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_two_thread_solver_still_answers_in_a_forked_child() -> None:
+    """A fork copies the solver but not its pool's threads: the child must start its own
+    (it used to wait for threads that were not there)."""
+    pos = endgames({}, 1, "fork", cards=(32, 32))[0]
+    solver = Solver(table_mb=16, threads=2)
+    expected = answers(solver, pos)
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with the parent's answers
+        ok = False
+        try:
+            solver.clear()
+            ok = answers(solver, pos) == expected
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's solver did not answer within 60 s")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
 def test_partners_share_their_answers() -> None:
