@@ -173,7 +173,7 @@ class Solver:
             return
         e = self._free.get()
         try:
-            e.set_lender(self if _cards_left(p) >= PARALLEL_FROM_CARDS else None)
+            e.set_lender(self if p.cards_left >= PARALLEL_FROM_CARDS else None)
             yield e
         finally:
             e.set_lender(None)
@@ -355,7 +355,7 @@ class Solver:
             same = list(run)
             self._use(same[0][0])
             answers += self._map(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), same,
-                                 any(_cards_left(q[0]) >= PARALLEL_LIST_FROM_CARDS for q in same))
+                                 any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
@@ -382,7 +382,7 @@ class Solver:
         wanted = list(Seat) if seats is None else [Seat(s) for s in seats]
         sides = sorted({p.side(s) for s in wanted})
         answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)),
-                            sides, _cards_left(p) >= PARALLEL_FROM_CARDS)
+                            sides, p.cards_left >= PARALLEL_FROM_CARDS)
         by_side = dict(zip(sides, answers))
         players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
@@ -408,7 +408,7 @@ class Solver:
                 # the solve above left most of the children's values in the table: their
                 # questions are small until far from the end
                 values = self._map(card_values, [rep for rep, _ in groups],
-                                   _cards_left(p) >= PARALLEL_CARDS_FROM)
+                                   p.cards_left >= PARALLEL_CARDS_FROM)
             rows = [MoveResult(c, g, m) for (_, run), (g, m) in zip(groups, values) for c in run]
             best = min(r.guarantee for r in rows)
             results = sorted((MoveResult(r.card, r.guarantee, r.moon_possible, r.guarantee == best)
@@ -459,11 +459,6 @@ def _points_left(p: Position) -> int | None:
         return None
     cards = p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | mask_of(p.trick)
     return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
-
-
-def _cards_left(p: Position) -> int:
-    """Cards still to be played."""
-    return sum(h.bit_count() for h in p.hands)
 
 
 def _seat(seat: Seat | str) -> Seat:

@@ -120,15 +120,20 @@ class Position:
     def moon_total(self) -> int:
         return self.rules.moon_total_of(self.deal.all_cards)
 
+    @property
+    def cards_left(self) -> int:
+        """Cards still to be played."""
+        return sum(h.bit_count() for h in self.hands)
+
+    def taken_by(self, side: int) -> int:
+        """The cards a side has taken, as a mask."""
+        seats = self.side_seats(side)
+        return self.taken[seats[0]] | self.taken[seats[-1]]
+
     def raw_points(self, side: int) -> int:
         """Card values and trick points a side has taken, before any moon."""
-        seats = self.side_seats(side)
-        cards = 0
-        tricks = 0
-        for s in seats:
-            cards |= self.taken[s]
-            tricks += self.tricks_won[s]
-        return self.rules.points_of(cards) + self.rules.trick_points * tricks
+        tricks = sum(self.tricks_won[s] for s in self.side_seats(side))
+        return self.rules.points_of(self.taken_by(side)) + self.rules.trick_points * tricks
 
     def score(self, seat: Seat) -> int:
         """The final hand score of a seat (its side's score with partnerships), moon applied."""
@@ -141,8 +146,7 @@ class Position:
         if M <= 0 or ms in (0, 7):
             return raw
         mode = self.rules.moon
-        seats = self.side_seats(side)
-        pos = self.rules.moon_total_of(self.taken[seats[0]] | self.taken[seats[-1]])
+        pos = self.rules.moon_total_of(self.taken_by(side))
         if ms - 1 == side:
             return raw - pos + {"add": 0, "subtract": -M, "none": M}[mode]
         return raw + {"add": M, "subtract": 0, "none": 0}[mode]

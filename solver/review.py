@@ -305,10 +305,7 @@ def _shot_the_foot(end: Position) -> tuple[Seat, ...]:
         return ()
     out: list[Seat] = []
     for side in sorted({end.side(s) for s in Seat}):
-        taken = 0
-        for seat in end.side_seats(side):
-            taken |= end.taken[seat]
-        points = end.rules.moon_total_of(taken)
+        points = end.rules.moon_total_of(end.taken_by(side))
         if 0 < total - points <= min(FOOT_MARGIN, total // 4):
             out.extend(end.side_seats(side))
     return tuple(sorted(out))
