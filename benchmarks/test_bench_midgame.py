@@ -35,14 +35,15 @@ def test_four_seats_part_way(benchmark, tricks: int) -> None:
           f"median {median * 1000:.1f} ms, max {worst * 1000:.1f} ms")
 
 
-@pytest.mark.parametrize("question", ["cards", "guarantees"])
-@pytest.mark.parametrize("tricks", [2, 4, 6])
+@pytest.mark.parametrize("question", ["cards", "cards in one call", "guarantees"])
+@pytest.mark.parametrize("tricks", [2, 4, 6, 8])
 def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
     """What a Monte-Carlo player asks of each deal it samples late in a hand, from one reused
     solver: the player to move's guarantee and every legal card's value (``cards``:
-    ``Solver.analyze`` a position), or the guarantees alone, all positions in one
-    ``Solver.guarantees`` call (``guarantees``). Searches this small take microseconds, so
-    this is mostly the cost of the Python API around them."""
+    ``Solver.analyze`` a position; ``cards in one call``: all positions in one
+    ``Solver.analyses`` call), or the guarantees alone, all positions in one
+    ``Solver.guarantees`` call (``guarantees``). Two tricks from the end searches take
+    microseconds, and this is mostly the cost of the Python API around them."""
     settings = Settings.from_env()
     positions = [hearts_midgame(seed, tricks + 1).random_play(random.Random(f"{seed} {i}"), 4 + i % 4)
                  for seed in settings.seeds for i in range(40)]
@@ -53,6 +54,8 @@ def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
         if question == "cards":
             for p in positions:
                 solver.analyze(p, seats=[p.to_move])
+        elif question == "cards in one call":
+            solver.analyses([(p, [p.to_move]) for p in positions])
         else:
             solver.guarantees([(p, p.to_move) for p in positions])
 

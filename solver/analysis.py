@@ -31,9 +31,10 @@ DEFAULT_TABLE_MB = 224
 _SHARER_BYTES = 1 << 20  # the table an engine allocates before it shares another's
 # Handing a question to another thread costs tens of microseconds, more than solving a
 # position near the end. Questions go to several threads, and searches lend idle engines as
-# helpers, from PARALLEL_FROM_CARDS cards left; a list of ``guarantees`` questions, whose
-# hand-offs overlap, from PARALLEL_LIST_FROM_CARDS; a mover's cards, whose values its own solve
-# mostly left in the table, from PARALLEL_CARDS_FROM (benchmarks/README.md, "Near the end").
+# helpers, from PARALLEL_FROM_CARDS cards left; a list of ``guarantees`` questions or of
+# positions to ``analyses``, whose hand-offs overlap, from PARALLEL_LIST_FROM_CARDS; a mover's
+# cards, whose values its own solve mostly left in the table, from PARALLEL_CARDS_FROM
+# (benchmarks/README.md, "Near the end").
 PARALLEL_FROM_CARDS = 25
 PARALLEL_LIST_FROM_CARDS = 21
 PARALLEL_CARDS_FROM = 29
@@ -125,7 +126,10 @@ class Solver:
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
-        self._lock = threading.Lock()  # for _waiting and _invited, changed by pool threads
+        self._lock = threading.Lock()  # for _waiting, _invited and meters, changed by pool threads
+        # per thread: whether it is one of the pool's (whose _map calls run in line) and the
+        # count its searches' nodes are charged to (see _metered)
+        self._local = threading.local()
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
 
@@ -167,17 +171,40 @@ class Solver:
     def _engine(self, p: Position) -> Iterator[Engine]:
         """Borrow an idle engine set up for the position's rules and moon total."""
         self._use(p)
+        meter = getattr(self._local, "meter", None)
         if self.threads == 1:
             # nothing to lend or wait for: the queue's locks would cost more than small searches
-            yield self._engines[0]
+            e = self._engines[0]
+            before = e.nodes
+            try:
+                yield e
+            finally:
+                if meter is not None:
+                    meter[0] += e.nodes - before
             return
         e = self._free.get()
+        before = e.nodes
         try:
             e.set_lender(self if p.cards_left >= PARALLEL_FROM_CARDS else None)
             yield e
         finally:
             e.set_lender(None)
+            if meter is not None:
+                with self._lock:
+                    meter[0] += e.nodes - before
             self.give_back(e)
+
+    @contextmanager
+    def _metered(self) -> Iterator[list[int]]:
+        """A count of the nodes searched for one question from here on, on whichever threads
+        (``_map`` hands it on): a solver's total would count the other questions of a parallel
+        ``analyses`` too."""
+        outer = getattr(self._local, "meter", None)
+        meter = self._local.meter = [0]
+        try:
+            yield meter
+        finally:
+            self._local.meter = outer
 
     def lend(self) -> Engine | None:
         """An idle engine to help a search for one pass, unless questions still waiting to
@@ -254,14 +281,18 @@ class Solver:
         near the end take less time than handing them to another thread). Each thread takes
         the next item as it falls free, so a slow question does not hold up the rest; after an
         error no further item is started."""
-        if self.threads == 1 or len(items) < 2 or not parallel:
+        if self.threads == 1 or len(items) < 2 or not parallel or getattr(self._local, "pooled", False):
+            # (a pool thread's questions run in line: the other threads are busy with theirs)
             return [fn(x) for x in items]
         results: list[Any] = [None] * len(items)
         todo = iter(enumerate(items))
         failed: list[BaseException] = []
+        meter = getattr(self._local, "meter", None)
         self._waiting = len(items)
 
         def work() -> None:
+            self._local.pooled = True
+            self._local.meter = meter
             while not failed:
                 with self._lock:
                     i, x = next(todo, (-1, None))
@@ -371,15 +402,49 @@ class Solver:
             groups = e.move_groups(*self._args(p))
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
-    def analyze(self, p: Position, seats: Iterable[Seat] | None = None, moves: bool = True) -> Analysis:
+    def analyze(self, p: Position, seats: Iterable[Seat | str] | None = None,
+                moves: bool = True) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
         when the player to move is one of them (or its partner): asked for one seat, the
         work stays that seat's, where the mover's cards would cost a solve each."""
         self._start()
+        return self._analyze(p, None if seats is None else [_seat(s) for s in seats], moves)
+
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+                 moves: bool = True) -> list[Analysis]:
+        """``analyze`` of each (position, seats), in the order given: on the solver's threads,
+        each taking the next position as it falls free, over one table. For many positions,
+        the deals a Monte-Carlo player samples at one turn say, this keeps every thread busy
+        where one position's questions alone are too small to share out. Positions under other
+        rules or moon totals than the one before wait for those before them; the time limit
+        covers the whole call.
+
+        >>> from solver.deal import Deal
+        >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")
+        >>> rules = Rules.parse({"first_lead": "free", "hearts_break": "none"})
+        >>> leads = [(Position.start(d, rules, leader), ["N"]) for leader in "NESW"]
+        >>> [(a.players[Seat.N].guarantee, [str(m.card) for m in a.moves])
+        ...  for a in Solver(threads=2).analyses(leads)]
+        [(0, ['SK']), (13, []), (0, []), (0, [])]
+        """
+        self._start()
+        answers: list[Analysis] = []
+        for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
+            same = [(p, None if seats is None else [_seat(s) for s in seats]) for p, seats in run]
+            self._use(same[0][0])
+            answers += self._map(lambda q: self._analyze(q[0], q[1], moves), same,
+                                 any(p.cards_left >= PARALLEL_LIST_FROM_CARDS for p, _ in same))
+        return answers
+
+    def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool) -> Analysis:
         t0 = time.perf_counter()
-        n0 = self.nodes
-        self._use(p)
-        wanted = list(Seat) if seats is None else [Seat(s) for s in seats]
+        with self._metered() as meter:
+            self._use(p)
+            players, results = self._answers(p, list(Seat) if wanted is None else wanted, moves)
+        return Analysis(p, players, results, meter[0], time.perf_counter() - t0)
+
+    def _answers(self, p: Position, wanted: list[Seat], moves: bool,
+                 ) -> tuple[dict[Seat, PlayerResult], list[MoveResult]]:
         sides = sorted({p.side(s) for s in wanted})
         answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)),
                             sides, p.cards_left >= PARALLEL_FROM_CARDS)
@@ -413,7 +478,7 @@ class Solver:
             best = min(r.guarantee for r in rows)
             results = sorted((MoveResult(r.card, r.guarantee, r.moon_possible, r.guarantee == best)
                               for r in rows), key=lambda r: (r.card.suit, -r.card.rank))
-        return Analysis(p, players, results, self.nodes - n0, time.perf_counter() - t0)
+        return players, results
 
     def line(self, p: Position, target: Seat | str) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,

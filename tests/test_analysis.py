@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import random
 import signal
+import threading
 import time
 
 import pytest
 
 from endgames import Scenario, random_endgame
 from record_files import small_deal
-from solver.analysis import SearchAborted, Solver
+from solver.analysis import Analysis, SearchAborted, Solver
 from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position
@@ -31,7 +32,10 @@ def endgames(spec: dict, count: int, seed: str, cards: tuple[int, int] = (9, 20)
 
 
 def answers(solver: Solver, pos: Position) -> tuple:
-    a = solver.analyze(pos)
+    return answers_for(solver.analyze(pos))
+
+
+def answers_for(a: Analysis) -> tuple:
     return ({s: (r.guarantee, r.moon_possible) for s, r in a.players.items()},
             [(m.card, m.guarantee, m.moon_possible, m.best) for m in a.moves])
 
@@ -102,6 +106,51 @@ def test_many_questions_at_once_agree_with_single_ones() -> None:
     assert Solver(table_mb=16, threads=2).guarantees(questions) == expected
     assert Solver(table_mb=16).guarantees(questions) == expected
     assert Solver().guarantees([]) == []
+
+
+@pytest.mark.usefixtures("parallel_at_any_size")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_many_positions_analyzed_at_once_agree_with_single_ones(threads: int) -> None:
+    """``analyses`` answers in the order asked, each position for its own seats, across rule
+    sets and moon totals, and charges each analysis the nodes of its own searches."""
+    specs = [{}, {"preset": "spot"}, {"partnership": True}, {}]
+    positions = [pos for i, spec in enumerate(specs) for pos in endgames(spec, 4, f"analyses{i}")]
+    positions[2:2] = [Position.start(small_deal(random.Random(seed), 6)) for seed in (3, 4)]
+    seats: list[list[Seat | str] | None] = [None, ["E"], [Seat.S, "n"]]
+    questions = [(pos, seats[i % 3]) for i, pos in enumerate(positions)]
+    expected = [answers_for(Solver(table_mb=16).analyze(pos, asked)) for pos, asked in questions]
+    solver = Solver(table_mb=16, threads=threads)
+    before = solver.nodes
+    got = solver.analyses(questions)
+    assert [answers_for(a) for a in got] == expected
+    assert [a.position for a in got] == positions
+    assert sum(a.nodes for a in got) == solver.nodes - before > 0
+    one = Solver(table_mb=16, threads=threads)  # its seats and cards on both threads
+    assert one.analyze(positions[0]).nodes == one.nodes > 0
+    assert solver.analyses([]) == []
+    with pytest.raises(SearchAborted):
+        Solver(time_limit=0.001, threads=threads).analyses([(Position.start(SAMPLE), None)] * 2)
+
+
+def test_a_list_of_positions_goes_to_the_threads_only_far_from_the_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The solver's threads analyse whole positions from PARALLEL_LIST_FROM_CARDS cards left;
+    nearer the end the caller's thread answers them all (handing them over would cost more)."""
+    for cards, pooled in ((16, False), (24, True)):
+        positions = endgames({}, 6, f"list {cards}", cards=(cards, cards))
+        solver = Solver(table_mb=16, threads=2)
+        threads: set[str] = set()
+        analyze_one = solver._analyze
+
+        def recorded(*args, **kwargs) -> Analysis:
+            threads.add(threading.current_thread().name.split("_")[0])
+            return analyze_one(*args, **kwargs)
+
+        monkeypatch.setattr(solver, "_analyze", recorded)
+        got = solver.analyses([(pos, [pos.to_move]) for pos in positions])
+        assert [answers_for(a) for a in got] == [answers_for(Solver(table_mb=16).analyze(
+            pos, [pos.to_move])) for pos in positions]
+        assert threads == ({"hearts-dd"} if pooled else {threading.current_thread().name})
 
 
 @pytest.mark.usefixtures("parallel_at_any_size")
