@@ -281,8 +281,9 @@ class Solver:
         near the end take less time than handing them to another thread). Each thread takes
         the next item as it falls free, so a slow question does not hold up the rest; after an
         error no further item is started."""
-        if self.threads == 1 or len(items) < 2 or not parallel or getattr(self._local, "pooled", False):
-            # (a pool thread's questions run in line: the other threads are busy with theirs)
+        # (a pool thread's own questions run in line: the other threads are busy with theirs)
+        pooled = getattr(self._local, "pooled", False)
+        if self.threads == 1 or len(items) < 2 or not parallel or pooled:
             return [fn(x) for x in items]
         results: list[Any] = [None] * len(items)
         todo = iter(enumerate(items))
