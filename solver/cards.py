@@ -73,7 +73,7 @@ class Card(int):
         return 1 << int(self)
 
     def __str__(self) -> str:
-        return SUITS[self.suit] + RANKS[self.rank]
+        return _NAMES[self]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
@@ -81,6 +81,8 @@ class Card(int):
     @classmethod
     def parse(cls, text: str) -> "Card":
         """Read ``SQ``, ``sq``, ``S10``, ``♠Q``, ``Q♠`` or ``10h`` (suit first or last)."""
+        if type(text) is str and text in _BY_NAME:
+            return _BY_NAME[text]  # the canonical form, as files and the solver's own output have it
         raw = str(text).strip()
         t = "".join(SUIT_SYMBOLS.get(ch, ch) for ch in raw).upper()
         if len(t) >= 2 and t[0] in SUITS:
@@ -93,6 +95,10 @@ class Card(int):
         if len(rank) != 1 or rank not in RANKS:
             raise CardError(f"cannot read card {text!r}: unknown rank {rank!r}")
         return cls(SUITS.index(suit), RANKS.index(rank))
+
+
+_BY_NAME = {SUITS[s] + RANKS[r]: Card(s, r) for s in range(4) for r in range(13)}
+_NAMES = tuple(SUITS[i >> 4] + RANKS[i & 15] if i & 15 < 13 else "" for i in range(64))  # by index
 
 
 def rank_index(ch: str) -> int:

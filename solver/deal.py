@@ -124,7 +124,7 @@ def _parse_hand(text: str, seat: Seat) -> int:
         for ch in r:
             if ch not in RANKS:
                 raise DealError(f"{seat}'s hand {text!r}: unknown rank {ch!r} in {SUITS[suit]}")
-            bit = Card(suit, RANKS.index(ch)).mask
+            bit = 1 << (16 * suit + RANKS.index(ch))
             if mask & bit:
                 raise DealError(f"{seat}'s hand {text!r}: card {SUITS[suit]}{ch} appears twice")
             mask |= bit

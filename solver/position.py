@@ -25,6 +25,25 @@ HEART_MASK = suit_mask(SUITS.index("H"))
 CLUB = SUITS.index("C")
 SQ = Card.parse("SQ")
 SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs"}
+_SEATS = tuple(Seat)
+
+
+def _legal(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broken: bool,
+           forced: Card | None) -> int:
+    """The legal cards of ``h``, the hand of the player to move (``forced``: the card that must
+    lead trick 1, if any)."""
+    if trick:
+        follow = h & suit_mask(trick[0] >> 4)
+        legal = follow or h
+    elif forced is not None:
+        legal = 1 << forced
+    elif not broken and h & ~HEART_MASK:
+        legal = h & ~HEART_MASK
+    else:
+        legal = h
+    if first_trick and not rules.first_trick_points:
+        legal = legal & ~rules.point_mask or legal
+    return legal
 
 
 def first_leader(deal: Deal, rules: Rules, leader: Seat | str | None = None) -> Seat:
@@ -154,22 +173,11 @@ class Position:
     # -- legality ----------------------------------------------------------------------
     def legal_mask(self) -> int:
         seat = self.to_move
-        if seat is None:
-            return 0
-        h = self.hands[seat]
-        if self.trick:
-            follow = h & suit_mask(self.trick[0].suit)
-            legal = follow or h
-        elif (fl := self.forced_lead) is not None:
-            legal = fl.mask
-        elif not self.broken and h & ~HEART_MASK:
-            legal = h & ~HEART_MASK
-        else:
-            legal = h
-        if self.first_trick and not self.rules.first_trick_points:
-            safe = legal & ~self.rules.point_mask
-            legal = safe or legal
-        return legal
+        return 0 if seat is None else self._legal_for(self.hands[seat])
+
+    def _legal_for(self, h: int) -> int:
+        """The legal cards of ``h``, the hand of the player to move."""
+        return _legal(self.rules, h, self.trick, self.first_trick, self.broken, self.forced_lead)
 
     def legal_moves(self) -> list[Card]:
         return list(cards_of(self.legal_mask()))
@@ -194,43 +202,56 @@ class Position:
         return f"{seat} cannot {verb} {card}: no point cards on the first trick"
 
     def play(self, card: Card | str) -> "Position":
-        c = card if isinstance(card, Card) else Card.parse(card)
-        seat = self.to_move
-        if seat is None:
-            raise PlayError(f"card {c}: the hand is already over")
-        if not self.legal_mask() >> c & 1:
-            raise PlayError(f"trick {self.trick_number}: {self._why_illegal(c, seat)}")
-        hands = list(self.hands)
-        hands[seat] &= ~c.mask
-        trick = self.trick + (c,)
-        taken, won, leader, broken = self.taken, self.tricks_won, self.leader, self.broken
-        if len(trick) == 4:
-            best = max((t for t in trick if t.suit == trick[0].suit), key=int)
-            winner = self.leader.next(trick.index(best))
-            tl = list(taken)
-            tl[winner] |= sum(t.mask for t in trick)
-            taken = tuple(tl)  # type: ignore[assignment]
-            wl = list(won)
-            wl[winner] += 1
-            won = tuple(wl)  # type: ignore[assignment]
-            if any(t.mask & HEART_MASK for t in trick) or (
-                    self.rules.hearts_break == "queen" and SQ in trick):
-                broken = True
-            leader, trick = winner, ()
-        return Position(self.deal, self.rules, self.leader0, self.played + (c,), tuple(hands),  # type: ignore[arg-type]
-                        trick, leader, taken, won, broken)
+        return self.play_all((card if isinstance(card, Card) else Card.parse(card),))
 
     def play_all(self, cards: str | Iterable) -> "Position":
-        """Play a sequence (a space- or comma-separated string, or cards); errors name the card."""
+        """Play a sequence (a space- or comma-separated string, or cards); errors name the card.
+
+        The state is followed in plain ints and one position made at the end: a Monte-Carlo
+        player's samples each replay dozens of cards, which position by position took longer
+        than solving the sample near the end."""
         tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
-        p = self
+        rules, forced = self.rules, self.forced_lead
+        hands, trick, played = list(self.hands), list(self.trick), list(self.played)
+        taken, won, leader, broken = list(self.taken), list(self.tricks_won), int(self.leader), self.broken
+        queen_breaks = rules.hearts_break == "queen"
+
+        def position() -> Position:
+            return Position(self.deal, rules, self.leader0, tuple(played), tuple(hands),  # type: ignore[arg-type]
+                            tuple(trick), _SEATS[leader], tuple(taken), tuple(won), broken)  # type: ignore[arg-type]
+
         for i, tok in enumerate(tokens):
             try:
                 c = tok if isinstance(tok, Card) else Card.parse(tok)
             except CardError as e:
                 raise PlayError(f"play card {i + 1} (trick {i // 4 + 1}): {e}") from None
-            p = p.play(c)
-        return p
+            seat = (leader + len(trick)) & 3
+            bit = 1 << c
+            if not (trick or hands[0] | hands[1] | hands[2] | hands[3]) or not bit & _legal(
+                    rules, hands[seat], trick, len(played) < 4, broken, None if played else forced):
+                raise position()._refusal(c)
+            hands[seat] &= ~bit
+            trick.append(c)
+            played.append(c)
+            if len(trick) == 4:
+                lead, best = trick[0] >> 4, 0
+                for k in (1, 2, 3):
+                    if trick[k] >> 4 == lead and trick[k] > trick[best]:
+                        best = k
+                leader = (leader + best) & 3
+                won_cards = (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | bit
+                taken[leader] |= won_cards
+                won[leader] += 1
+                broken = broken or bool(won_cards & HEART_MASK) or (queen_breaks and SQ in trick)
+                trick = []
+        return position()
+
+    def _refusal(self, card: Card) -> PlayError:
+        """Why the player to move may not play ``card`` here."""
+        seat = self.to_move
+        if seat is None:
+            return PlayError(f"card {card}: the hand is already over")
+        return PlayError(f"trick {self.trick_number}: {self._why_illegal(card, seat)}")
 
     def random_play(self, rng: random.Random, cards: int) -> "Position":
         """After up to ``cards`` random legal cards (fewer if the hand ends first): positions

@@ -187,6 +187,11 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """Canonical JSON form: the preset plus every setting, values listed where they differ."""
+        return {**self._dict, "values": dict(self._dict["values"])}  # the caller's to change
+
+    @cached_property
+    def _dict(self) -> dict[str, Any]:
+        """to_dict's answer, worked out once: every analysis's JSON carries it."""
         base = PRESETS[self.preset]["values"]
         diff = {str(c): self.values[c] for c in cards_of(DECK) if self.values[c] != base.get(int(c), 0)}
         return {"preset": self.preset, "values": diff, "moon": self.moon,
