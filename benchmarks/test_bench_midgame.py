@@ -3,8 +3,11 @@ reached by seeded random legal play from the run's deals (standard rules). Shows
 analysis is interactive today; full deals are in ``test_bench_standard.py``."""
 from __future__ import annotations
 
+import json
 import random
 import statistics
+import subprocess
+import sys
 import time
 
 import pytest
@@ -65,3 +68,36 @@ def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
     benchmark.extra_info.update(positions=len(positions), us_per_position=round(per * 1e6, 1))
     print(f"\n[endgame] {question}, {tricks} tricks to go, {len(positions)} positions, "
           f"{settings.threads} thread(s): {per * 1e6:.0f} us a position, {1 / per:,.0f} positions/s")
+
+
+@pytest.mark.parametrize("tricks", [2, 6, 8])
+def test_positions_file_through_the_cli(benchmark, tmp_path, tricks: int) -> None:
+    """``hearts-dd analyze --input``: the positions of ``test_mover_near_the_end`` as a JSON
+    Lines file (deal, play, player: the mover), one process for them all, start-up included;
+    and, for scale, one ``hearts-dd analyze --json`` process per position for the first 10."""
+    settings = Settings.from_env()
+    positions = [hearts_midgame(seed, tricks + 1).random_play(random.Random(f"{seed} {i}"), 4 + i % 4)
+                 for seed in settings.seeds for i in range(40)]
+    fields = [{"deal": p.deal.pbn(), "play": " ".join(map(str, p.played)), "player": str(p.to_move)}
+              for p in positions]
+    path = tmp_path / "positions.jsonl"
+    path.write_text("".join(json.dumps(f) + "\n" for f in fields))
+    cli = [sys.executable, "-m", "solver.cli", "analyze", "--threads", str(settings.threads)]
+
+    def run() -> None:
+        subprocess.run([*cli, "--input", str(path)], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+    benchmark.group = "hearts-dd analyze --input (one process)"
+    benchmark.pedantic(run, rounds=2, iterations=1)
+    per = benchmark.stats.stats.min / len(positions)
+    start = time.perf_counter()
+    for f in fields[:10]:
+        subprocess.run([*cli, "--deal", f["deal"], "--play", f["play"], "--player", f["player"], "--json"],
+                       check=True, stdout=subprocess.DEVNULL)
+    alone = (time.perf_counter() - start) / 10
+    benchmark.extra_info.update(positions=len(positions), us_per_position=round(per * 1e6, 1),
+                                ms_per_process=round(alone * 1e3, 1))
+    print(f"\n[input] {tricks} tricks to go, {len(positions)} positions, {settings.threads} thread(s): "
+          f"{per * 1e6:.0f} us a position in one process ({1 / per:,.0f} positions/s); "
+          f"a process per position {alone * 1e3:.0f} ms")

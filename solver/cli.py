@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from typing import IO
 
 import click
 
@@ -14,6 +16,7 @@ from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
 from .position import Position
+from .position_lines import answer_lines, more_now, read_position_lines
 from .report import proven_so_far, render
 from .rules import Rules
 
@@ -33,32 +36,46 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--deal", "deal_text", required=True, help='PBN deal, e.g. "N:AK.. ... ... ..."')
+@click.option("--deal", "deal_text", default=None, help='PBN deal, e.g. "N:AK.. ... ... ..."')
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
-@click.option("--rules", "rules_text", default=None, help="Preset name or JSON rule object.")
+@click.option("--rules", "rules_text", default=None,
+              help="Preset name or JSON rule object (with --input: for lines without rules).")
 @click.option("--leader", type=SEAT, default=None, help="Leader of trick 1 (with a free first lead).")
 @click.option("--player", type=SEAT, default=None,
-              help="Only this seat's guarantee and moon flag, and its cards' values when it is to move.")
+              help="Only this seat's guarantee and moon flag, and its cards' values when it is to "
+                   "move (with --input: for lines without a player).")
 @click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
+@click.option("--input", "input_file", type=click.File("r", errors="replace"), default=None,
+              help="Instead of --deal: analyze every position of a JSON Lines file ('-': standard "
+                   "input), one object a line with deal, play, rules, leader, player and an id to "
+                   "hand back; one JSON answer a line on stdout, in input order (exit 1 when a "
+                   "line had an error).")
 @click.option("--table-mb", type=click.IntRange(1, 256), default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
 @click.option("--time-limit", type=click.FloatRange(0), default=0.0, help="Seconds before giving up (0: none).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
                    "searched by two, far enough from the end to pay [default: all cores].")
-def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | None, player: str | None,
-            line_for: str | None, as_json: bool, table_mb: int, time_limit: float,
-            threads: int | None) -> None:
+def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: str | None,
+            player: str | None, line_for: str | None, as_json: bool, table_mb: int,
+            time_limit: float, threads: int | None, input_file: IO[str] | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
+    if (deal_text is None) == (input_file is None):
+        fail("analyze: give --deal, or --input with one position a line")
+    if input_file is not None and (play or leader or line_for):
+        fail("analyze: --play, --leader and --line go with --deal (with --input, play and leader "
+             "are fields of each line)")
     try:
         rules = Rules.parse(rules_text)
-        deal = Deal.parse(deal_text)
-        pos = Position.from_play(deal, rules, play, leader)
+        if input_file is None:
+            pos = Position.from_play(Deal.parse(deal_text), rules, play, leader)  # type: ignore[arg-type]
     except HeartsError as e:
         fail(str(e))
     solver = Solver(table_mb=table_mb, time_limit=time_limit,
                     threads=threads or default_jobs())
+    if input_file is not None:
+        sys.exit(_analyze_lines(solver, input_file, rules, Seat.parse(player) if player else None))
     try:
         result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
         line = solver.line(pos, line_for) if line_for else None
@@ -73,6 +90,27 @@ def analyze(deal_text: str, play: str, rules_text: str | None, leader: str | Non
     click.echo(render(result))
     if line is not None:
         click.echo(f"Optimal line for {line_for.upper()}: " + " ".join(out["line"]["cards"]))
+
+
+def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Seat | None) -> int:
+    """``analyze --input``: one answer a line on stdout, as each chunk is solved, and a summary
+    on stderr (as ``annotate``); the exit status."""
+    t0 = time.perf_counter()
+    lines = failed = 0
+    solver.prepare(rules)  # many solves to come: map the table at once, not page by page
+    items = read_position_lines(input_file, rules, player)
+    try:
+        for out in answer_lines(solver, items, one_by_one=solver.time_limit > 0,
+                                more_now=more_now(input_file)):
+            sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.flush()
+            lines += 1
+            failed += out["error"] is not None
+    except OSError as e:
+        fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    click.echo(f"hearts-dd: {lines} positions, {lines - failed} answered, {failed} with errors, "
+               f"{time.perf_counter() - t0:.1f} s", err=True)
+    return 1 if failed else 0
 
 
 cli.add_command(serve)

@@ -1,0 +1,168 @@
+"""JSON Lines of positions, for ``hearts-dd analyze --input``: many positions answered by one
+process and one table, where a command per position would map a table and start Python each
+time.
+
+A line is one JSON object with the fields of ``hearts-dd analyze``'s options: ``deal``
+(required), ``play``, ``rules`` (a preset name or a rule object), ``leader`` and ``player``,
+and optionally ``id``, any JSON value handed back with the answer. Blank lines are skipped.
+Each answer is one JSON object: ``index`` (0-based, counting the lines that are not blank),
+``id`` when given, the object of ``hearts-dd analyze --json`` (SPEC §4), and ``error`` (null,
+or one line naming the input line and what is wrong with it). A bad line is answered with its
+error and never stops the others.
+
+>>> from solver.analysis import Solver
+>>> deal = '"deal": "N:A..2. K..3. Q..4. .J.5.", "leader": "N"'
+>>> lines = ['{%s, "play": "D2 D3"}' % deal, '', '{%s, "play": "D3"}' % deal]
+>>> for out in answer_lines(Solver(), read_position_lines(lines, Rules.parse({"first_lead": "free"}))):
+...     print(out["index"], out["to_move"] if out["error"] is None else out["error"])
+0 S
+1 line 3: trick 1: N cannot play D3: it is E's card
+"""
+from __future__ import annotations
+
+import json
+import select
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .analysis import SearchAborted, Solver
+from .cards import Seat
+from .deal import Deal
+from .errors import HeartsError
+from .position import Position
+from .report import proven_so_far
+from .rules import Rules
+
+__all__ = ["PositionLine", "read_position_lines", "answer_lines", "more_now"]
+
+FIELDS = ("deal", "play", "rules", "leader", "player", "id")
+#: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
+#: enough that answers stream out and memory stays flat however long the input.
+CHUNK = 64
+
+
+@dataclass(frozen=True)
+class PositionLine:
+    """One input line read: its position and seats to answer, or why it has none."""
+
+    index: int
+    line: int  # 1-based line number in the input
+    id: Any = None
+    has_id: bool = False
+    position: Position | None = None
+    seats: list[Seat] | None = None  # None: every seat
+    error: str | None = None
+
+
+def read_position_lines(lines: Iterable[str], rules: Rules | None = None,
+                        player: Seat | None = None) -> Iterator[PositionLine]:
+    """The positions of JSON Lines, in order. ``rules`` and ``player`` are the defaults for
+    lines without those fields (``hearts-dd analyze --rules/--player``)."""
+    index = 0
+    known: dict[str, Rules] = {"": rules or Rules()}
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        yield _read_line(text, index, number, known, player)
+        index += 1
+
+
+def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
+               default_player: Seat | None) -> PositionLine:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        return PositionLine(index, number, error=f"line {number}: not JSON: {e.msg} at column {e.colno}")
+    except RecursionError:  # json's own limit, on absurdly nested values
+        return PositionLine(index, number, error=f"line {number}: nested too deeply")
+    if not isinstance(obj, dict):
+        return PositionLine(index, number, error=f"line {number}: expected a JSON object, got "
+                                                 f"{type(obj).__name__}")
+    has_id = "id" in obj
+    ident = obj.get("id")
+    where = f"line {number}"
+    try:
+        unknown = [key for key in obj if key not in FIELDS]
+        if unknown:
+            raise HeartsError(f"unknown field {unknown[0]!r} (a line has {', '.join(FIELDS)})")
+        if "deal" not in obj:
+            raise HeartsError("no deal")
+        for key in ("deal", "play", "leader", "player"):
+            if obj.get(key) is not None and not isinstance(obj[key], str):
+                raise HeartsError(f"{key} must be a string, got {type(obj[key]).__name__}")
+        rules = _rules(obj.get("rules"), known)
+        deal = Deal.parse(obj["deal"])
+        position = Position.from_play(deal, rules, obj.get("play") or "", obj.get("leader"))
+        player = Seat.parse(obj["player"]) if obj.get("player") is not None else default_player
+    except HeartsError as e:
+        return PositionLine(index, number, ident, has_id, error=f"{where}: {e}")
+    return PositionLine(index, number, ident, has_id, position, None if player is None else [player])
+
+
+def _rules(spec: Any, known: dict[str, Rules]) -> Rules:
+    """The rules of a line, the same object for the same spec: a rule set works out its point
+    masks and JSON form once, where every line would otherwise repeat that work."""
+    key = "" if spec is None else json.dumps(spec, sort_keys=True)
+    if key not in known:
+        if len(known) > 256:  # lines that each spell their rules differently: keep memory flat
+            default = known[""]
+            known.clear()
+            known[""] = default
+        known[key] = Rules.parse(spec)
+    return known[key]
+
+
+def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHUNK,
+                 one_by_one: bool = False,
+                 more_now: Callable[[], bool] | None = None) -> Iterator[dict[str, Any]]:
+    """The answer to each line, in input order. Positions go to ``Solver.analyses`` ``chunk``
+    at a time, or fewer when ``more_now`` says no more input can be read at once (a program
+    that writes a question and waits for its answer); with ``one_by_one`` each is its own
+    ``analyze`` call, so that the solver's time limit holds per position and a position that
+    runs out of time is one line's error."""
+    batch: list[PositionLine] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= chunk or (more_now is not None and not more_now()):
+            yield from _answer(solver, batch, one_by_one)
+            batch = []
+    if batch:
+        yield from _answer(solver, batch, one_by_one)
+
+
+def _answer(solver: Solver, batch: list[PositionLine], one_by_one: bool) -> Iterator[dict[str, Any]]:
+    ready = [item for item in batch if item.position is not None]
+    results: dict[int, dict[str, Any] | str] = {}
+    if one_by_one:
+        for item in ready:
+            try:
+                results[item.index] = solver.analyze(item.position, item.seats).to_json()  # type: ignore[arg-type]
+            except SearchAborted as e:
+                results[item.index] = (f"line {item.line}: no answer within the time limit of "
+                                       f"{solver.time_limit:g} s{proven_so_far(e)}")
+    else:
+        analyses = solver.analyses([(item.position, item.seats) for item in ready])  # type: ignore[misc]
+        results = {item.index: a.to_json() for item, a in zip(ready, analyses)}
+    for item in batch:
+        out: dict[str, Any] = {"index": item.index}
+        if item.has_id:
+            out["id"] = item.id
+        found = results.get(item.index, item.error)
+        if isinstance(found, dict):
+            out.update(found)
+            out["error"] = None
+        else:
+            out["error"] = found
+        yield out
+
+
+def more_now(stream: IO[str]) -> Callable[[], bool] | None:
+    """For ``answer_lines``: whether more of ``stream`` can be read without waiting (None when
+    the stream has no file descriptor to ask, as in tests). Lines the stream has buffered
+    already are not seen: a chunk then ends early, which costs only some parallelism."""
+    try:
+        fd = stream.fileno()
+    except (OSError, AttributeError, ValueError):
+        return None
+    return lambda: bool(select.select([fd], [], [], 0)[0])

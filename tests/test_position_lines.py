@@ -1,0 +1,182 @@
+"""JSON Lines of positions (solver/position_lines.py) and ``hearts-dd analyze --input``."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from endgames import random_endgame
+from solver.analysis import Solver
+from solver.cards import Seat
+from solver.deal import Deal
+from solver.position import Position
+from solver.position_lines import answer_lines, read_position_lines
+from solver.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = [json.loads(text) for f in sorted((ROOT / "tests" / "data").glob("public_*.jsonl"))
+         for text in f.open()]
+SMALL = {"deal": "N:A..2. K..3. Q..4. .J.5.", "leader": "N", "rules": {"first_lead": "free"}}
+FULL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
+ANSWER_KEYS = ("to_move", "trick", "players", "moves")
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
+                          input=stdin, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def endgame_lines(count: int, seed: str) -> list[dict]:
+    """Lines of random endgames under several rule sets, a third of them for one seat."""
+    rng = random.Random(seed)
+    specs = [{}, {"preset": "omnibus"}, {"partnership": True}, {"preset": "spot", "moon": "none"}]
+    out: list[dict] = []
+    while len(out) < count:
+        s = random_endgame(specs[len(out) % 4], rng, rng.randint(9, 24))
+        if s is None:
+            continue
+        fields = {"deal": s.deal.pbn(), "play": s.play_text, "rules": s.rules.to_dict(), "id": len(out)}
+        if s.leader is not None:
+            fields["leader"] = str(s.leader)
+        if len(out) % 3 == 0:
+            fields["player"] = "NESW"[rng.randrange(4)]
+        out.append(fields)
+    return out
+
+
+def expected(fields: dict) -> dict:
+    """What ``hearts-dd analyze`` answers for the line's fields, one position at a time."""
+    pos = Position.from_play(Deal.parse(fields["deal"]), Rules.parse(fields.get("rules")),
+                             fields.get("play", ""), fields.get("leader"))
+    seats = [Seat.parse(fields["player"])] if fields.get("player") else None
+    return answer_part(Solver(table_mb=16).analyze(pos, seats).to_json())
+
+
+def answer_part(out: dict) -> dict:
+    return {key: out[key] for key in ANSWER_KEYS}
+
+
+@pytest.mark.usefixtures("parallel_at_any_size")
+@pytest.mark.parametrize("threads, chunk", [(1, 64), (2, 5), (2, 1)])
+def test_answers_are_each_position_analysed_alone_in_input_order(threads: int, chunk: int) -> None:
+    lines = endgame_lines(24, "lines")
+    got = list(answer_lines(Solver(table_mb=16, threads=threads),
+                            read_position_lines(json.dumps(f) for f in lines), chunk))
+    assert [out["index"] for out in got] == list(range(len(lines)))
+    assert [out["id"] for out in got] == [f["id"] for f in lines]
+    assert all(out["error"] is None for out in got)
+    assert [answer_part(out) for out in got] == [expected(f) for f in lines]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("not json", "line 2: not JSON"),
+    ("[1, 2]", "line 2: expected a JSON object, got list"),
+    ("[" * 100_000, "line 2: nested too deeply"),
+    (json.dumps({**SMALL, "ply": "D2"}), "line 2: unknown field 'ply'"),
+    (json.dumps({"play": "D2"}), "line 2: no deal"),
+    (json.dumps({**SMALL, "play": ["D2"]}), "line 2: play must be a string, got list"),
+    (json.dumps({**SMALL, "deal": "N:A..2. K..3. Q..4. .J.2."}), "line 2: "),
+    (json.dumps({**SMALL, "rules": {"mooon": "add"}}), "line 2: unknown rule key 'mooon'"),
+    (json.dumps({**SMALL, "play": "D3"}), "line 2: trick 1: N cannot play D3: it is E's card"),
+    (json.dumps({**SMALL, "leader": "X"}), "line 2: unknown seat 'X'"),
+    (json.dumps({**SMALL, "player": "north"}), "line 2: unknown seat 'north'"),
+])
+def test_a_bad_line_is_its_own_answer_and_the_others_go_on(text: str, words: str) -> None:
+    lines = [json.dumps({**SMALL, "id": "first"}), text, "", json.dumps({**SMALL, "play": "D2"})]
+    got = list(answer_lines(Solver(table_mb=16), read_position_lines(lines)))
+    assert [out["index"] for out in got] == [0, 1, 2]
+    assert got[0]["error"] is None and got[0]["id"] == "first" and got[0]["to_move"] == "N"
+    assert got[1]["error"].startswith(words) and "\n" not in got[1]["error"]
+    assert set(got[1]) <= {"index", "id", "error"}
+    assert got[2]["error"] is None and got[2]["to_move"] == "E"
+
+
+def test_defaults_apply_to_lines_without_rules_or_player() -> None:
+    omnibus = Rules.parse("omnibus")
+    lines = [json.dumps({"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK"}),
+             json.dumps({"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK", "rules": "standard",
+                         "player": "W"})]
+    first, second = answer_lines(Solver(table_mb=32), read_position_lines(lines, omnibus, Seat.E))
+    assert first["rules"]["preset"] == "omnibus" and list(first["players"]) == ["E"]
+    assert [m["card"] for m in first["moves"]] == ["SA"]
+    assert second["rules"]["preset"] == "standard" and list(second["players"]) == ["W"]
+    assert second["moves"] == []
+
+
+def test_with_a_time_limit_a_position_out_of_time_is_one_lines_error() -> None:
+    lines = [json.dumps(SMALL), json.dumps({"deal": FULL}), json.dumps({**SMALL, "play": "D2"})]
+    solver = Solver(table_mb=16, time_limit=0.05)
+    got = list(answer_lines(solver, read_position_lines(lines), one_by_one=True))
+    assert got[0]["error"] is None and got[2]["error"] is None
+    assert got[1]["error"].startswith("line 2: no answer within the time limit of 0.05 s")
+
+
+def test_the_sample_cases_in_one_process() -> None:
+    """tests/data's cases (shared/cases) through one ``analyze --input`` run."""
+    lines = [{key: case[key] for key in ("id", "deal", "play", "rules", "leader") if key in case}
+             for case in CASES]
+    p = run("analyze", "--input", "-", stdin="\n".join(map(json.dumps, lines)) + "\n")
+    assert p.returncode == 0, p.stderr
+    answers = [json.loads(text) for text in p.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [case["id"] for case in CASES]
+    for case, got in zip(CASES, answers):
+        exp = case["expect"]
+        assert got["error"] is None and got["to_move"] == exp["to_move"], case["id"]
+        for seat, e in exp["players"].items():
+            assert {k: got["players"][seat][k] for k in e} == e, (case["id"], seat)
+        if "moves" in exp:
+            assert {m["card"]: (m["guarantee"], m["moon_possible"]) for m in got["moves"]} == \
+                {m["card"]: (m["guarantee"], m["moon_possible"]) for m in exp["moves"]}, case["id"]
+    assert p.stderr.startswith(f"hearts-dd: {len(CASES)} positions, {len(CASES)} answered, 0 with errors")
+
+
+def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> None:
+    path = tmp_path / "positions.jsonl"
+    path.write_text("\n".join([json.dumps(SMALL), "{", json.dumps({**SMALL, "play": "D2"})]) + "\n")
+    p = run("analyze", "--input", str(path), "--threads", "1")
+    assert p.returncode == 1
+    answers = [json.loads(text) for text in p.stdout.splitlines()]
+    assert [a["error"] is None for a in answers] == [True, False, True]
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()]
+    assert p.stderr.startswith("hearts-dd: 3 positions, 2 answered, 1 with errors")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--input", "-", "--deal", FULL], "give --deal, or --input"),
+    (["--input", "-", "--play", "C2"], "--play, --leader and --line go with --deal"),
+    (["--input", "/no/such/file.jsonl"], "/no/such/file.jsonl"),
+    (["--input", "-", "--rules", "nonsense"], "nonsense"),
+])
+def test_a_bad_invocation_is_one_line_exit_2(args: list[str], words: str) -> None:
+    p = run("analyze", *args, stdin=json.dumps(SMALL) + "\n")
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and words in p.stderr
+
+
+def test_a_program_gets_each_answer_before_it_writes_the_next_question() -> None:
+    """Through a pipe, a chunk does not wait for lines not yet written."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for k, play in enumerate(["", "D2", "D2 D3"]):
+            proc.stdin.write(json.dumps({**SMALL, "play": play, "id": k}) + "\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready, f"no answer to question {k} within 30 s"
+            answer = json.loads(proc.stdout.readline())
+            assert answer["id"] == k and answer["error"] is None
+            assert answer["to_move"] == "NES"[k]
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
