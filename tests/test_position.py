@@ -58,6 +58,9 @@ def test_an_illegal_card_names_card_seat_and_trick(
     message = str(err.value)
     assert str(card) in message and str(pos.to_move) in message
     assert f"trick {pos.trick_number}" in message and "\n" not in message
+    with pytest.raises(PlayError) as whole:  # the same card at the end of one long play
+        start(deal, rules, leader)[0].play_all(pos.played + (card,))
+    assert str(whole.value) == message
 
 
 @PROPERTY
@@ -70,6 +73,8 @@ def test_a_play_in_any_card_spelling_reaches_the_same_position(deal: Deal, data:
     separator = data.draw(st.sampled_from([" ", ", ", "  "]))
     again = Position.from_play(deal, Rules(), separator.join(spelled))
     assert again.played == pos.played and again.hands == pos.hands and again.taken == pos.taken
+    assert (again.trick, again.leader, again.tricks_won, again.broken) == \
+        (pos.trick, pos.leader, pos.tricks_won, pos.broken)
 
 
 @pytest.mark.parametrize("play, words", [

@@ -75,6 +75,9 @@ def test_every_valid_rule_object_parses_and_round_trips(spec: dict) -> None:
     assert Rules.parse(json.dumps(spec)) == rules
     assert Rules.parse(rules.to_dict()) == rules
     assert set(rules.to_dict()) == set(KEYS)
+    mine = rules.to_dict()  # the caller's own copy: changing it changes no later answer
+    mine["values"]["SQ"], mine["moon"] = 99, None
+    assert rules.to_dict() == Rules.parse(spec).to_dict() != mine
     for key in ("moon", "first_trick_points", "hearts_break", "first_lead", "trick_points", "partnership"):
         if key in spec:
             assert getattr(rules, key) == spec[key]
