@@ -41,8 +41,10 @@ cdef enum:
     HELPER_ALL_NODES = 2000000    # see Engine.helper_all_nodes
     HELPER_PAIRS_FROM = 16        # see Engine.helper_pairs_from
     SCORE_PASS = -2               # Helper.blocker of a score search's pass
-    SPAWN_NODES = 100000          # see Engine.spawn_nodes: a thread costs tens of microseconds
-                                  # (20 000 was no faster)
+    SPAWN_NODES = 1000            # see Engine.spawn_nodes: a thread costs tens of microseconds,
+                                  # but passes of positions 8-9 tricks from the end are too short
+                                  # for 100 000 (benchmarks/README: 3-14 % faster there, full
+                                  # deals the same)
 
 
 cdef extern from "<pthread.h>" nogil:
