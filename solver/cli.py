@@ -53,7 +53,8 @@ def cli() -> None:
                    "line had an error).")
 @click.option("--table-mb", type=click.IntRange(1, 256), default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
-@click.option("--time-limit", type=click.FloatRange(0), default=0.0, help="Seconds before giving up (0: none).")
+@click.option("--time-limit", type=click.FloatRange(0), default=0.0,
+              help="Seconds before giving up (0: none; with --input: for each position).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
                    "searched by two, far enough from the end to pay [default: all cores].")

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from endgames import random_endgame
 from solver.analysis import Solver
@@ -18,6 +20,7 @@ from solver.deal import Deal
 from solver.position import Position
 from solver.position_lines import answer_lines, read_position_lines
 from solver.rules import Rules
+from strategies import PROPERTY, rule_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [json.loads(text) for f in sorted((ROOT / "tests" / "data").glob("public_*.jsonl"))
@@ -95,6 +98,41 @@ def test_a_bad_line_is_its_own_answer_and_the_others_go_on(text: str, words: str
     assert got[1]["error"].startswith(words) and "\n" not in got[1]["error"]
     assert set(got[1]) <= {"index", "id", "error"}
     assert got[2]["error"] is None and got[2]["to_move"] == "E"
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                                 max_size=3), max_leaves=6)
+GOOD = st.fixed_dictionaries(
+    {"deal": st.just(SMALL["deal"]), "leader": st.sampled_from(list("NESW"))},
+    optional={"play": st.sampled_from(["", "D2", "D2 D3", "D2 D3 D4 D5 HJ", "SA SK"]),
+              "rules": st.sampled_from(["standard", {"preset": "spot"}, {"first_lead": "C2"}]) | rule_specs(),
+              "player": st.sampled_from(list("NESW")), "id": JSON})
+
+
+def _spoil(line: dict, field: str | None, junk: object) -> dict:
+    return line if field is None else {**line, field: junk}
+
+
+# a good line, or one with a field (or an unknown one) replaced by any JSON value or text
+LINES = st.builds(_spoil, GOOD, st.sampled_from([None, None, "deal", "play", "rules", "leader", "player",
+                                                 "extra"]), JSON | st.text(max_size=30))
+
+
+@PROPERTY
+@given(st.lists(LINES, max_size=4), st.lists(st.text(max_size=40), max_size=2))
+def test_any_line_is_a_position_or_a_one_line_error_naming_it(objects: list[dict], texts: list[str]) -> None:
+    lines = [json.dumps(o) for o in objects] + texts
+    items = list(read_position_lines(lines, Rules.parse({"first_lead": "free"})))
+    for item in items:
+        assert (item.position is None) == (item.error is not None)
+        if item.error is not None:
+            assert item.error.startswith(f"line {item.line}: ") and "\n" not in item.error
+    answers = list(answer_lines(Solver(table_mb=1), items, chunk=3))
+    assert [a["index"] for a in answers] == [item.index for item in items]
+    for item, answer in zip(items, answers):
+        assert answer["error"] == item.error
+        assert ("players" in answer) == (item.error is None)
 
 
 def test_defaults_apply_to_lines_without_rules_or_player() -> None:
