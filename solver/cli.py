@@ -46,7 +46,8 @@ def cli() -> None:
                    "move (with --input: for lines without a player).")
 @click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
-@click.option("--input", "input_file", type=click.File("r", errors="replace"), default=None,
+@click.option("--input", "input_file", type=click.File("r", encoding="utf-8-sig", errors="replace"),
+              default=None,
               help="Instead of --deal: analyze every position of a JSON Lines file ('-': standard "
                    "input), one object a line with deal, play, rules, leader, player and an id to "
                    "hand back; one JSON answer a line on stdout, in input order (exit 1 when a "

@@ -175,8 +175,9 @@ def test_the_sample_cases_in_one_process() -> None:
 
 
 def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> None:
-    path = tmp_path / "positions.jsonl"
-    path.write_text("\n".join([json.dumps(SMALL), "{", json.dumps({**SMALL, "play": "D2"})]) + "\n")
+    path = tmp_path / "positions.jsonl"  # as an editor on Windows may save it: a BOM, CR LF
+    path.write_bytes(("\ufeff" + "\r\n".join([json.dumps(SMALL), "{", json.dumps({**SMALL, "play": "D2"})])
+                      + "\r\n").encode())
     p = run("analyze", "--input", str(path), "--threads", "1")
     assert p.returncode == 1
     answers = [json.loads(text) for text in p.stdout.splitlines()]
