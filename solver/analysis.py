@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Literal, overload
 
 from .cards import Card, Seat, cards_of, mask_of
 from .position import Position
@@ -368,12 +368,22 @@ class Solver:
         self._start()
         return self._guarantee(p, p.side(_seat(seat)), guess)
 
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]]) -> list[int]:
+    @overload
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+                   partial: Literal[False] = False) -> list[int]: ...
+
+    @overload
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+                   partial: Literal[True]) -> list[int | None]: ...
+
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+                   partial: bool = False) -> list[int] | list[int | None]:
         """``guarantee`` of each (position, seat), searched in parallel on the solver's threads
         over one table, as ``analyze`` answers its seats: the four leaders of a bridge deal (a
         row of DDS's table), or the deals a Monte-Carlo player samples. Questions under other
         rules or moon totals than the one before wait for those before them. The time limit
-        covers the whole call.
+        covers the whole call; with ``partial``, a question the limits cut short is answered
+        None instead of ending the call (a player's time for its turn: what was solved in time).
 
         >>> from solver.deal import Deal
         >>> d, bridge = Deal.parse("N:AK.Q.. Q.AK.. J.J.A. T.T..A"), Rules.parse("bridge")
@@ -382,11 +392,12 @@ class Solver:
         [2, 2, 3, 3]
         """
         self._start()
-        answers: list[int] = []
+        answers: list[Any] = []
+        ask = _unless_cut_short(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), partial)
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
             self._use(same[0][0])
-            answers += self._map(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), same,
+            answers += self._map(ask, same,
                                  any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
@@ -411,14 +422,24 @@ class Solver:
         self._start()
         return self._analyze(p, None if seats is None else [_seat(s) for s in seats], moves)
 
+    @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
-                 moves: bool = True) -> list[Analysis]:
+                 moves: bool = True, partial: Literal[False] = False) -> list[Analysis]: ...
+
+    @overload
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+                 moves: bool = True, *, partial: Literal[True]) -> list[Analysis | None]: ...
+
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+                 moves: bool = True, partial: bool = False,
+                 ) -> list[Analysis] | list[Analysis | None]:
         """``analyze`` of each (position, seats), in the order given: on the solver's threads,
         each taking the next position as it falls free, over one table. For many positions,
         the deals a Monte-Carlo player samples at one turn say, this keeps every thread busy
         where one position's questions alone are too small to share out. Positions under other
         rules or moon totals than the one before wait for those before them; the time limit
-        covers the whole call.
+        covers the whole call (with ``partial``, as for ``guarantees``: a position the limits
+        cut short is answered None).
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")
@@ -429,11 +450,12 @@ class Solver:
         [(0, ['SK']), (13, []), (0, []), (0, [])]
         """
         self._start()
-        answers: list[Analysis] = []
+        answers: list[Any] = []
+        ask = _unless_cut_short(lambda q: self._analyze(q[0], q[1], moves), partial)
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = [(p, None if seats is None else [_seat(s) for s in seats]) for p, seats in run]
             self._use(same[0][0])
-            answers += self._map(lambda q: self._analyze(q[0], q[1], moves), same,
+            answers += self._map(ask, same,
                                  any(p.cards_left >= PARALLEL_LIST_FROM_CARDS for p, _ in same))
         return answers
 
@@ -525,6 +547,20 @@ def _points_left(p: Position) -> int | None:
         return None
     cards = p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | mask_of(p.trick)
     return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
+
+
+def _unless_cut_short(ask: Callable[[Any], Any], partial: bool) -> Callable[[Any], Any]:
+    """``ask``, or with ``partial`` ``ask`` answering None where the limits cut it short."""
+    if not partial:
+        return ask
+
+    def answer(question: Any) -> Any:
+        try:
+            return ask(question)
+        except SearchAborted:
+            return None
+
+    return answer
 
 
 def _seat(seat: Seat | str) -> Seat:

@@ -132,6 +132,26 @@ def test_many_positions_analyzed_at_once_agree_with_single_ones(threads: int) ->
         Solver(time_limit=0.001, threads=threads).analyses([(Position.start(SAMPLE), None)] * 2)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_partial_answers_leave_out_only_what_the_limits_cut_short(threads: int) -> None:
+    """With ``partial``, a question cut short is None and the others are answered: under a
+    node limit (per search) those after it too, under a time limit (the call's) what was solved
+    before the time ran out."""
+    easy = endgames({}, 2, "partial")
+    hard = Position.start(Deal.random(2))  # N's guarantee takes seconds
+    questions = [(easy[0], None), (hard, ["N"]), (easy[1], None)]
+    expected = [answers_for(Solver(table_mb=16).analyze(p, asked)) for p, asked in questions[::2]]
+    by_nodes = Solver(table_mb=16, node_limit=20_000, threads=threads)
+    got = by_nodes.analyses(questions, partial=True)
+    assert got[1] is None and [answers_for(a) for a in got[::2]] == expected  # type: ignore[arg-type]
+    seats = [(p, asked[0] if asked else Seat.E) for p, asked in questions]
+    assert by_nodes.guarantees(seats, partial=True)[1] is None
+    with pytest.raises(SearchAborted):
+        by_nodes.analyses(questions)
+    by_time = Solver(table_mb=16, time_limit=0.3, threads=1).analyses(questions, partial=True)
+    assert answers_for(by_time[0]) == expected[0] and by_time[1:] == [None, None]  # type: ignore[arg-type]
+
+
 def test_a_list_of_positions_goes_to_the_threads_only_far_from_the_end(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The solver's threads analyse whole positions from PARALLEL_LIST_FROM_CARDS cards left;
