@@ -101,6 +101,10 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     lines = failed = 0
     solver.prepare(rules)  # many solves to come: map the table at once, not page by page
     items = read_position_lines(input_file, rules, player)
+    bar = None
+    if sys.stderr.isatty() and not sys.stdout.isatty():  # answers to a file: show progress
+        from tqdm import tqdm
+        bar = tqdm(total=_count_lines(input_file), unit="position", file=sys.stderr, leave=False)
     try:
         for out in answer_lines(solver, items, one_by_one=solver.time_limit > 0,
                                 more_now=more_now(input_file)):
@@ -108,11 +112,29 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
             sys.stdout.flush()
             lines += 1
             failed += out["error"] is not None
+            if bar is not None:
+                bar.update()
     except OSError as e:
         fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
+    finally:
+        if bar is not None:
+            bar.close()
     click.echo(f"hearts-dd: {lines} positions, {lines - failed} answered, {failed} with errors, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
+
+
+def _count_lines(stream: IO[str]) -> int | None:
+    """Positions to expect, for the progress bar: the lines that are not blank of a named file
+    (None for standard input)."""
+    name = getattr(stream, "name", "-")
+    if not isinstance(name, str) or name in ("-", "<stdin>"):
+        return None
+    try:
+        with open(name, "rb") as f:
+            return sum(1 for text in f if text.strip())
+    except OSError:
+        return None
 
 
 cli.add_command(serve)
