@@ -26,6 +26,7 @@ CLUB = SUITS.index("C")
 SQ = Card.parse("SQ")
 SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs"}
 _SEATS = tuple(Seat)
+_HOW = '(--leader SEAT, or "leader" in JSON)'
 
 
 def _legal(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broken: bool,
@@ -51,12 +52,12 @@ def first_leader(deal: Deal, rules: Rules, leader: Seat | str | None = None) -> 
     given = Seat.parse(leader) if isinstance(leader, str) else leader
     if rules.first_lead == "free":
         if given is None:
-            raise PlayError("the rules have a free first lead: give the leader (--leader SEAT)")
+            raise PlayError(f"the rules have a free first lead: give the leader {_HOW}")
         return given
     clubs = deal.all_cards & suit_mask(CLUB)
     if not clubs:
         if given is None:
-            raise PlayError("the deal has no clubs to lead: give the leader (--leader SEAT)")
+            raise PlayError(f"the deal has no clubs to lead: give the leader {_HOW}")
         return given
     low = Card.from_index((clubs & -clubs).bit_length() - 1)
     holder = deal.holder(low)
@@ -213,12 +214,14 @@ class Position:
         tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
         rules, forced = self.rules, self.forced_lead
         hands, trick, played = list(self.hands), list(self.trick), list(self.played)
-        taken, won, leader, broken = list(self.taken), list(self.tricks_won), int(self.leader), self.broken
+        taken, won = list(self.taken), list(self.tricks_won)
+        leader, broken = int(self.leader), self.broken
         queen_breaks = rules.hearts_break == "queen"
 
         def position() -> Position:
-            return Position(self.deal, rules, self.leader0, tuple(played), tuple(hands),  # type: ignore[arg-type]
-                            tuple(trick), _SEATS[leader], tuple(taken), tuple(won), broken)  # type: ignore[arg-type]
+            return Position(self.deal, rules, self.leader0, tuple(played),
+                            tuple(hands), tuple(trick), _SEATS[leader],  # type: ignore[arg-type]
+                            tuple(taken), tuple(won), broken)  # type: ignore[arg-type]
 
         for i, tok in enumerate(tokens):
             try:
