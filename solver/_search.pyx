@@ -88,9 +88,51 @@ cdef inline double _now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+# Ctrl-C. Python only acts on a signal between bytecodes, which a search without the GIL
+# never reaches: a long solve ignored Ctrl-C until it ended, minutes later. A C handler put in
+# front of Python's (same flags, so that blocking calls are still interrupted) notes SIGINT for
+# the searches, which stop at their next check as when their time is up, and passes it on to
+# Python's, which raises KeyboardInterrupt once the search has returned. A handler that Python
+# code installs later replaces this one: its searches then run to the end as before.
+cdef extern from *:
+    """
+    #include <signal.h>
+    static volatile sig_atomic_t hdd_interrupted = 0;
+    static struct sigaction hdd_python_action;
+    static void hdd_on_sigint(int sig) {
+        hdd_interrupted = 1;
+        if (hdd_python_action.sa_handler != SIG_DFL && hdd_python_action.sa_handler != SIG_IGN)
+            hdd_python_action.sa_handler(sig);
+    }
+    static void hdd_watch_sigint(void) {
+        struct sigaction now;
+        if (sigaction(SIGINT, NULL, &now) != 0 || now.sa_handler == hdd_on_sigint
+                || now.sa_handler == SIG_IGN || now.sa_handler == SIG_DFL
+                || (now.sa_flags & SA_SIGINFO))
+            return;  /* ignored, left to the system, or not a plain handler: not ours to wrap */
+        hdd_python_action = now;
+        now.sa_handler = hdd_on_sigint;
+        sigaction(SIGINT, &now, NULL);
+    }
+    """
+    int hdd_interrupted
+    void hdd_watch_sigint()
+
+hdd_watch_sigint()
+
+
+def clear_interrupt():
+    """Forget a Ctrl-C that the caller has dealt with: until then every search stops at once.
+    ``Solver`` calls it as each of its questions starts."""
+    global hdd_interrupted
+    hdd_interrupted = 0
+
+
 cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
-    """Whether a search stopped short has run out of ``limit`` (0: none) or of its time."""
-    return (limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
+    """Whether a search stopped short has run out of ``limit`` (0: none) or of its time, or
+    was interrupted (Ctrl-C)."""
+    return ((limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
+            or hdd_interrupted)
 
 
 cdef inline bint _tick(State* s) noexcept nogil:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal, overload
 from .cards import Card, Seat, cards_of, mask_of
 from .position import Position
 from .rules import Rules
-from ._search import Engine, SearchAborted
+from ._search import Engine, SearchAborted, clear_interrupt
 
 __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted"]
 
@@ -265,8 +265,10 @@ class Solver:
                 int(fl) if fl is not None else -1)
 
     def _start(self) -> None:
-        """The time limit covers one public call, however many searches it makes."""
+        """The time limit covers one public call, however many searches it makes; a Ctrl-C
+        that stopped an earlier call is forgotten."""
         self._deadline = time.monotonic() + self.time_limit
+        clear_interrupt()
 
     def _budget(self) -> dict[str, Any]:
         if not self.time_limit:

@@ -200,6 +200,27 @@ def test_a_second_thread_works_only_far_from_the_end() -> None:
     assert others_work(far) > 0
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs signal.pthread_kill")
+def test_ctrl_c_interrupts_a_search_and_the_next_question_runs() -> None:
+    """SIGINT during a long search raises KeyboardInterrupt soon after, not when the search
+    would have ended; a caller that catches it can go on asking."""
+    solver = Solver(table_mb=16)
+    hard = Position.start(Deal.random(2))  # N's guarantee takes many seconds
+    main = threading.main_thread().ident
+    assert main == threading.get_ident()
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solver.guarantee(hard, Seat.N)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 5
+    small = endgames({}, 1, "after ctrl-c")[0]
+    assert answers(solver, small) == answers(Solver(table_mb=16), small)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_two_thread_solver_still_answers_in_a_forked_child() -> None:
     """A fork copies the solver but not its pool's threads: the child must start its own

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -69,6 +71,27 @@ def test_time_limit_is_exit_3_with_one_line() -> None:
     assert result.returncode == 3
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "time limit" in result.stderr
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str) -> None:
+    """The search runs without the GIL, where Python never sees the signal: the engine must
+    notice Ctrl-C itself (it used to run on to the end of the solve, here about half a minute)."""
+    hard = Deal.random(2).pbn()
+    proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", hard, "--threads", threads, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # past start-up, into the search
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert time.monotonic() - start < 5
+    assert proc.returncode == 130 and out == ""
+    assert err.strip() == "hearts-dd: error: interrupted"
 
 
 EDIT_CHARS = "AKQJT98765432.: NESWnesw-CHDShdc10♠♥{}[],\"x"
