@@ -11,7 +11,7 @@ import click
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import annotate, moon
+from .cli_records import annotate, moon, os_error_line, progress
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
@@ -101,24 +101,18 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     lines = failed = 0
     solver.prepare(rules)  # many solves to come: map the table at once, not page by page
     items = read_position_lines(input_file, rules, player)
-    bar = None
-    if sys.stderr.isatty() and not sys.stdout.isatty():  # answers to a file: show progress
-        from tqdm import tqdm
-        bar = tqdm(total=_count_lines(input_file), unit="position", file=sys.stderr, leave=False)
+    shown = sys.stderr.isatty() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
-        for out in answer_lines(solver, items, one_by_one=solver.time_limit > 0,
-                                more_now=more_now(input_file)):
-            sys.stdout.write(json.dumps(out) + "\n")
-            sys.stdout.flush()
-            lines += 1
-            failed += out["error"] is not None
-            if bar is not None:
-                bar.update()
+        with progress(shown, lambda: _count_lines(input_file), "position") as step:
+            for out in answer_lines(solver, items, one_by_one=solver.time_limit > 0,
+                                    more_now=more_now(input_file)):
+                sys.stdout.write(json.dumps(out) + "\n")
+                sys.stdout.flush()
+                lines += 1
+                failed += out["error"] is not None
+                step()
     except OSError as e:
-        fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
-    finally:
-        if bar is not None:
-            bar.close()
+        fail(os_error_line(e))
     click.echo(f"hearts-dd: {lines} positions, {lines - failed} answered, {failed} with errors, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0

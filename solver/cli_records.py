@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from contextlib import closing, contextmanager
-from typing import Any, BinaryIO, Iterable, Iterator, NoReturn
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 
 import click
 
@@ -80,33 +80,46 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
          chunk_size: int, write: Any) -> int:
     """Annotate, hand each pair to ``write``, print the summary; the exit status to use."""
-    progress = sys.stderr.isatty()
     t0 = time.perf_counter()
     records = annotated = failed = 0
-    bar = None
     try:
         stream = annotate_stream(_records(paths), options, jobs or default_jobs(), dask, chunk_size)
-        with closing(stream):
-            if progress:
-                from tqdm import tqdm
-                bar = tqdm(total=_total(paths), unit="record", file=sys.stderr, leave=False)
+        shown = sys.stderr.isatty()
+        with closing(stream), progress(shown, lambda: _total(paths), "record") as step:
             for record, result in stream:
                 write(record, result)
                 records += 1
                 annotated += result["players"] is not None
                 failed += result["error"] is not None
-                if bar is not None:
-                    bar.update()
+                step()
     except HeartsError as e:
         _fail(str(e))
     except OSError as e:
-        _fail(f"{e.filename or ''}: {e.strerror or e}".lstrip(": "))
-    finally:
-        if bar is not None:
-            bar.close()
+        _fail(os_error_line(e))
     click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
+
+
+@contextmanager
+def progress(show: bool, total: Callable[[], int | None],
+             unit: str) -> Iterator[Callable[[], None]]:
+    """A function to call as each item is done: a progress bar on stderr when ``show`` (of
+    ``total()`` items, counted only then), closed however the run ends; else nothing."""
+    if not show:
+        yield lambda: None
+        return
+    from tqdm import tqdm
+    bar = tqdm(total=total(), unit=unit, file=sys.stderr, leave=False)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
+
+
+def os_error_line(e: OSError) -> str:
+    """An input or output error as one line: the file, then what went wrong."""
+    return f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")
 
 
 def _rules(text: str | None) -> Rules | None:
