@@ -394,14 +394,8 @@ class Solver:
         [2, 2, 3, 3]
         """
         self._start()
-        answers: list[Any] = []
-        ask = _unless_cut_short(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), partial)
-        for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
-            same = list(run)
-            self._use(same[0][0])
-            answers += self._map(ask, same,
-                                 any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
-        return answers
+        return self._each(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), questions,
+                          partial)
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
@@ -452,13 +446,24 @@ class Solver:
         [(0, ['SK']), (13, []), (0, []), (0, [])]
         """
         self._start()
+        def one(q: tuple[Position, Iterable[Seat | str] | None]) -> Analysis:
+            return self._analyze(q[0], None if q[1] is None else [_seat(s) for s in q[1]], moves)
+
+        return self._each(one, questions, partial)
+
+    def _each(self, ask: Callable[[Any], Any], questions: Iterable[tuple],
+              partial: bool) -> list[Any]:
+        """``ask`` of each question (a tuple whose first item is its position), in order, on
+        the solver's threads; a run under other rules or moon totals than the one before waits
+        for it. With ``partial``, a question the limits cut short is answered None."""
+        if partial:
+            ask = _or_none_if_cut_short(ask)
         answers: list[Any] = []
-        ask = _unless_cut_short(lambda q: self._analyze(q[0], q[1], moves), partial)
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
-            same = [(p, None if seats is None else [_seat(s) for s in seats]) for p, seats in run]
+            same = list(run)
             self._use(same[0][0])
             answers += self._map(ask, same,
-                                 any(p.cards_left >= PARALLEL_LIST_FROM_CARDS for p, _ in same))
+                                 any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
     def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool) -> Analysis:
@@ -551,11 +556,8 @@ def _points_left(p: Position) -> int | None:
     return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
 
 
-def _unless_cut_short(ask: Callable[[Any], Any], partial: bool) -> Callable[[Any], Any]:
-    """``ask``, or with ``partial`` ``ask`` answering None where the limits cut it short."""
-    if not partial:
-        return ask
-
+def _or_none_if_cut_short(ask: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``ask``, answering None where the limits cut it short."""
     def answer(question: Any) -> Any:
         try:
             return ask(question)

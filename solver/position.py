@@ -174,11 +174,10 @@ class Position:
     # -- legality ----------------------------------------------------------------------
     def legal_mask(self) -> int:
         seat = self.to_move
-        return 0 if seat is None else self._legal_for(self.hands[seat])
-
-    def _legal_for(self, h: int) -> int:
-        """The legal cards of ``h``, the hand of the player to move."""
-        return _legal(self.rules, h, self.trick, self.first_trick, self.broken, self.forced_lead)
+        if seat is None:
+            return 0
+        return _legal(self.rules, self.hands[seat], self.trick, self.first_trick, self.broken,
+                      self.forced_lead)
 
     def legal_moves(self) -> list[Card]:
         return list(cards_of(self.legal_mask()))
