@@ -1061,10 +1061,14 @@ cdef class Engine:
         s.helped = NULL
 
     def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
-              int moon, int target, int guess=0, long long node_limit=0, double seconds=0):
+              int moon, int target, int guess=0, long long node_limit=0, double seconds=0,
+              report=None):
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
-        points it takes from here on with best play, the moon's effect included."""
+        points it takes from here on with best play, the moon's effect included. ``report``,
+        if given, is called with the bounds proved so far (low, high; None for none yet) each
+        time a pass tightens them, for a live display of a long solve."""
         cdef int lo = -INF, hi = INF, g = guess, beta, v, floor, narrow_below, moon_open
+        cdef int told_lo = -INF, told_hi = INF
         cdef long long moon_budget = self.moon_nodes, moon_mark, soft
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
                    node_limit, seconds)
@@ -1085,6 +1089,9 @@ cdef class Engine:
         narrow_below = (INF if self.s.cards_left >= self.narrow_from and not self.g.tricks_wanted
                         else -INF)
         while lo < hi:
+            if report is not None and (lo != told_lo or hi != told_hi):
+                told_lo, told_hi = lo, hi
+                report(lo if lo > -INF else None, hi if hi < INF else None)
             if moon_open and lo < floor and self.s.nodes - moon_mark >= moon_budget:
                 # the passes have outgrown the moon search's budget: give it as much again
                 # (so it costs at most what the passes do), as a yes ends the climb at once

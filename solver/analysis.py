@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import threading
@@ -23,7 +24,13 @@ from .position import Position
 from .rules import Rules
 from ._search import Engine, SearchAborted, clear_interrupt
 
-__all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted"]
+__all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted",
+           "Watch"]
+
+#: Bounds on one guarantee as they are proved: (low, high), None for none yet.
+Report = Callable[[int | None, int | None], None]
+#: ``Solver.analyze``'s live view of its questions: (question, low, high).
+Watch = Callable[[str, int | None, int | None], None]
 
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
@@ -338,24 +345,33 @@ class Solver:
         return sum(e.helper_nodes for e in self._engines)
 
     # -- one search each ---------------------------------------------------------------
-    def _value_to_go(self, p: Position, side: int, guess: int = 0) -> int:
+    def _value_to_go(self, p: Position, side: int, guess: int = 0, report: Report | None = None,
+                     ) -> int:
         total = _points_left(p) if side == 1 else None
         if total is not None:
             # the two sides share a fixed total: side 1 gets what side 0 leaves, from searches
             # for side 0 only, whose table entries every question about the deal then shares
             try:
-                return total - self._value_to_go(p, 0, total - guess)
+                return total - self._value_to_go(p, 0, total - guess,
+                                                 report and _carried(report, total, -1))
             except SearchAborted as e:
                 raise _bounded(e, total, -1) from None
         with self._engine(p) as e:
-            return e.value(*self._args(p), p.moon_state, side, guess=guess, **self._budget())
+            return e.value(*self._args(p), p.moon_state, side, guess=guess, report=report,
+                           **self._budget())
 
-    def _guarantee(self, p: Position, side: int, guess: int | None = None) -> int:
+    def _guarantee(self, p: Position, side: int, guess: int | None = None,
+                   report: Report | None = None) -> int:
+        """``report``: called with the bounds proved as the search goes (see Watch)."""
         raw = p.raw_points(side)
         try:
-            return raw + self._value_to_go(p, side, 0 if guess is None else guess - raw)
+            value = raw + self._value_to_go(p, side, 0 if guess is None else guess - raw,
+                                            report and _carried(report, raw, 1))
         except SearchAborted as e:
             raise _bounded(e, raw, 1, "/".join(map(str, p.side_seats(side)))) from None
+        if report:
+            report(value, value)
+        return value
 
     def _moon(self, p: Position, side: int) -> bool:
         state = p.moon_state
@@ -411,12 +427,18 @@ class Solver:
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     def analyze(self, p: Position, seats: Iterable[Seat | str] | None = None,
-                moves: bool = True) -> Analysis:
+                moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
         when the player to move is one of them (or its partner): asked for one seat, the
-        work stays that seat's, where the mover's cards would cost a solve each."""
+        work stays that seat's, where the mover's cards would cost a solve each.
+
+        ``watch`` (for a live display of a long solve) is called, from the searching threads,
+        with each guarantee's bounds as they are proved: ``watch(question, low, high)``, the
+        question being a side's seats ("N", or "N/S" with partnerships) or one of the mover's
+        cards ("C2"), a bound None while nothing is proved, and low == high once answered."""
         self._start()
-        return self._analyze(p, None if seats is None else [_seat(s) for s in seats], moves)
+        return self._analyze(p, None if seats is None else [_seat(s) for s in seats], moves,
+                             watch)
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
@@ -466,18 +488,26 @@ class Solver:
                                  any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
-    def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool) -> Analysis:
+    def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool,
+                 watch: Watch | None = None) -> Analysis:
         t0 = time.perf_counter()
         with self._metered() as meter:
             self._use(p)
-            players, results = self._answers(p, list(Seat) if wanted is None else wanted, moves)
+            players, results = self._answers(p, list(Seat) if wanted is None else wanted, moves,
+                                             watch)
         return Analysis(p, players, results, meter[0], time.perf_counter() - t0)
 
-    def _answers(self, p: Position, wanted: list[Seat], moves: bool,
+    def _answers(self, p: Position, wanted: list[Seat], moves: bool, watch: Watch | None,
                  ) -> tuple[dict[Seat, PlayerResult], list[MoveResult]]:
+        def for_question(name: str) -> Report | None:
+            return watch and functools.partial(watch, name)
+
+        def seat_values(side: int) -> PlayerResult:
+            report = for_question("/".join(map(str, p.side_seats(side))))
+            return PlayerResult(self._guarantee(p, side, report=report), self._moon(p, side))
+
         sides = sorted({p.side(s) for s in wanted})
-        answers = self._map(lambda side: PlayerResult(self._guarantee(p, side), self._moon(p, side)),
-                            sides, p.cards_left >= PARALLEL_FROM_CARDS)
+        answers = self._map(seat_values, sides, p.cards_left >= PARALLEL_FROM_CARDS)
         by_side = dict(zip(sides, answers))
         players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
@@ -495,7 +525,8 @@ class Solver:
                 def card_values(rep: Card) -> tuple[int, bool]:
                     child = p.play(rep)
                     try:
-                        return self._guarantee(child, side, guess), self._moon(child, side)
+                        return (self._guarantee(child, side, guess, for_question(str(rep))),
+                                self._moon(child, side))
                     except SearchAborted as e:
                         # bounds on one card's value are not the seat's
                         raise SearchAborted(str(e)) from None
@@ -569,6 +600,17 @@ def _or_none_if_cut_short(ask: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 def _seat(seat: Seat | str) -> Seat:
     return Seat.parse(seat) if isinstance(seat, str) else Seat(seat)
+
+
+def _carried(report: Report, offset: int, sign: int) -> Report:
+    """``report`` of bounds on ``offset + sign * value`` (a flip swaps them)."""
+    def carried(low: int | None, high: int | None) -> None:
+        if sign < 0:
+            low, high = high, low
+        report(None if low is None else offset + sign * low,
+               None if high is None else offset + sign * high)
+
+    return carried
 
 
 def _bounded(e: SearchAborted, offset: int, sign: int, who: str | None = None) -> SearchAborted:

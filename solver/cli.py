@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import threading
 import time
+from contextlib import nullcontext
 from typing import IO
 
 import click
@@ -17,10 +20,13 @@ from .deal import Deal
 from .errors import HeartsError
 from .position import Position
 from .position_lines import answer_lines, more_now, read_position_lines
-from .report import proven_so_far, render
+from .report import proven_so_far, render, status_line
 from .rules import Rules
 
 SEAT = click.Choice(["N", "E", "S", "W"], case_sensitive=False)
+# analyze on a terminal: a status line from this many seconds into a solve, then refreshed
+STATUS_AFTER = 0.5
+STATUS_EVERY = 0.25
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -78,9 +84,16 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
                     threads=threads or default_jobs())
     if input_file is not None:
         sys.exit(_analyze_lines(solver, input_file, rules, Seat.parse(player) if player else None))
+    seats = [Seat.parse(player)] if player else None
     try:
-        result = solver.analyze(pos, seats=[Seat.parse(player)] if player else None)
-        line = solver.line(pos, line_for) if line_for else None
+        with _StatusLine(solver, pos, seats) if sys.stderr.isatty() else nullcontext() as status:
+            result = solver.analyze(pos, seats=seats, watch=status and status.watch)
+            if line_for:
+                if status:
+                    status.after = f"optimal line for {line_for.upper()}"
+                line = solver.line(pos, line_for)
+            else:
+                line = None
     except SearchAborted as e:
         fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e)}", code=3)
     out = result.to_json()
@@ -92,6 +105,49 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     click.echo(render(result))
     if line is not None:
         click.echo(f"Optimal line for {line_for.upper()}: " + " ".join(out["line"]["cards"]))
+
+
+class _StatusLine:
+    """One line on stderr kept up to date, from STATUS_AFTER seconds into an analysis until it
+    ends (however it ends), with what is proved so far (report.status_line): ``watch`` is
+    ``Solver.analyze``'s, and ``after`` names a later step (the optimal line)."""
+
+    def __init__(self, solver: Solver, pos: Position, seats: list[Seat] | None) -> None:
+        sides = sorted({pos.side(s) for s in (seats or list(Seat))})
+        self.names = ["/".join(map(str, pos.side_seats(side))) for side in sides]
+        mover = pos.to_move
+        groups = solver.move_groups(pos) if mover is not None and pos.side(mover) in sides else []
+        self.cards = len(groups) if len(groups) > 1 else 0
+        self.bounds: dict[str, tuple[int | None, int | None]] = {}
+        self.after = ""
+        self.shown = False
+        self._done = threading.Event()
+        self._start = time.monotonic()
+        self._ticker = threading.Thread(target=self._tick, name="hearts-dd status", daemon=True)
+
+    def watch(self, question: str, low: int | None, high: int | None) -> None:
+        self.bounds[question] = (low, high)
+
+    def _tick(self) -> None:
+        width = shutil.get_terminal_size().columns - 1
+        while not self._done.wait(STATUS_EVERY if self.shown else STATUS_AFTER):
+            text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
+            if self.after:
+                text = f"{self.after} · {text}"
+            sys.stderr.write("\r" + text[:width] + "\x1b[K")
+            sys.stderr.flush()
+            self.shown = True
+
+    def __enter__(self) -> _StatusLine:
+        self._ticker.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._ticker.join()
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Seat | None) -> int:

@@ -1,6 +1,8 @@
 """Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from."""
 from __future__ import annotations
 
+from typing import Mapping
+
 from .analysis import Analysis, SearchAborted
 from .cards import FULL_SUIT, RANKS, SUITS, Seat
 
@@ -50,6 +52,34 @@ def render(a: Analysis) -> str:
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
     return "\n".join(lines)
+
+
+def _span(low: int | None, high: int | None) -> str:
+    if low is not None and low == high:
+        return str(low)
+    if low is not None and high is not None:
+        return f"{low}–{high}"
+    if low is None and high is None:
+        return "…"
+    return f"≥ {low}" if low is not None else f"≤ {high}"
+
+
+def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list[str],
+                cards: int, seconds: float) -> str:
+    """One line of what an analysis under way has proved (``Solver.analyze``'s ``watch``):
+    each of ``seats``' guarantee, its bounds while it is searched; how many of the mover's
+    ``cards`` (questions that are not seats) are valued.
+
+    >>> status_line({"N": (6, 6), "E": (19, None), "S": (None, 12), "C2": (5, 5)},
+    ...             ["N", "E", "S", "W"], 3, 14.2)
+    'N 6 · E ≥ 19 · S ≤ 12 · W … · cards 1/3 · 14 s'
+    """
+    parts = [f"{seat} {_span(*bounds.get(seat, (None, None)))}" for seat in seats]
+    if cards:
+        valued = sum(1 for q, (low, high) in list(bounds.items())
+                     if q not in seats and low is not None and low == high)
+        parts.append(f"cards {valued}/{cards}")
+    return " · ".join(parts + [f"{seconds:.0f} s"])
 
 
 def proven_so_far(e: SearchAborted) -> str:

@@ -343,6 +343,41 @@ def test_a_search_cut_short_reports_bounds_that_hold(spec: dict) -> None:
     assert bounded > 0
 
 
+@pytest.mark.usefixtures("parallel_at_any_size")
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("spec", [{}, {"moon": "subtract", "values": {"DJ": -10}},
+                                  {"partnership": True, "moon": "none"}, {"preset": "bridge"}])
+def test_a_watch_sees_bounds_that_close_in_on_each_answer(spec: dict, threads: int) -> None:
+    """Each question's bounds, as the passes prove them, only tighten, always bracket the
+    answer, and end at it: the seats' and each card's (a side's seats named together with
+    partnerships, whose side 1 has side 0's bounds turned round)."""
+    intermediate = 0
+    for pos in endgames(spec, 6, f"watch {spec}", cards=(28, 40)):
+        seen: dict[str, list[tuple[int | None, int | None]]] = {}
+        lock = threading.Lock()
+
+        def watch(question: str, low: int | None, high: int | None) -> None:
+            with lock:
+                seen.setdefault(question, []).append((low, high))
+
+        a = Solver(table_mb=16, threads=threads).analyze(pos, watch=watch)
+        finals = {"/".join(str(s) for s in pos.side_seats(pos.side(seat))): r.guarantee
+                  for seat, r in a.players.items()}
+        rows = {str(m.card): m.guarantee for m in a.moves}
+        groups = Solver().move_groups(pos)
+        assert set(seen) == set(finals) | ({str(rep) for rep, _ in groups} if len(groups) > 1
+                                           else set())
+        for question, bounds in seen.items():
+            value = finals.get(question, rows.get(question))
+            assert bounds[-1] == (value, value), question
+            lows = [lo for lo, _ in bounds if lo is not None]
+            highs = [hi for _, hi in bounds if hi is not None]
+            assert lows == sorted(lows) and highs == sorted(highs, reverse=True), question
+            assert all(lo <= value for lo in lows) and all(value <= hi for hi in highs), question
+            intermediate += len(bounds) > 1
+    assert intermediate > 0
+
+
 def test_the_line_is_legal_and_names_its_seats() -> None:
     solver = Solver(table_mb=16)
     for pos in endgames({"preset": "black-maria"}, 4, "line"):

@@ -1,0 +1,71 @@
+"""`hearts-dd analyze` on a terminal: a status line on stderr with what a long solve has proved
+so far, cleared before the answer or the error; nothing for quick answers or off a terminal."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver.deal import Deal
+from solver.position import Position
+from solver.rules import Rules
+
+pty = pytest.importorskip("pty", reason="needs pseudo-terminals")
+
+COMMAND = Path(sys.executable).with_name("hearts-dd")
+CLEAR = "\r\x1b[K"
+
+
+def on_a_terminal(*args: str) -> tuple[int, str, str]:
+    """Run ``hearts-dd analyze`` with stderr on a pseudo-terminal: (status, stdout, stderr)."""
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([str(COMMAND), "analyze", *args], stdout=subprocess.PIPE,
+                                stderr=follower)
+    finally:
+        os.close(follower)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closes with the process's end
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(leader)
+    out = proc.stdout.read() if proc.stdout else b""
+    return proc.wait(timeout=60), out.decode(), err.decode().replace("\r\n", "\n")
+
+
+def test_a_long_solve_shows_what_it_has_proved_and_clears_it() -> None:
+    status, out, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "2", "--json")
+    assert status == 3 and out == ""
+    shown, _, message = err.rpartition(CLEAR)
+    assert message.startswith("hearts-dd: error: no answer within the time limit")
+    lines = [line.removesuffix("\x1b[K") for line in shown.split("\r") if line]
+    assert len(lines) >= 3, err  # from half a second in, four times a second
+    for line in lines:
+        parts = line.split(" · ")
+        assert [p.split()[0] for p in parts[:4]] == ["N", "E", "S", "W"], line
+        assert parts[-1].endswith(" s")
+    # the seats' bounds appear as the passes prove them (the first passes take milliseconds)
+    assert any("≥" in line or "≤" in line for line in lines), err
+
+
+def test_a_quick_answer_shows_nothing() -> None:
+    deal = Deal.random(2)
+    end = Position.start(deal, Rules.parse("standard")).random_play(random.Random(2), 36)
+    deal, play = deal.pbn(), " ".join(map(str, end.played))
+    status, out, err = on_a_terminal("--deal", deal, "--play", play, "--json")
+    piped = subprocess.run([str(COMMAND), "analyze", "--deal", deal, "--play", play, "--json"],
+                           capture_output=True, text=True, timeout=60)
+    assert status == 0 and err == ""
+    timing = ("seconds", "nodes")
+    assert ({k: v for k, v in json.loads(out).items() if k not in timing}
+            == {k: v for k, v in json.loads(piped.stdout).items() if k not in timing})
