@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 from apiflask import APIBlueprint
 from flask import Response, current_app
 
+from solver.analysis import line_json
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.errors import HeartsError
@@ -54,14 +55,17 @@ def analyze(body: AnalyzeRequest) -> Response:
     """Guarantees, moon feasibility and the value of every legal card
 
     The answer is exactly the object `hearts-dd analyze --json` prints for the same deal, play,
-    rules, leader and player (SPEC §4). A question the solver cannot settle within the service's
+    rules, leader, player and line (SPEC §4). A question the solver cannot settle within the service's
     compute budget is answered 422 with a problem of type `urn:hearts-dd:problem:budget-exceeded`.
     """
     _, position = positions_of(body)
     seats = None if body.player is None else [Seat.parse(body.player)]
     with solving() as solver:
-        result = solver.analyze(position, seats)
-    return json_response(result.to_json())
+        out = solver.analyze(position, seats).to_json()
+        if body.line is not None:
+            target = Seat.parse(body.line)
+            out["line"] = line_json(target, solver.line(position, target))
+    return json_response(out)
 
 
 def _moon_flags(solver: BudgetedSolver, position: Position) -> dict[str, bool]:

@@ -77,11 +77,15 @@ class PositionRequest(BaseModel):
 
 
 class AnalyzeRequest(PositionRequest):
-    """A position, and optionally the one seat to answer for (as ``hearts-dd analyze --player``)."""
+    """A position, and optionally the one seat to answer for (as ``hearts-dd analyze --player``)
+    and the seat to give an optimal line for (``--line``)."""
 
     player: Optional[SeatName] = Field(None, description="answer only for this seat, with its cards' "
                                        "values when it (or its partner) is to move, else no "
                                        "`moves`; every seat when omitted")
+    line: Optional[SeatName] = Field(None, description="also an optimal line to the end of the "
+                                     "hand for this seat (it plays to lower its score, the others "
+                                     "to raise it), as `line` in the answer")
 
 
 class PlayerValue(BaseModel):
@@ -100,6 +104,16 @@ class MoveValue(BaseModel):
     best: bool = Field(description="no legal card has a lower guarantee")
 
 
+class Line(BaseModel):
+    """An optimal line for one seat, to the end of the hand."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    for_: SeatName = Field(alias="for", description="the seat the line is optimal for")
+    cards: list[str] = Field(description="the cards in order of play, each as seat:card "
+                             "(\"E:C3\")", examples=[["E:C3", "S:CK", "W:D7", "N:D9"]])
+
+
 class AnalyzeResult(BaseModel):
     """The same object as ``hearts-dd analyze --json`` (SPEC §4)."""
 
@@ -115,6 +129,7 @@ class AnalyzeResult(BaseModel):
                                    "`player` names another seat)")
     nodes: int
     seconds: float
+    line: Optional[Line] = Field(None, description="only when the request asks for a `line`")
 
 
 class MoonStep(BaseModel):

@@ -17,7 +17,7 @@ from typing import Iterator
 
 from flask import Flask, current_app
 
-from solver.analysis import Analysis, SearchAborted, Solver
+from solver.analysis import Analysis, LineStep, SearchAborted, Solver
 from solver.cards import Seat
 from solver.position import Position
 
@@ -47,6 +47,9 @@ class BudgetedSolver:
 
     def analyze(self, position: Position, seats: list[Seat] | None = None) -> Analysis:
         return self.limited().analyze(position, seats)
+
+    def line(self, position: Position, seat: Seat) -> list[LineStep]:
+        return self.limited().line(position, seat)
 
     def moon_possible(self, position: Position, seat: Seat) -> bool:
         return self.limited().moon_possible(position, seat)

@@ -25,7 +25,7 @@ from .rules import Rules
 from ._search import Engine, SearchAborted, clear_interrupt
 
 __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted",
-           "Watch"]
+           "Watch", "line_json"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
@@ -576,6 +576,11 @@ class Solver:
         with self._engine(child) as e:
             v = e.probe(*self._args(child), child.moon_state, side, beta, **self._budget())
         return v < beta if minimizing else v >= beta
+
+
+def line_json(target: Seat, steps: list[LineStep]) -> dict[str, Any]:
+    """A line as ``hearts-dd analyze --line --json`` prints it and the API answers it."""
+    return {"for": str(target), "cards": [f"{st.seat}:{st.card}" for st in steps]}
 
 
 def _points_left(p: Position) -> int | None:

@@ -11,7 +11,7 @@ from typing import IO
 
 import click
 
-from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
+from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
 from .cli_records import annotate, moon, os_error_line, progress
@@ -20,7 +20,7 @@ from .deal import Deal
 from .errors import HeartsError
 from .position import Position
 from .position_lines import answer_lines, more_now, read_position_lines
-from .report import proven_so_far, render, status_line
+from .report import proven_so_far, render, render_line, status_line
 from .rules import Rules
 
 SEAT = click.Choice(["N", "E", "S", "W"], case_sensitive=False)
@@ -98,13 +98,13 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e)}", code=3)
     out = result.to_json()
     if line is not None:
-        out["line"] = {"for": line_for.upper(), "cards": [f"{st.seat}:{st.card}" for st in line]}
+        out["line"] = line_json(Seat.parse(line_for), line)
     if as_json:
         click.echo(json.dumps(out))
         return
     click.echo(render(result))
     if line is not None:
-        click.echo(f"Optimal line for {line_for.upper()}: " + " ".join(out["line"]["cards"]))
+        click.echo("\n" + render_line(pos, Seat.parse(line_for), line))
 
 
 class _StatusLine:

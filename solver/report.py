@@ -1,10 +1,11 @@
 """Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
-from .analysis import Analysis, SearchAborted
-from .cards import FULL_SUIT, RANKS, SUITS, Seat
+from .analysis import Analysis, LineStep, SearchAborted
+from .cards import FULL_SUIT, RANKS, SUITS, Seat, mask_of
+from .position import Position
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -51,6 +52,38 @@ def render(a: Analysis) -> str:
     elif p.to_move is not None:  # analyze leaves them out when the mover's side was not asked
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
+    return "\n".join(lines)
+
+
+def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str:
+    """An optimal line trick by trick: the cards in order of play (those already on the table
+    in brackets), who wins the trick and the points it carries.
+
+    >>> from solver.analysis import Solver
+    >>> from solver.deal import Deal
+    >>> from solver.rules import Rules
+    >>> d = Deal.parse("N:Q.2.. A.3.. K.4.. J.5..")
+    >>> p = Position.start(d, Rules.parse({"first_lead": "free"}), "N").play("SQ")
+    >>> print(render_line(p, Seat.E, Solver().line(p, Seat.E)))
+    Optimal line for E (guarantee 13):
+    Trick 1  (N SQ)  E SA  S SK  W SJ  → E, 13 points
+    Trick 2  E H3  S H4  W H5  N H2  → W, 4 points
+    """
+    if not steps:
+        return f"Optimal line for {target}: the hand is over."
+    lines = [f"Optimal line for {target} (guarantee {steps[0].value}):"]
+    p = start
+    row = [f"({p.leader.next(i)} {c})" for i, c in enumerate(p.trick)]
+    for step in steps:
+        row.append(f"{step.seat} {step.card}")
+        number, trick = p.trick_number, p.trick + (step.card,)
+        p = p.play(step.card)
+        if len(trick) == 4:
+            points = p.rules.points_of(mask_of(trick)) + p.rules.trick_points
+            row.append(f"→ {p.leader}" + ("" if not points else
+                                          f", {points} point{'' if abs(points) == 1 else 's'}"))
+            lines.append(f"Trick {number:<3}" + "  ".join(row))
+            row = []
     return "\n".join(lines)
 
 

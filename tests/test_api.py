@@ -53,7 +53,7 @@ def cli_answer(body: dict[str, Any]) -> dict[str, Any]:
     args = ["analyze", "--deal", body["deal"], "--play", body.get("play", ""), "--json"]
     if "rules" in body:
         args += ["--rules", json.dumps(body["rules"])]
-    for key in ("leader", "player"):
+    for key in ("leader", "player", "line"):
         if key in body:
             args += [f"--{key}", body[key]]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
@@ -101,6 +101,21 @@ def test_analyze_for_one_player_answers_as_the_cli(base_url, player):
     assert resp.status_code == 200, resp.text
     assert list(resp.json()["players"]) == [player]
     assert without_volatile(resp.json()) == without_volatile(cli_answer(body))
+
+
+@pytest.mark.parametrize("case", CASES[:4], ids=[c["id"] for c in CASES[:4]])
+def test_analyze_with_a_line_answers_as_the_cli(base_url, case):
+    body = dict(request_of(case), line="S")
+    resp = post(base_url, "analyze", json=body)
+    assert resp.status_code == 200, resp.text
+    got = resp.json()
+    assert got["line"]["for"] == "S" and got["line"]["cards"]
+    assert without_volatile(got) == without_volatile(cli_answer(body))
+
+
+def test_a_line_for_no_seat_is_a_problem(base_url):
+    assert_problem(post(base_url, "analyze", json={"deal": FULL_DEAL, "line": "X"}), 422,
+                   "invalid-request", "line:")
 
 
 def test_fifty_concurrent_requests_are_all_answered_correctly(base_url):

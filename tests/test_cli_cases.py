@@ -78,3 +78,26 @@ def test_one_player_text_report_says_whose_cards_are_left_out():
     mover = run_cli("analyze", "--deal", deal, "--play", play, "--player", "E")
     assert mover.returncode == 0, mover.stderr
     assert "Cards for E" in mover.stdout and "not valued" not in mover.stdout
+
+
+@pytest.mark.parametrize("case", CASES[:4], ids=[c["id"] for c in CASES[:4]])
+def test_text_line_is_the_json_line_trick_by_trick(case):
+    """The text report's line: one row a trick, the cards already on the table in brackets,
+    then the line's cards in the order of ``--json``'s, and the trick's winner (who leads
+    the next row)."""
+    args = [a for a in analyze_args(case) if a != "--json"] + ["--line", "E"]
+    text, js = run_cli(*args), run_cli(*args, "--json")
+    assert text.returncode == 0 and js.returncode == 0, text.stderr + js.stderr
+    expected = json.loads(js.stdout)["line"]["cards"]
+    rows = text.stdout.split("Optimal line for E (guarantee ")[1].splitlines()[1:]
+    played, leaders, winners = [], [], []
+    for row in rows:
+        cards, _, won = row.partition("→ ")
+        plays = cards.split()[2:]  # after "Trick n"
+        seats = [w.strip("(") for w in plays[0::2]]
+        leaders.append(seats[0])
+        winners.append(won.split(",")[0])
+        assert len(seats) == 4
+        played += [f"{seat}:{card}" for seat, card in zip(seats, plays[1::2]) if ")" not in card]
+    assert played == expected
+    assert leaders[1:] == winners[:-1]
