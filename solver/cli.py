@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import sys
 import threading
 import time
@@ -129,7 +129,11 @@ class _StatusLine:
         self.bounds[question] = (low, high)
 
     def _tick(self) -> None:
-        width = shutil.get_terminal_size().columns - 1
+        try:
+            width = os.get_terminal_size(sys.stderr.fileno()).columns - 1
+        except (OSError, ValueError):
+            width = 0
+        width = width if width > 0 else 79  # (a terminal of unknown size says 0)
         while not self._done.wait(STATUS_EVERY if self.shown else STATUS_AFTER):
             text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
             if self.after:

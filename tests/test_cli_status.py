@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -16,14 +17,19 @@ from solver.position import Position
 from solver.rules import Rules
 
 pty = pytest.importorskip("pty", reason="needs pseudo-terminals")
+fcntl = pytest.importorskip("fcntl", reason="needs pseudo-terminals")
+termios = pytest.importorskip("termios", reason="needs pseudo-terminals")
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
 CLEAR = "\r\x1b[K"
 
 
-def on_a_terminal(*args: str) -> tuple[int, str, str]:
-    """Run ``hearts-dd analyze`` with stderr on a pseudo-terminal: (status, stdout, stderr)."""
+def on_a_terminal(*args: str, columns: int = 0) -> tuple[int, str, str]:
+    """Run ``hearts-dd analyze`` with stderr on a pseudo-terminal (of ``columns``, or of an
+    unknown width): (status, stdout, stderr)."""
     leader, follower = pty.openpty()
+    if columns:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
         proc = subprocess.Popen([str(COMMAND), "analyze", *args], stdout=subprocess.PIPE,
                                 stderr=follower)
@@ -44,7 +50,8 @@ def on_a_terminal(*args: str) -> tuple[int, str, str]:
 
 
 def test_a_long_solve_shows_what_it_has_proved_and_clears_it() -> None:
-    status, out, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "2", "--json")
+    status, out, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "2", "--json",
+                                     columns=200)
     assert status == 3 and out == ""
     shown, _, message = err.rpartition(CLEAR)
     assert message.startswith("hearts-dd: error: no answer within the time limit")
@@ -56,6 +63,16 @@ def test_a_long_solve_shows_what_it_has_proved_and_clears_it() -> None:
         assert parts[-1].endswith(" s")
     # the seats' bounds appear as the passes prove them (the first passes take milliseconds)
     assert any("≥" in line or "≤" in line for line in lines), err
+
+
+def test_the_status_line_fits_the_terminal() -> None:
+    """A longer line would wrap, and each refresh would then leave a line behind."""
+    status, _, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "1.5",
+                                   columns=24)
+    shown = err.rpartition(CLEAR)[0]
+    lines = [line.removesuffix("\x1b[K") for line in shown.split("\r") if line]
+    assert status == 3 and lines
+    assert all(len(line) <= 23 for line in lines) and lines[-1].startswith("N ")
 
 
 def test_a_quick_answer_shows_nothing() -> None:
