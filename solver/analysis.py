@@ -280,7 +280,7 @@ class Solver:
     def _budget(self) -> dict[str, Any]:
         if not self.time_limit:
             return {"node_limit": self.node_limit}
-        left = self._deadline - time.monotonic()
+        left = (getattr(self._local, "deadline", 0.0) or self._deadline) - time.monotonic()
         if left <= 0:
             raise SearchAborted("time budget exhausted")
         return {"node_limit": self.node_limit, "seconds": left}
@@ -298,11 +298,13 @@ class Solver:
         todo = iter(enumerate(items))
         failed: list[BaseException] = []
         meter = getattr(self._local, "meter", None)
+        deadline = getattr(self._local, "deadline", 0.0)
         self._waiting = len(items)
 
         def work() -> None:
             self._local.pooled = True
             self._local.meter = meter
+            self._local.deadline = deadline
             while not failed:
                 with self._lock:
                     i, x = next(todo, (-1, None))
@@ -449,15 +451,15 @@ class Solver:
                  moves: bool = True, *, partial: Literal[True]) -> list[Analysis | None]: ...
 
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
-                 moves: bool = True, partial: bool = False,
+                 moves: bool = True, partial: bool = False, each: bool = False,
                  ) -> list[Analysis] | list[Analysis | None]:
         """``analyze`` of each (position, seats), in the order given: on the solver's threads,
         each taking the next position as it falls free, over one table. For many positions,
         the deals a Monte-Carlo player samples at one turn say, this keeps every thread busy
         where one position's questions alone are too small to share out. Positions under other
         rules or moon totals than the one before wait for those before them; the time limit
-        covers the whole call (with ``partial``, as for ``guarantees``: a position the limits
-        cut short is answered None).
+        covers the whole call, or with ``each`` each position from its start (with ``partial``,
+        as for ``guarantees``: a position the limits cut short is answered None).
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")
@@ -468,8 +470,15 @@ class Solver:
         [(0, ['SK']), (13, []), (0, []), (0, [])]
         """
         self._start()
+
         def one(q: tuple[Position, Iterable[Seat | str] | None]) -> Analysis:
-            return self._analyze(q[0], None if q[1] is None else [_seat(s) for s in q[1]], moves)
+            if each and self.time_limit:
+                self._local.deadline = time.monotonic() + self.time_limit
+            try:
+                return self._analyze(q[0], None if q[1] is None else [_seat(s) for s in q[1]],
+                                     moves)
+            finally:
+                self._local.deadline = 0.0
 
         return self._each(one, questions, partial)
 

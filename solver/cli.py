@@ -164,8 +164,7 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     shown = sys.stderr.isatty() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
         with progress(shown, lambda: _count_lines(input_file), "position") as step:
-            for out in answer_lines(solver, items, one_by_one=solver.time_limit > 0,
-                                    more_now=more_now(input_file)):
+            for out in answer_lines(solver, items, more_now=more_now(input_file)):
                 sys.stdout.write(json.dumps(out) + "\n")
                 sys.stdout.flush()
                 lines += 1

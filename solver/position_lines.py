@@ -26,12 +26,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .analysis import SearchAborted, Solver
+from .analysis import Solver
 from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError
 from .position import Position
-from .report import proven_so_far
 from .rules import Rules
 
 __all__ = ["PositionLine", "read_position_lines", "answer_lines", "more_now"]
@@ -114,36 +113,30 @@ def _rules(spec: Any, known: dict[str, Rules]) -> Rules:
 
 
 def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHUNK,
-                 one_by_one: bool = False,
                  more_now: Callable[[], bool] | None = None) -> Iterator[dict[str, Any]]:
     """The answer to each line, in input order. Positions go to ``Solver.analyses`` ``chunk``
     at a time, or fewer when ``more_now`` says no more input can be read at once (a program
-    that writes a question and waits for its answer); with ``one_by_one`` each is its own
-    ``analyze`` call, so that the solver's time limit holds per position and a position that
-    runs out of time is one line's error."""
+    that writes a question and waits for its answer). The solver's time limit holds for each
+    position, and a position that runs out of time is one line's error."""
     batch: list[PositionLine] = []
     for item in items:
         batch.append(item)
         if len(batch) >= chunk or (more_now is not None and not more_now()):
-            yield from _answer(solver, batch, one_by_one)
+            yield from _answer(solver, batch)
             batch = []
     if batch:
-        yield from _answer(solver, batch, one_by_one)
+        yield from _answer(solver, batch)
 
 
-def _answer(solver: Solver, batch: list[PositionLine], one_by_one: bool) -> Iterator[dict[str, Any]]:
+def _answer(solver: Solver, batch: list[PositionLine]) -> Iterator[dict[str, Any]]:
     ready = [item for item in batch if item.position is not None]
-    results: dict[int, dict[str, Any] | str] = {}
-    if one_by_one:
-        for item in ready:
-            try:
-                results[item.index] = solver.analyze(item.position, item.seats).to_json()  # type: ignore[arg-type]
-            except SearchAborted as e:
-                results[item.index] = (f"line {item.line}: no answer within the time limit of "
-                                       f"{solver.time_limit:g} s{proven_so_far(e)}")
-    else:
-        analyses = solver.analyses([(item.position, item.seats) for item in ready])  # type: ignore[misc]
-        results = {item.index: a.to_json() for item, a in zip(ready, analyses)}
+    analyses = solver.analyses([(item.position, item.seats) for item in ready],  # type: ignore[misc]
+                               partial=True, each=True)
+    limit = (f"the time limit of {solver.time_limit:g} s" if solver.time_limit
+             else "the solver's node limit")
+    results: dict[int, dict[str, Any] | str] = {
+        item.index: a.to_json() if a is not None else f"line {item.line}: no answer within {limit}"
+        for item, a in zip(ready, analyses)}
     for item in batch:
         out: dict[str, Any] = {"index": item.index}
         if item.has_id:

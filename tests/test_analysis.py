@@ -152,6 +152,20 @@ def test_partial_answers_leave_out_only_what_the_limits_cut_short(threads: int) 
     assert answers_for(by_time[0]) == expected[0] and by_time[1:] == [None, None]  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_time_limit_for_each_position_or_for_the_whole_call(threads: int) -> None:
+    """With ``each``, a position after one that ran out of time still gets the whole limit;
+    without it, the limit is the call's and is spent."""
+    full = Position.start(SAMPLE)
+    small = endgames({}, 2, "each", cards=(8, 12))
+    questions = [(full, None), (small[0], None), (full, None), (small[1], None)]
+    solver = Solver(table_mb=16, time_limit=0.05, threads=threads)
+    each = solver.analyses(questions, partial=True, each=True)
+    assert [a is None for a in each] == [True, False, True, False]
+    assert answers_for(each[3]) == answers(Solver(table_mb=16), small[1])  # type: ignore[arg-type]
+    assert solver.analyses(questions, partial=True)[3] is None
+
+
 def test_a_list_of_positions_goes_to_the_threads_only_far_from_the_end(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The solver's threads analyse whole positions from PARALLEL_LIST_FROM_CARDS cards left;

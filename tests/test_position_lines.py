@@ -147,12 +147,16 @@ def test_defaults_apply_to_lines_without_rules_or_player() -> None:
     assert second["moves"] == []
 
 
-def test_with_a_time_limit_a_position_out_of_time_is_one_lines_error() -> None:
-    lines = [json.dumps(SMALL), json.dumps({"deal": FULL}), json.dumps({**SMALL, "play": "D2"})]
-    solver = Solver(table_mb=16, time_limit=0.05)
-    got = list(answer_lines(solver, read_position_lines(lines), one_by_one=True))
-    assert got[0]["error"] is None and got[2]["error"] is None
-    assert got[1]["error"].startswith("line 2: no answer within the time limit of 0.05 s")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_with_a_time_limit_a_position_out_of_time_is_one_lines_error(threads: int) -> None:
+    """The limit holds for each position: those after one that ran out still get their own."""
+    lines = [json.dumps({"deal": FULL}), json.dumps(SMALL), json.dumps({"deal": FULL}),
+             json.dumps({**SMALL, "play": "D2"})]
+    solver = Solver(table_mb=16, time_limit=0.05, threads=threads)
+    got = list(answer_lines(solver, read_position_lines(lines)))
+    assert got[1]["error"] is None and got[3]["error"] is None
+    assert got[0]["error"] == "line 1: no answer within the time limit of 0.05 s"
+    assert got[2]["error"] == "line 3: no answer within the time limit of 0.05 s"
 
 
 def test_the_sample_cases_in_one_process() -> None:
