@@ -1,4 +1,4 @@
-"""``POST /analyze`` and ``POST /moon``: questions about one position.
+"""``POST /analyze`` and ``POST /moon``: questions about one position; ``POST /analyses``: many.
 
 A request is read field by field (rules, deal, leader, play) so a problem names the field it
 is in; only then is the solver asked, under the request's compute budget.
@@ -15,11 +15,13 @@ from solver.cards import Seat
 from solver.deal import Deal
 from solver.errors import HeartsError
 from solver.position import Position
+from solver.position_lines import answer_batch, read_position_objects
 from solver.rules import Rules
 
 from .docs import problem_responses
 from .problems import ApiProblem
-from .schemas import AnalyzeRequest, AnalyzeResult, MoonReport, PositionRequest
+from .schemas import (AnalysesRequest, AnalysesResult, AnalyzeRequest, AnalyzeResult, MoonReport,
+                      PositionRequest)
 from .solving import BudgetedSolver, solving
 
 bp = APIBlueprint("positions", __name__, tag="Analysis")
@@ -66,6 +68,28 @@ def analyze(body: AnalyzeRequest) -> Response:
             target = Seat.parse(body.line)
             out["line"] = line_json(target, solver.line(position, target))
     return json_response(out)
+
+
+@bp.post("/analyses")
+@bp.input(AnalysesRequest, arg_name="body")
+@bp.output(AnalysesResult, description="one answer a position, in order")
+@bp.doc(responses=problem_responses(400, 413, 422))
+def analyses(body: AnalysesRequest) -> Response:
+    """Many positions in one request
+
+    Each position is answered as `POST /analyze` would answer it, with its `index` and `id`
+    and an `error` (null), in the order given; a position that cannot be read (a bad deal,
+    rule, card or field) is answered with only its `error`, naming `positions[i]`, and never
+    stops the others, as are positions the request's compute budget (shared by all of them)
+    does not reach. For the deals a Monte-Carlo player samples: one request instead of one
+    each.
+    """
+    rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
+    player = None if body.player is None else Seat.parse(body.player)
+    items = list(read_position_objects(body.positions, rules, player))
+    with solving() as solver:
+        answers = list(answer_batch(solver.limited(), items, "the request's compute budget"))
+    return json_response({"answers": answers})
 
 
 def _moon_flags(solver: BudgetedSolver, position: Position) -> dict[str, bool]:

@@ -88,6 +88,25 @@ class AnalyzeRequest(PositionRequest):
                                      "to raise it), as `line` in the answer")
 
 
+class AnalysesRequest(BaseModel):
+    """Many positions at once, each read and answered on its own (as the lines of
+    ``hearts-dd analyze --input``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "examples": [{"positions": [{"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "id": 1},
+                                    {"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY + " SJ",
+                                     "player": "E", "id": 2}]}]})
+
+    positions: list[Any] = Field(min_length=1, description="the positions, each an object with "
+                                 "the fields of an analyze request (`deal`, `play`, `rules`, "
+                                 "`leader`, `player`) and an optional `id` (any JSON value, "
+                                 "handed back); a position that cannot be read is answered "
+                                 "with its own `error`, and the others still are")
+    rules: Optional[RulesSpec] = Field(None, description="rules of the positions without their own")
+    player: Optional[SeatName] = Field(None, description="the one seat to answer for, for the "
+                                       "positions without their own `player`")
+
+
 class PlayerValue(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -130,6 +149,29 @@ class AnalyzeResult(BaseModel):
     nodes: int
     seconds: float
     line: Optional[Line] = Field(None, description="only when the request asks for a `line`")
+
+
+class PositionAnswer(AnalyzeResult):
+    """One position's answer: the analyze object, or only ``index``, ``id`` and ``error``."""
+
+    index: int = Field(description="0-based place of the position in `positions`")
+    id: Any = Field(None, description="the position's `id`, when it has one")
+    error: Optional[str] = Field(description="null, or one line naming the position and what "
+                                 "is wrong with it (also when the request's compute budget ran "
+                                 "out before it was answered)")
+    deal: Optional[str] = None  # type: ignore[assignment]
+    play: Optional[str] = None  # type: ignore[assignment]
+    rules: Optional[RuleSet] = None  # type: ignore[assignment]
+    to_move: Optional[SeatName] = None
+    trick: Optional[int] = None
+    players: Optional[dict[SeatName, PlayerValue]] = None  # type: ignore[assignment]
+    moves: Optional[list[MoveValue]] = None  # type: ignore[assignment]
+    nodes: Optional[int] = None  # type: ignore[assignment]
+    seconds: Optional[float] = None  # type: ignore[assignment]
+
+
+class AnalysesResult(BaseModel):
+    answers: list[PositionAnswer] = Field(description="one a position, in order")
 
 
 class MoonStep(BaseModel):

@@ -33,7 +33,8 @@ from .errors import HeartsError
 from .position import Position
 from .rules import Rules
 
-__all__ = ["PositionLine", "read_position_lines", "answer_lines", "more_now"]
+__all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
+           "answer_batch", "more_now"]
 
 FIELDS = ("deal", "play", "rules", "leader", "player", "id")
 #: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
@@ -46,7 +47,7 @@ class PositionLine:
     """One input line read: its position and seats to answer, or why it has none."""
 
     index: int
-    line: int  # 1-based line number in the input
+    where: str  # for messages: "line 3" of a file, "positions[2]" of an API request
     id: Any = None
     has_id: bool = False
     position: Position | None = None
@@ -67,36 +68,60 @@ def read_position_lines(lines: Iterable[str], rules: Rules | None = None,
         index += 1
 
 
+def read_position_objects(objects: Iterable[Any], rules: Rules | None = None,
+                          player: Seat | None = None) -> Iterator[PositionLine]:
+    """The positions of a list of JSON values already parsed (the API's ``positions``), each
+    read as a line of ``read_position_lines``; messages name ``positions[i]``."""
+    known: dict[str, Rules] = {"": rules or Rules()}
+    for index, obj in enumerate(objects):
+        yield _read_object(obj, index, f"positions[{index}]", known, player)
+
+
 def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
                default_player: Seat | None) -> PositionLine:
+    where = f"line {number}"
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
-        return PositionLine(index, number, error=f"line {number}: not JSON: {e.msg} at column {e.colno}")
+        return PositionLine(index, where, error=f"{where}: not JSON: {e.msg} at column {e.colno}")
     except RecursionError:  # json's own limit, on absurdly nested values
-        return PositionLine(index, number, error=f"line {number}: nested too deeply")
+        return PositionLine(index, where, error=f"{where}: nested too deeply")
+    return _read_object(obj, index, where, known, default_player)
+
+
+def _read_object(obj: Any, index: int, where: str, known: dict[str, Rules],
+                 default_player: Seat | None) -> PositionLine:
     if not isinstance(obj, dict):
-        return PositionLine(index, number, error=f"line {number}: expected a JSON object, got "
-                                                 f"{type(obj).__name__}")
+        return PositionLine(index, where, error=f"{where}: expected a JSON object, got "
+                                                f"{_json_type(obj)}")
     has_id = "id" in obj
     ident = obj.get("id")
-    where = f"line {number}"
     try:
         unknown = [key for key in obj if key not in FIELDS]
         if unknown:
-            raise HeartsError(f"unknown field {unknown[0]!r} (a line has {', '.join(FIELDS)})")
+            raise HeartsError(f"unknown field {unknown[0]!r} (a position has "
+                              f"{', '.join(FIELDS)})")
         if "deal" not in obj:
             raise HeartsError("no deal")
         for key in ("deal", "play", "leader", "player"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
-                raise HeartsError(f"{key} must be a string, got {type(obj[key]).__name__}")
+                raise HeartsError(f"{key} must be a string, got {_json_type(obj[key])}")
         rules = _rules(obj.get("rules"), known)
         deal = Deal.parse(obj["deal"])
         position = Position.from_play(deal, rules, obj.get("play") or "", obj.get("leader"))
         player = Seat.parse(obj["player"]) if obj.get("player") is not None else default_player
     except HeartsError as e:
-        return PositionLine(index, number, ident, has_id, error=f"{where}: {e}")
-    return PositionLine(index, number, ident, has_id, position, None if player is None else [player])
+        return PositionLine(index, where, ident, has_id, error=f"{where}: {e}")
+    return PositionLine(index, where, ident, has_id, position, None if player is None else [player])
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type."""
+    for kind, name in ((bool, "boolean"), (str, "string"), (int, "number"), (float, "number"),
+                       (list, "array"), (dict, "object")):
+        if isinstance(value, kind):
+            return name
+    return "null" if value is None else type(value).__name__
 
 
 def _rules(spec: Any, known: dict[str, Rules]) -> Rules:
@@ -118,24 +143,28 @@ def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHU
     at a time, or fewer when ``more_now`` says no more input can be read at once (a program
     that writes a question and waits for its answer). The solver's time limit holds for each
     position, and a position that runs out of time is one line's error."""
+    limit = (f"the time limit of {solver.time_limit:g} s" if solver.time_limit
+             else "the solver's node limit")
     batch: list[PositionLine] = []
     for item in items:
         batch.append(item)
         if len(batch) >= chunk or (more_now is not None and not more_now()):
-            yield from _answer(solver, batch)
+            yield from answer_batch(solver, batch, limit, each=True)
             batch = []
     if batch:
-        yield from _answer(solver, batch)
+        yield from answer_batch(solver, batch, limit, each=True)
 
 
-def _answer(solver: Solver, batch: list[PositionLine]) -> Iterator[dict[str, Any]]:
+def answer_batch(solver: Solver, batch: list[PositionLine], limit: str,
+                 each: bool = False) -> Iterator[dict[str, Any]]:
+    """The answers of positions read, in order, from one ``Solver.analyses`` call: a position
+    the solver's limits cut short (for each position with ``each``, else for the call) is its
+    own error, "no answer within ``limit``"."""
     ready = [item for item in batch if item.position is not None]
     analyses = solver.analyses([(item.position, item.seats) for item in ready],  # type: ignore[misc]
-                               partial=True, each=True)
-    limit = (f"the time limit of {solver.time_limit:g} s" if solver.time_limit
-             else "the solver's node limit")
+                               partial=True, each=each)
     results: dict[int, dict[str, Any] | str] = {
-        item.index: a.to_json() if a is not None else f"line {item.line}: no answer within {limit}"
+        item.index: a.to_json() if a is not None else f"{item.where}: no answer within {limit}"
         for item, a in zip(ready, analyses)}
     for item in batch:
         out: dict[str, Any] = {"index": item.index}

@@ -118,6 +118,59 @@ def test_a_line_for_no_seat_is_a_problem(base_url):
                    "invalid-request", "line:")
 
 
+def test_analyses_answers_each_position_as_analyze_in_order(base_url):
+    bodies = [request_of(case) for case in CASES]
+    resp = post(base_url, "analyses", json={"positions": [dict(b, id=[i]) for i, b in enumerate(bodies)]})
+    assert resp.status_code == 200, resp.text
+    answers = resp.json()["answers"]
+    assert [(a["index"], a["id"], a["error"]) for a in answers] == [(i, [i], None) for i in range(len(bodies))]
+    for answer, body in zip(answers, bodies):
+        expected = without_volatile(post(base_url, "analyze", json=body).json())
+        assert {k: v for k, v in without_volatile(answer).items() if k in expected} == expected
+
+
+def test_analyses_answers_the_good_positions_and_names_the_bad_ones(base_url):
+    good = request_of(CASES[0])
+    positions = [good, {**good, "play": good["play"] + " XX"}, 5, {"deal": FULL_DEAL, "colour": 1},
+                 {"deal": FULL_DEAL.replace("T4", "KT4")}, {**good, "player": "N"}, {"deal": FULL_DEAL}]
+    resp = post(base_url, "analyses", json={"positions": positions})
+    assert resp.status_code == 200, resp.text
+    answers = resp.json()["answers"]
+    assert [a["index"] for a in answers] == list(range(len(positions)))
+    errors = [a["error"] for a in answers]
+    assert errors[0] is None and errors[5] is None
+    assert errors[1].startswith("positions[1]: ") and "XX" in errors[1]
+    assert errors[2] == "positions[2]: expected a JSON object, got number"
+    assert errors[3].startswith("positions[3]: unknown field 'colour'")
+    assert errors[4].startswith("positions[4]: ") and "CK appears twice" in errors[4]
+    # a full deal is over the node budget: its own error, the others answered
+    assert errors[6] == "positions[6]: no answer within the request's compute budget"
+    assert list(answers[5]["players"]) == ["N"]
+    assert without_volatile(answers[0]) == {**without_volatile(post(base_url, "analyze", json=good).json()),
+                                            "index": 0, "error": None}
+
+
+def test_analyses_defaults_apply_to_positions_without_their_own(base_url):
+    body = request_of(CASES[0])
+    plain = {k: v for k, v in body.items() if k not in ("rules", "player")}
+    resp = post(base_url, "analyses", json={"positions": [plain, {**plain, "rules": "standard"}],
+                                            "rules": "omnibus", "player": "S"})
+    assert resp.status_code == 200, resp.text
+    first, second = resp.json()["answers"]
+    assert first["rules"]["preset"] == "omnibus" and second["rules"]["preset"] == "standard"
+    assert list(first["players"]) == list(second["players"]) == ["S"]
+
+
+@pytest.mark.parametrize("body, kind, words", [
+    ({}, "invalid-request", ["positions: is required"]),
+    ({"positions": []}, "invalid-request", ["positions"]),
+    ({"positions": [{"deal": FULL_DEAL}], "rules": {"moon": "never"}}, "invalid-request", ["rules.moon"]),
+    ({"positions": [{"deal": FULL_DEAL}], "player": "Q"}, "invalid-request", ["player"]),
+])
+def test_analyses_request_faults_are_problems(base_url, body, kind, words):
+    assert_problem(post(base_url, "analyses", json=body), 422, kind, *words)
+
+
 def test_fifty_concurrent_requests_are_all_answered_correctly(base_url):
     picked = [CASES[i % len(CASES)] for i in range(50)]
     expected = [without_volatile(cli_answer(request_of(c))) for c in picked]

@@ -79,11 +79,11 @@ def test_answers_are_each_position_analysed_alone_in_input_order(threads: int, c
 
 @pytest.mark.parametrize("text, words", [
     ("not json", "line 2: not JSON"),
-    ("[1, 2]", "line 2: expected a JSON object, got list"),
+    ("[1, 2]", "line 2: expected a JSON object, got array"),
     ("[" * 100_000, "line 2: nested too deeply"),
     (json.dumps({**SMALL, "ply": "D2"}), "line 2: unknown field 'ply'"),
     (json.dumps({"play": "D2"}), "line 2: no deal"),
-    (json.dumps({**SMALL, "play": ["D2"]}), "line 2: play must be a string, got list"),
+    (json.dumps({**SMALL, "play": ["D2"]}), "line 2: play must be a string, got array"),
     (json.dumps({**SMALL, "deal": "N:A..2. K..3. Q..4. .J.2."}), "line 2: "),
     (json.dumps({**SMALL, "rules": {"mooon": "add"}}), "line 2: unknown rule key 'mooon'"),
     (json.dumps({**SMALL, "play": "D3"}), "line 2: trick 1: N cannot play D3: it is E's card"),
@@ -127,7 +127,7 @@ def test_any_line_is_a_position_or_a_one_line_error_naming_it(objects: list[dict
     for item in items:
         assert (item.position is None) == (item.error is not None)
         if item.error is not None:
-            assert item.error.startswith(f"line {item.line}: ") and "\n" not in item.error
+            assert item.error.startswith(f"{item.where}: ") and "\n" not in item.error
     answers = list(answer_lines(Solver(table_mb=1), items, chunk=3))
     assert [a["index"] for a in answers] == [item.index for item in items]
     for item, answer in zip(items, answers):
