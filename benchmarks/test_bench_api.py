@@ -1,5 +1,6 @@
 """The HTTP API (issue 4) under gunicorn with 2 workers, on loopback: latency of
-``POST /api/v1/analyze`` for endgames and for full deals, and requests per second under load.
+``POST /api/v1/analyze`` for endgames and for full deals, the endgames in one
+``POST /api/v1/analyses`` request, and requests per second under load.
 
 Settings from the environment:
 
@@ -65,11 +66,11 @@ def endgame_bodies() -> list[bytes]:
     return bodies
 
 
-def analyze(address: tuple[str, int], body: bytes) -> tuple[int, bytes]:
+def analyze(address: tuple[str, int], body: bytes, path: str = "analyze") -> tuple[int, bytes]:
     """One request on a fresh connection (sync workers close it after each answer)."""
     conn = http.client.HTTPConnection(*address, timeout=BUDGET_SECONDS + 10)
     try:
-        conn.request("POST", "/api/v1/analyze", body, {"Content-Type": "application/json"})
+        conn.request("POST", "/api/v1/" + path, body, {"Content-Type": "application/json"})
         resp = conn.getresponse()
         return resp.status, resp.read()
     finally:
@@ -130,6 +131,32 @@ def test_latency_full_deal(benchmark, address, capsys):
            f"p99 {p99:.2f} s, {timeouts} over the {BUDGET_SECONDS} s budget (counted at their time); "
            f"per deal: {per_deal} s", p50_s=round(p50, 3), p99_s=round(p99, 3), timeouts=timeouts,
            per_deal_s=[round(t, 3) for t in times])
+
+
+def test_endgames_in_one_request(benchmark, address, capsys):
+    """The endgames of ``test_latency_endgame`` as one ``POST /api/v1/analyses`` request each
+    round (all 35), against the same positions one request each: time a position."""
+    bodies = endgame_bodies()
+    batch = json.dumps({"positions": [json.loads(b) for b in bodies]}).encode()
+
+    def each() -> None:
+        for body in bodies:
+            assert analyze(address, body)[0] == 200
+
+    def once() -> None:
+        status, answer = analyze(address, batch, "analyses")
+        assert status == 200 and all(a["error"] is None for a in json.loads(answer)["answers"])
+
+    t0 = time.perf_counter()
+    for _ in range(5):
+        each()
+    single = (time.perf_counter() - t0) / (5 * len(bodies))
+    benchmark.group = "api analyses"
+    benchmark.pedantic(once, rounds=20, iterations=1, warmup_rounds=2)
+    many = benchmark.stats.stats.median / len(bodies)
+    report(capsys, benchmark, f"{len(bodies)} endgames: one request each {single * 1000:.2f} ms a "
+           f"position, all in one analyses request {many * 1000:.2f} ms a position",
+           single_ms=round(single * 1000, 3), batch_ms=round(many * 1000, 3))
 
 
 def test_throughput_two_workers(benchmark, address, capsys):
