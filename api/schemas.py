@@ -151,27 +151,26 @@ class AnalyzeResult(BaseModel):
     line: Optional[Line] = Field(None, description="only when the request asks for a `line`")
 
 
-class PositionAnswer(AnalyzeResult):
-    """One position's answer: the analyze object, or only ``index``, ``id`` and ``error``."""
+class PositionAnswered(AnalyzeResult):
+    """A position answered: the analyze object, with its place and id."""
 
     index: int = Field(description="0-based place of the position in `positions`")
     id: Any = Field(None, description="the position's `id`, when it has one")
-    error: Optional[str] = Field(description="null, or one line naming the position and what "
-                                 "is wrong with it (also when the request's compute budget ran "
-                                 "out before it was answered)")
-    deal: Optional[str] = None  # type: ignore[assignment]
-    play: Optional[str] = None  # type: ignore[assignment]
-    rules: Optional[RuleSet] = None  # type: ignore[assignment]
-    to_move: Optional[SeatName] = None
-    trick: Optional[int] = None
-    players: Optional[dict[SeatName, PlayerValue]] = None  # type: ignore[assignment]
-    moves: Optional[list[MoveValue]] = None  # type: ignore[assignment]
-    nodes: Optional[int] = None  # type: ignore[assignment]
-    seconds: Optional[float] = None  # type: ignore[assignment]
+    error: None = None
+
+
+class PositionFailed(BaseModel):
+    """A position not answered: why."""
+
+    index: int = Field(description="0-based place of the position in `positions`")
+    id: Any = Field(None, description="the position's `id`, when it has one")
+    error: str = Field(description="one line naming the position and what is wrong with it, or "
+                       "that the request's compute budget ran out before it was answered")
 
 
 class AnalysesResult(BaseModel):
-    answers: list[PositionAnswer] = Field(description="one a position, in order")
+    answers: list[Union[PositionAnswered, PositionFailed]] = Field(
+        description="one a position, in order")
 
 
 class MoonStep(BaseModel):
