@@ -1,6 +1,6 @@
-"""JSON Lines of positions, for ``hearts-dd analyze --input``: many positions answered by one
-process and one table, where a command per position would map a table and start Python each
-time.
+"""JSON Lines of positions, for ``hearts-dd analyze --input`` (and the same objects in a list,
+for the API's ``POST /analyses``): many positions answered by one process and one table, where
+a command per position would map a table and start Python each time.
 
 A line is one JSON object with the fields of ``hearts-dd analyze``'s options: ``deal``
 (required), ``play``, ``rules`` (a preset name or a rule object), ``leader`` and ``player``,
