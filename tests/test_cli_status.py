@@ -79,7 +79,7 @@ def test_a_quick_answer_shows_nothing() -> None:
     deal = Deal.random(2)
     end = Position.start(deal, Rules.parse("standard")).random_play(random.Random(2), 36)
     deal, play = deal.pbn(), " ".join(map(str, end.played))
-    status, out, err = on_a_terminal("--deal", deal, "--play", play, "--json")
+    status, out, err = on_a_terminal("--deal", deal, "--play", play, "--json", "--table-mb", "16")
     piped = subprocess.run([str(COMMAND), "analyze", "--deal", deal, "--play", play, "--json"],
                            capture_output=True, text=True, timeout=60)
     assert status == 0 and err == ""
