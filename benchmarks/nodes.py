@@ -9,6 +9,7 @@ instruction count of the same run measures the cost per node just as repeatably:
     python -m benchmarks.nodes 3,7,13,19 --threads 2       # with helper threads: wall time
     valgrind --tool=cachegrind --cache-sim=yes python -m benchmarks.nodes 5,7   # "I refs"
     python -m benchmarks.nodes 0-40 --alternate spawn_nodes=100000,0 --rounds 2
+    python -m benchmarks.nodes 0-8 --mode hearts4 --rules spot   # another rule set
 
 With ``--threads`` above 1 the times are wall clock and the counts the main searches' only
 (helpers' nodes follow as "helper"); neither repeats exactly from run to run.
@@ -32,6 +33,8 @@ from typing import Callable, NamedTuple
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Seat
 from solver.deal import Deal
+from solver.errors import HeartsError
+from solver.rules import Rules
 
 from .seeded_deals import BRIDGE, STANDARD, bridge_start, hearts_start
 
@@ -45,6 +48,13 @@ def seeds(text: str) -> list[int]:
     return out
 
 
+def _rules(text: str) -> Rules:
+    try:
+        return Rules.parse(text)
+    except HeartsError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def setting(text: str) -> tuple[str, list[int]]:
     """``spawn_nodes=100000,0``: an engine attribute and the values to compare."""
     name, eq, values = text.partition("=")
@@ -56,10 +66,10 @@ def setting(text: str) -> tuple[str, list[int]]:
         raise argparse.ArgumentTypeError(f"values of {name} must be integers: {values!r}") from None
 
 
-def solve(mode: str, seed: int, seat: str, solver: Solver) -> object:
+def solve(mode: str, seed: int, seat: str, solver: Solver, rules: Rules = STANDARD) -> object:
     """The deal's answer, or "CAP" where the node cap stopped the search."""
     try:
-        return _question(mode, seed, seat, solver)
+        return _question(mode, seed, seat, solver, rules)
     except SearchAborted:
         return "CAP"
 
@@ -79,7 +89,7 @@ def run_once(solver: Solver, clock: Callable[[], float], args: argparse.Namespac
     solver.clear()
     nodes, tricks, helpers = solver.nodes, solver.trick_nodes, solver.helper_nodes
     start = clock()
-    value = solve(args.mode, seed, args.seat, solver)
+    value = solve(args.mode, seed, args.seat, solver, args.rules)
     return Run(clock() - start, solver.nodes - nodes, solver.trick_nodes - tricks,
                solver.helper_nodes - helpers, value)
 
@@ -88,11 +98,11 @@ def geometric_mean(ratios: list[float]) -> float:
     return math.exp(sum(map(math.log, ratios)) / len(ratios))
 
 
-def _question(mode: str, seed: int, seat: str, solver: Solver) -> object:
+def _question(mode: str, seed: int, seat: str, solver: Solver, rules: Rules) -> object:
     if mode == "hearts":
-        return solver.guarantee(hearts_start(seed), seat)
+        return solver.guarantee(hearts_start(seed, rules), seat)
     if mode == "hearts4":
-        a = solver.analyze(hearts_start(seed), moves=False)
+        a = solver.analyze(hearts_start(seed, rules), moves=False)
         return [(r.guarantee, r.moon_possible) for r in a.players.values()]
     return solver.guarantee(bridge_start(seed, Seat.parse(seat)), seat)
 
@@ -101,9 +111,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("seeds", type=seeds, help="deal seeds: 3,5,7 or 0-20")
     ap.add_argument("--mode", choices=["hearts", "hearts4", "bridge"], default="hearts",
-                    help="one seat's guarantee (standard rules), all four seats, or our "
+                    help="one seat's guarantee (--rules), all four seats, or our "
                          "notrump-bridge mode with --seat leading")
     ap.add_argument("--seat", default="N")
+    ap.add_argument("--rules", type=_rules, default=STANDARD, metavar="PRESET|JSON",
+                    help="rules of the hearts modes (default standard; N leads a free first lead)")
     ap.add_argument("--table-mb", type=int, default=128)
     ap.add_argument("--node-cap", type=float, default=0,
                     help="stop a deal after about this many nodes (its value shows CAP)")
@@ -135,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     solver = Solver(table_mb=args.table_mb, node_limit=int(args.node_cap),
                     threads=max(1, args.threads))
     clock = time.process_time if args.threads <= 1 else time.perf_counter
-    solver.prepare(BRIDGE if args.mode == "bridge" else STANDARD)
+    solver.prepare(BRIDGE if args.mode == "bridge" else args.rules)
     if args.alternate:
         alternate(solver, clock, args)
         return

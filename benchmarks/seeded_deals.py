@@ -93,9 +93,10 @@ def _read(env: Mapping[str, str], name: str, default: Number, kind: Callable[[st
         raise SettingError(f"{name}={text!r}: expected {expected}") from None
 
 
-def hearts_start(seed: int) -> Position:
-    """Deal ``seed`` under standard rules, before the first card."""
-    return Position.start(Deal.random(seed), STANDARD)
+def hearts_start(seed: int, rules: Rules = STANDARD) -> Position:
+    """Deal ``seed`` before the first card, under standard rules (or ``rules``; N leads where
+    the first lead is free)."""
+    return Position.start(Deal.random(seed), rules, "N" if rules.first_lead == "free" else None)
 
 
 def hearts_trick_two(seed: int) -> Position:

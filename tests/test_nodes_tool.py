@@ -38,3 +38,25 @@ def test_alternate_rejects_a_malformed_setting(argv: list[str], message: str,
 def test_alternate_rejects_an_unknown_attribute() -> None:
     with pytest.raises(SystemExit, match="no attribute 'sweep_fro'"):
         nodes.main(["11", "--alternate", "sweep_fro=1,2", "--table-mb", "8"])
+
+
+def test_rules_other_than_standard(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rules``: the deals under another rule set (a free first lead: N leads), the answer
+    that of the solver asked directly."""
+    from benchmarks.seeded_deals import hearts_start
+    from solver.analysis import Solver
+    from solver.rules import Rules
+
+    spec = '{"first_lead": "free", "values": {"H": 0}, "preset": "standard"}'  # the queen alone
+    for seed in (0, 1):
+        nodes.main([str(seed), "--rules", spec, "--seat", "E", "--table-mb", "8"])
+        value = capsys.readouterr().out.splitlines()[0].split()[2]
+        start = hearts_start(seed, Rules.parse(spec))
+        assert start.leader0.name == "N"
+        assert int(value) == Solver(table_mb=8).guarantee(start, "E")
+
+
+def test_unknown_rules_are_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        nodes.main(["11", "--rules", "no-such-preset"])
+    assert "no-such-preset" in capsys.readouterr().err
