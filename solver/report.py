@@ -1,4 +1,5 @@
-"""Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from."""
+"""Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from,
+an optimal line trick by trick, and the status line of a solve under way."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
