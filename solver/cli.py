@@ -23,7 +23,24 @@ from .position_lines import answer_lines, more_now, read_position_lines
 from .report import proven_so_far, render, render_line, status_line
 from .rules import Rules
 
-SEAT = click.Choice(["N", "E", "S", "W"], case_sensitive=False)
+class _Seat(click.ParamType):
+    """A seat, in either case, shown as the SPEC writes seats (click's case-insensitive Choice
+    shows and names them in lower case)."""
+
+    name = "seat"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[N|E|S|W]"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
+        text = str(value).upper()
+        if text not in ("N", "E", "S", "W"):
+            self.fail(f"{value!r} is not a seat (N, E, S or W)", param, ctx)
+        return text
+
+
+SEAT = _Seat()
 # analyze on a terminal: a status line from this many seconds into a solve, then refreshed
 STATUS_AFTER = 0.5
 STATUS_EVERY = 0.25

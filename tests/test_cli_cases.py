@@ -101,3 +101,11 @@ def test_text_line_is_the_json_line_trick_by_trick(case):
         played += [f"{seat}:{card}" for seat, card in zip(seats, plays[1::2]) if ")" not in card]
     assert played == expected
     assert leaders[1:] == winners[:-1]
+
+
+def test_seats_in_either_case_and_shown_in_capitals():
+    deal = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
+    p = run_cli("analyze", "--deal", deal, "--play", "C2 CA C5 C4", "--player", "e", "--json")
+    assert p.returncode == 0, p.stderr
+    assert list(json.loads(p.stdout)["players"]) == ["E"]
+    assert "--player [N|E|S|W]" in run_cli("analyze", "--help").stdout
