@@ -444,11 +444,13 @@ class Solver:
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
-                 moves: bool = True, partial: Literal[False] = False) -> list[Analysis]: ...
+                 moves: bool = True, partial: Literal[False] = False, each: bool = False,
+                 ) -> list[Analysis]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
-                 moves: bool = True, *, partial: Literal[True]) -> list[Analysis | None]: ...
+                 moves: bool = True, *, partial: Literal[True], each: bool = False,
+                 ) -> list[Analysis | None]: ...
 
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,

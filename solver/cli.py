@@ -102,26 +102,26 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     if input_file is not None:
         sys.exit(_analyze_lines(solver, input_file, rules, Seat.parse(player) if player else None))
     seats = [Seat.parse(player)] if player else None
+    target = Seat.parse(line_for) if line_for else None
+    line = None
     try:
         with _StatusLine(solver, pos, seats) if sys.stderr.isatty() else nullcontext() as status:
-            result = solver.analyze(pos, seats=seats, watch=status and status.watch)
-            if line_for:
+            result = solver.analyze(pos, seats=seats, watch=status.watch if status else None)
+            if target is not None:
                 if status:
-                    status.after = f"optimal line for {line_for.upper()}"
-                line = solver.line(pos, line_for)
-            else:
-                line = None
+                    status.after = f"optimal line for {target}"
+                line = solver.line(pos, target)
     except SearchAborted as e:
         fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e)}", code=3)
     out = result.to_json()
-    if line is not None:
-        out["line"] = line_json(Seat.parse(line_for), line)
+    if target is not None and line is not None:
+        out["line"] = line_json(target, line)
     if as_json:
         click.echo(json.dumps(out))
         return
     click.echo(render(result))
-    if line is not None:
-        click.echo("\n" + render_line(pos, Seat.parse(line_for), line))
+    if target is not None and line is not None:
+        click.echo("\n" + render_line(pos, target, line))
 
 
 class _StatusLine:

@@ -160,12 +160,12 @@ def answer_batch(solver: Solver, batch: list[PositionLine], limit: str,
     """The answers of positions read, in order, from one ``Solver.analyses`` call: a position
     the solver's limits cut short (for each position with ``each``, else for the call) is its
     own error, "no answer within ``limit``"."""
-    ready = [item for item in batch if item.position is not None]
-    analyses = solver.analyses([(item.position, item.seats) for item in ready],  # type: ignore[misc]
+    ready = [(item, item.position) for item in batch if item.position is not None]
+    analyses = solver.analyses([(position, item.seats) for item, position in ready],
                                partial=True, each=each)
     results: dict[int, dict[str, Any] | str] = {
         item.index: a.to_json() if a is not None else f"{item.where}: no answer within {limit}"
-        for item, a in zip(ready, analyses)}
+        for (item, _), a in zip(ready, analyses)}
     for item in batch:
         out: dict[str, Any] = {"index": item.index}
         if item.has_id:
