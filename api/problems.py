@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from solver.analysis import SearchAborted
+from solver.errors import json_type
 from solver.report import proven_so_far
 
 from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
@@ -108,20 +109,6 @@ class SafeJSONProvider(DefaultJSONProvider):
 
 
 # -- validation errors -----------------------------------------------------------------------
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return "object"
-
-
 def _field_path(loc: Iterable[Any]) -> str:
     path = ""
     for part in loc:
@@ -142,7 +129,7 @@ def _describe(err: Mapping[str, Any]) -> str:
     if kind == "extra_forbidden":
         return "is not a known field"
     if kind in _EXPECTED:
-        return f"expected {_EXPECTED[kind]}, got {_json_type(given)}"
+        return f"expected {_EXPECTED[kind]}, got {json_type(given)}"
     if kind == "literal_error":
         return f"unknown value {json.dumps(given)}; expected {err['ctx']['expected']}"
     msg: str = err["msg"]

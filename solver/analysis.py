@@ -370,7 +370,7 @@ class Solver:
             value = raw + self._value_to_go(p, side, 0 if guess is None else guess - raw,
                                             report and _carried(report, raw, 1))
         except SearchAborted as e:
-            raise _bounded(e, raw, 1, "/".join(map(str, p.side_seats(side)))) from None
+            raise _bounded(e, raw, 1, p.side_name(side)) from None
         if report:
             report(value, value)
         return value
@@ -514,7 +514,7 @@ class Solver:
             return watch and functools.partial(watch, name)
 
         def seat_values(side: int) -> PlayerResult:
-            report = for_question("/".join(map(str, p.side_seats(side))))
+            report = for_question(p.side_name(side))
             return PlayerResult(self._guarantee(p, side, report=report), self._moon(p, side))
 
         sides = sorted({p.side(s) for s in wanted})
@@ -618,19 +618,20 @@ def _seat(seat: Seat | str) -> Seat:
     return Seat.parse(seat) if isinstance(seat, str) else Seat(seat)
 
 
-def _carried(report: Report, offset: int, sign: int) -> Report:
-    """``report`` of bounds on ``offset + sign * value`` (a flip swaps them)."""
-    def carried(low: int | None, high: int | None) -> None:
-        if sign < 0:
-            low, high = high, low
-        report(None if low is None else offset + sign * low,
-               None if high is None else offset + sign * high)
+def _carry(low: int | None, high: int | None, offset: int,
+           sign: int) -> tuple[int | None, int | None]:
+    """Bounds on a value carried to bounds on ``offset + sign * value`` (a flip swaps them)."""
+    if sign < 0:
+        low, high = high, low
+    return (None if low is None else offset + sign * low,
+            None if high is None else offset + sign * high)
 
-    return carried
+
+def _carried(report: Report, offset: int, sign: int) -> Report:
+    """``report`` of bounds on ``offset + sign * value``."""
+    return lambda low, high: report(*_carry(low, high, offset, sign))
 
 
 def _bounded(e: SearchAborted, offset: int, sign: int, who: str | None = None) -> SearchAborted:
-    """``e`` with its bounds carried through ``offset + sign * value`` (a flip swaps them)."""
-    low, high = ((e.low, e.high) if sign > 0 else (e.high, e.low))
-    return SearchAborted(str(e), None if low is None else offset + sign * low,
-                         None if high is None else offset + sign * high, who or e.who)
+    """``e`` with its bounds carried through ``offset + sign * value``."""
+    return SearchAborted(str(e), *_carry(e.low, e.high, offset, sign), who or e.who)

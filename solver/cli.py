@@ -131,7 +131,7 @@ class _StatusLine:
 
     def __init__(self, solver: Solver, pos: Position, seats: list[Seat] | None) -> None:
         sides = sorted({pos.side(s) for s in (seats or list(Seat))})
-        self.names = ["/".join(map(str, pos.side_seats(side))) for side in sides]
+        self.names = [pos.side_name(side) for side in sides]
         mover = pos.to_move
         groups = solver.move_groups(pos) if mover is not None and pos.side(mover) in sides else []
         self.cards = len(groups) if len(groups) > 1 else 0

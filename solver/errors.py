@@ -1,4 +1,22 @@
 """Errors raised for bad input: each carries a one-line message naming what and where."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages about JSON input."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object"
 
 
 class HeartsError(ValueError):

@@ -126,6 +126,10 @@ class Position:
     def side_seats(self, side: int) -> tuple[Seat, ...]:
         return (Seat(side), Seat(side + 2)) if self.rules.partnership else (Seat(side),)
 
+    def side_name(self, side: int) -> str:
+        """A side as answers name it: its seat, or both ("N/S") with partnerships."""
+        return "/".join(map(str, self.side_seats(side)))
+
     @property
     def moon_state(self) -> int:
         """0: nobody has taken a point card; 1 + side: only that side has; 7: several have."""

@@ -29,7 +29,7 @@ from typing import IO, Any
 from .analysis import Solver
 from .cards import Seat
 from .deal import Deal
-from .errors import HeartsError
+from .errors import HeartsError, json_type
 from .position import Position
 from .rules import Rules
 
@@ -93,7 +93,7 @@ def _read_object(obj: Any, index: int, where: str, known: dict[str, Rules],
                  default_player: Seat | None) -> PositionLine:
     if not isinstance(obj, dict):
         return PositionLine(index, where, error=f"{where}: expected a JSON object, got "
-                                                f"{_json_type(obj)}")
+                                                f"{json_type(obj)}")
     has_id = "id" in obj
     ident = obj.get("id")
     try:
@@ -105,7 +105,7 @@ def _read_object(obj: Any, index: int, where: str, known: dict[str, Rules],
             raise HeartsError("no deal")
         for key in ("deal", "play", "leader", "player"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
-                raise HeartsError(f"{key} must be a string, got {_json_type(obj[key])}")
+                raise HeartsError(f"{key} must be a string, got {json_type(obj[key])}")
         rules = _rules(obj.get("rules"), known)
         deal = Deal.parse(obj["deal"])
         position = Position.from_play(deal, rules, obj.get("play") or "", obj.get("leader"))
@@ -113,15 +113,6 @@ def _read_object(obj: Any, index: int, where: str, known: dict[str, Rules],
     except HeartsError as e:
         return PositionLine(index, where, ident, has_id, error=f"{where}: {e}")
     return PositionLine(index, where, ident, has_id, position, None if player is None else [player])
-
-
-def _json_type(value: Any) -> str:
-    """The JSON name of a parsed value's type."""
-    for kind, name in ((bool, "boolean"), (str, "string"), (int, "number"), (float, "number"),
-                       (list, "array"), (dict, "object")):
-        if isinstance(value, kind):
-            return name
-    return "null" if value is None else type(value).__name__
 
 
 def _rules(spec: Any, known: dict[str, Rules]) -> Rules:
