@@ -358,9 +358,9 @@ class Solver:
                                                  report and _carried(report, total, -1))
             except SearchAborted as e:
                 raise _bounded(e, total, -1) from None
-        with self._engine(p) as e:
-            return e.value(*self._args(p), p.moon_state, side, guess=guess, report=report,
-                           **self._budget())
+        with self._engine(p) as engine:
+            return engine.value(*self._args(p), p.moon_state, side, guess=guess, report=report,
+                                **self._budget())
 
     def _guarantee(self, p: Position, side: int, guess: int | None = None,
                    report: Report | None = None) -> int:
