@@ -1,14 +1,15 @@
 """``POST /analyze`` and ``POST /moon``: questions about one position; ``POST /analyses``: many.
 
 A request is read field by field (rules, deal, leader, play) so a problem names the field it
-is in; only then is the solver asked, under the request's compute budget.
+is in; only then is the solver asked, under the request's compute budget. Answers are returned
+as built (``jsonify``), keys in the solver's order, not re-serialised through the models.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
 
 from apiflask import APIBlueprint
-from flask import Response, current_app
+from flask import Response, jsonify
 
 from solver.analysis import line_json
 from solver.cards import Seat
@@ -44,11 +45,6 @@ def positions_of(body: PositionRequest) -> tuple[Position, Position]:
     return start, _read("play", "illegal-play", start.play_all, body.play)
 
 
-def json_response(obj: Any) -> Response:
-    """The object as built, keys in the solver's order (no re-serialisation through the model)."""
-    return current_app.json.response(obj)
-
-
 @bp.post("/analyze")
 @bp.input(AnalyzeRequest, arg_name="body")
 @bp.output(AnalyzeResult, description="the same object as `hearts-dd analyze --json`")
@@ -67,7 +63,7 @@ def analyze(body: AnalyzeRequest) -> Response:
         if body.line is not None:
             target = Seat.parse(body.line)
             out["line"] = line_json(target, solver.line(position, target))
-    return json_response(out)
+    return jsonify(out)
 
 
 @bp.post("/analyses")
@@ -89,7 +85,7 @@ def analyses(body: AnalysesRequest) -> Response:
     items = list(read_position_objects(body.positions, rules, player))
     with solving() as solver:
         answers = list(answer_batch(solver.limited(), items, "the request's compute budget"))
-    return json_response({"answers": answers})
+    return jsonify({"answers": answers})
 
 
 def _moon_flags(solver: BudgetedSolver, position: Position) -> dict[str, bool]:
@@ -131,6 +127,6 @@ def moon(body: PositionRequest) -> Response:
                     lost[seat] = step
             flags = now
             timeline.append({**step, "moon_possible": now})
-    return json_response({"deal": start.deal.pbn(), "play": " ".join(map(str, end.played)),
+    return jsonify({"deal": start.deal.pbn(), "play": " ".join(map(str, end.played)),
                           "rules": start.rules.to_dict(), "start": first, "timeline": timeline,
                           "lost": lost})

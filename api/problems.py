@@ -14,7 +14,8 @@ from apiflask.exceptions import HTTPError
 from flask import Request, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from pydantic import ValidationError
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.datastructures import Headers
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from solver.analysis import SearchAborted
 from solver.errors import json_type
@@ -63,7 +64,7 @@ class ApiProblem(Exception):
 
 def problem(status: int, type_: str, title: str, detail: str, *,
             errors: list[dict[str, str]] | None = None,
-            headers: Mapping[str, str] | None = None) -> Response:
+            headers: Headers | None = None) -> Response:
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
     if errors:
         body["errors"] = errors
@@ -176,7 +177,7 @@ def install(app: APIFlask) -> None:
         if isinstance(e.__cause__, ValidationError):
             return validation_problem(e.__cause__)
         return problem(e.status_code, "about:blank", e.message or "Error", str(e.detail or e.message),
-                       headers=dict(e.headers or {}))
+                       headers=Headers(e.headers))
 
     @app.errorhandler(HTTPException)
     def on_http(e: HTTPException) -> Response:
@@ -186,11 +187,11 @@ def install(app: APIFlask) -> None:
             return problem_of("too-large", f"request body is larger than the limit of {limit} bytes")
         status = e.code or 500
         detail = e.description or e.name
-        if status == 405:
+        if isinstance(e, MethodNotAllowed):
             detail = f"{request.method} is not allowed here; allowed: " + ", ".join(e.valid_methods or [])
         elif status == 404:
             detail = f"no resource at {request.path}"
-        return problem(status, "about:blank", e.name, detail, headers=dict(e.get_headers()))
+        return problem(status, "about:blank", e.name, detail, headers=Headers(e.get_headers()))
 
     @app.errorhandler(Exception)
     def on_bug(e: Exception) -> Response:

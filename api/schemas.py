@@ -9,7 +9,7 @@ an error naming the field rather than a silently ignored key.
 """
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
@@ -17,7 +17,10 @@ from typing_extensions import TypedDict  # pydantic needs this one before Python
 from solver.rules import FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS
 
 SeatName = Literal["N", "E", "S", "W"]
-PresetName = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # a Literal built at run time is opaque to type checkers
+    PresetName = str
+else:
+    PresetName = Literal[tuple(PRESETS)]
 RuleValue = Annotated[int, Field(ge=-1000, le=1000)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"

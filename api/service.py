@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, current_app
+from flask import Response, current_app, jsonify
 
 from solver.cards import DECK, cards_of
 from solver.deal import Deal
@@ -57,7 +57,7 @@ def catalogue() -> dict[str, Any]:
 @bp.doc(responses=problem_responses())
 def rules() -> Response:
     """The rule presets and keys, with what they mean (SPEC §2)"""
-    return current_app.json.response(catalogue())
+    return jsonify(catalogue())
 
 
 def package_version() -> str:
@@ -86,6 +86,6 @@ def health() -> Response:
     except Exception as e:
         current_app.logger.exception("health check failed")
         return problem_of("unavailable", f"the engine failed its check: {type(e).__name__}: {e}")
-    return current_app.json.response({"status": "ok", "version": package_version(), "check": HEALTH_DEAL,
+    return jsonify({"status": "ok", "version": package_version(), "check": HEALTH_DEAL,
                                       "seconds": round(time.perf_counter() - t0, 4)})
 

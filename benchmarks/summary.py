@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from .seeded_deals import Settings
 from .timings import Distribution, Figure, Ratio, Timing, ratio
@@ -165,7 +166,7 @@ class RunRecord:
 
 
 @functools.cache
-def machine() -> dict[str, object]:
+def machine() -> dict[str, Any]:
     """What the figures were measured on, for the README table."""
     cpu = platform.processor() or platform.machine()
     try:

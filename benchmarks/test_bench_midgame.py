@@ -13,6 +13,8 @@ import time
 import pytest
 
 from solver.analysis import Solver
+from solver.cards import Seat
+from solver.position import Position
 
 from .seeded_deals import Settings, hearts_midgame
 
@@ -38,6 +40,18 @@ def test_four_seats_part_way(benchmark, tricks: int) -> None:
           f"median {median * 1000:.1f} ms, max {worst * 1000:.1f} ms")
 
 
+def _near_the_end(settings: Settings, tricks: int) -> list[tuple[Position, Seat]]:
+    """40 positions a deal, ``tricks`` tricks from the end or a few cards into that trick, each
+    with its player to move."""
+    movers = []
+    for seed in settings.seeds:
+        for i in range(40):
+            p = hearts_midgame(seed, tricks + 1).random_play(random.Random(f"{seed} {i}"), 4 + i % 4)
+            assert p.to_move is not None
+            movers.append((p, p.to_move))
+    return movers
+
+
 @pytest.mark.parametrize("question", ["cards", "cards in one call", "guarantees"])
 @pytest.mark.parametrize("tricks", [2, 4, 6, 8])
 def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
@@ -48,19 +62,19 @@ def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
     ``Solver.guarantees`` call (``guarantees``). Two tricks from the end searches take
     microseconds, and this is mostly the cost of the Python API around them."""
     settings = Settings.from_env()
-    positions = [hearts_midgame(seed, tricks + 1).random_play(random.Random(f"{seed} {i}"), 4 + i % 4)
-                 for seed in settings.seeds for i in range(40)]
+    movers = _near_the_end(settings, tricks)
+    positions = [p for p, _ in movers]
     solver = Solver(table_mb=32, threads=settings.threads)
     solver.prepare(positions[0].rules)
 
     def run() -> None:
         if question == "cards":
-            for p in positions:
-                solver.analyze(p, seats=[p.to_move])
+            for p, mover in movers:
+                solver.analyze(p, seats=[mover])
         elif question == "cards in one call":
-            solver.analyses([(p, [p.to_move]) for p in positions])
+            solver.analyses([(p, [mover]) for p, mover in movers])
         else:
-            solver.guarantees([(p, p.to_move) for p in positions])
+            solver.guarantees(movers)
 
     benchmark.group = f"hearts mover near the end: {question} (one solver)"
     benchmark.pedantic(run, setup=solver.clear, rounds=3, iterations=1)
@@ -76,10 +90,10 @@ def test_positions_file_through_the_cli(benchmark, tmp_path, tricks: int) -> Non
     Lines file (deal, play, player: the mover), one process for them all, start-up included;
     and, for scale, one ``hearts-dd analyze --json`` process per position for the first 10."""
     settings = Settings.from_env()
-    positions = [hearts_midgame(seed, tricks + 1).random_play(random.Random(f"{seed} {i}"), 4 + i % 4)
-                 for seed in settings.seeds for i in range(40)]
-    fields = [{"deal": p.deal.pbn(), "play": " ".join(map(str, p.played)), "player": str(p.to_move)}
-              for p in positions]
+    movers = _near_the_end(settings, tricks)
+    positions = [p for p, _ in movers]
+    fields = [{"deal": p.deal.pbn(), "play": " ".join(map(str, p.played)), "player": str(mover)}
+              for p, mover in movers]
     path = tmp_path / "positions.jsonl"
     path.write_text("".join(json.dumps(f) + "\n" for f in fields))
     cli = [sys.executable, "-m", "solver.cli", "analyze", "--threads", str(settings.threads)]

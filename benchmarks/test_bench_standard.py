@@ -29,6 +29,7 @@ def test_four_seats(measure, solver: Solver, seed: int) -> None:
 def test_trick_two_cards(measure, solver: Solver, seed: int) -> None:
     p = hearts_trick_two(seed)
     mover = p.to_move
+    assert mover is not None
     analysis = measure(HEARTS_TRICK2, lambda: solver.analyze(p, seats=[mover]))
     if analysis is not None:
         assert {m.card for m in analysis.moves} == set(p.legal_moves())

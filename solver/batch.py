@@ -25,10 +25,10 @@ import signal
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator
 
 from .analysis import SearchAborted, Solver
-from .cards import Seat
+from .cards import Card, Seat
 from .errors import HeartsError
 from .pbn import Record
 from .review import Budget, replay, review, start_position
@@ -89,7 +89,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         errors.append(f"line {record.line}: {e}")
         return _finish(out, errors)
     out["leader"] = str(start.to_move)
-    cards = ()
+    cards: tuple[Card, ...] = ()
     if record.play is not None:
         played = replay(start, record.play)
         cards = played.cards
@@ -220,7 +220,7 @@ def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
 
 def annotate_stream(records: Iterable[Record], options: AnnotateOptions = AnnotateOptions(),
                     jobs: int = 1, dask: str | None = None,
-                    chunk_size: int = 8) -> Iterator[tuple[Record, dict[str, Any]]]:
+                    chunk_size: int = 8) -> Generator[tuple[Record, dict[str, Any]], None, None]:
     """Each record with its result, in input order.
 
     ``jobs`` > 1 runs a process pool of that size; ``dask`` ("local" or "tcp://host:8786")

@@ -542,7 +542,7 @@ def _resolve_tags(record: Record, tags: list[_Tag], context: _Context, errors: l
 
 def _interpret(record: Record, tags: list[_Tag], context: _Context, errors: list[str]) -> None:
     """The tags hearts-dd uses: Deal, Play and the Hearts tags."""
-    first = {}
+    first: dict[str, _Tag] = {}
     for t in tags:
         first.setdefault(t.name, t)
     if "Deal" in first:

@@ -310,7 +310,12 @@ def test_search_over_budget_is_a_problem_not_a_dead_worker(base_url):
     ("GET", "/api/v1/analyze", 405), ("DELETE", "/api/v1/rules", 405), ("GET", "/api/v1/nothing", 404),
 ])
 def test_wrong_method_or_path_is_a_problem(base_url, method, path, status):
-    assert_problem(requests.request(method, base_url + path, timeout=10), status, "about:blank")
+    resp = requests.request(method, base_url + path, timeout=10)
+    body = assert_problem(resp, status, "about:blank")
+    if status == 405:
+        allowed = resp.headers["Allow"]
+        assert "POST" in allowed or "GET" in allowed
+        assert body["detail"] == f"{method} is not allowed here; allowed: {allowed}"
 
 
 CARDISH = "NESW:.- AKQJT98765432shdcSHDC♠♥♦♣10xyz"
