@@ -98,15 +98,20 @@ class ProblemRequest(Request):
 
 
 class SafeJSONProvider(DefaultJSONProvider):
-    """JSON in the order the solver writes it, and a nesting bomb is a parse error, not a crash."""
+    """JSON in the order the solver writes it; a nesting bomb or a number of thousands of digits
+    is a parse error with a plain message, not a crash or a hint for Python programmers."""
 
     sort_keys = False
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         try:
             return super().loads(s, **kwargs)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise
         except RecursionError:
             raise ValueError("nested too deeply") from None
+        except ValueError:     # int's limit on the digits it converts
+            raise ValueError("a number has too many digits") from None
 
 
 # -- validation errors -----------------------------------------------------------------------

@@ -193,9 +193,10 @@ class Position:
             holder = self.deal.holder(card)
             if holder is None:
                 return f"{seat} cannot play {card}: it is not in the deal"
-            if holder != seat:
-                return f"{seat} cannot play {card}: it is {holder}'s card"
-            return f"{seat} cannot play {card}: it was already played"
+            if card in self.played:
+                return (f"{seat} cannot play {card}: it was already played, in trick "
+                        f"{self.played.index(card) // 4 + 1}")
+            return f"{seat} cannot play {card}: it is {holder}'s card"
         if self.trick and h & suit_mask(self.trick[0].suit):
             return f"{seat} cannot play {card}: must follow {SUIT_NAMES[self.trick[0].suit]}"
         fl = self.forced_lead

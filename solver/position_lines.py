@@ -29,7 +29,7 @@ from typing import IO, Any
 from .analysis import Solver
 from .cards import Seat
 from .deal import Deal
-from .errors import HeartsError, json_type
+from .errors import HeartsError, JsonError, json_type, read_json
 from .position import Position
 from .rules import Rules
 
@@ -81,11 +81,9 @@ def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
                default_player: Seat | None) -> PositionLine:
     where = f"line {number}"
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        return PositionLine(index, where, error=f"{where}: not JSON: {e.msg} at column {e.colno}")
-    except RecursionError:  # json's own limit, on absurdly nested values
-        return PositionLine(index, where, error=f"{where}: nested too deeply")
+        obj = read_json(text.rstrip("\r\n"))     # a column past the end, not "line 2, column 1"
+    except JsonError as e:
+        return PositionLine(index, where, error=f"{where}: not JSON: {e}")
     return _read_object(obj, index, where, known, default_player)
 
 
@@ -108,17 +106,30 @@ def _read_object(obj: Any, index: int, where: str, known: dict[str, Rules],
                 raise HeartsError(f"{key} must be a string, got {json_type(obj[key])}")
         rules = _rules(obj.get("rules"), known)
         deal = Deal.parse(obj["deal"])
-        position = Position.from_play(deal, rules, obj.get("play") or "", obj.get("leader"))
-        player = Seat.parse(obj["player"]) if obj.get("player") is not None else default_player
+        leader = _seat(obj, "leader")
+        position = Position.from_play(deal, rules, obj.get("play") or "", leader)
+        player = _seat(obj, "player")
+        if player is None:
+            player = default_player
     except HeartsError as e:
         return PositionLine(index, where, ident, has_id, error=f"{where}: {e}")
     return PositionLine(index, where, ident, has_id, position, None if player is None else [player])
 
 
+def _seat(obj: dict[str, Any], key: str) -> Seat | None:
+    try:
+        return Seat.parse(obj[key]) if obj.get(key) is not None else None
+    except HeartsError as e:
+        raise HeartsError(f"{key}: {e}") from None
+
+
 def _rules(spec: Any, known: dict[str, Rules]) -> Rules:
     """The rules of a line, the same object for the same spec: a rule set works out its point
     masks and JSON form once, where every line would otherwise repeat that work."""
-    key = "" if spec is None else json.dumps(spec, sort_keys=True)
+    try:
+        key = "" if spec is None else json.dumps(spec, sort_keys=True)
+    except (ValueError, RecursionError):   # nothing Rules.parse would take
+        return Rules.parse(spec)
     if key not in known:
         if len(known) > 256:  # lines that each spell their rules differently: keep memory flat
             default = known[""]

@@ -8,13 +8,12 @@
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Mapping
 
-from .cards import SUITS, Card, cards_of, DECK
-from .errors import CardError, RulesError
+from .cards import DECK, SUIT_SYMBOLS, SUITS, Card, cards_of
+from .errors import CardError, JsonError, RulesError, json_type, read_json, show_json
 
 MOON_MODES = ("add", "subtract", "none")
 HEARTS_BREAK = ("hearts", "queen", "none")
@@ -121,13 +120,13 @@ class Rules:
             text = spec.strip()
             if text.startswith(("{", "[")):
                 try:
-                    spec = json.loads(text)
-                except json.JSONDecodeError as e:
-                    raise RulesError(f"rules are not valid JSON: {e.msg} at column {e.colno}") from None
+                    spec = read_json(text)
+                except JsonError as e:
+                    raise RulesError(f"rules are not valid JSON: {e}") from None
             else:
                 spec = {"preset": text}
         if not isinstance(spec, Mapping):
-            got = "a JSON array" if isinstance(spec, list) else type(spec).__name__
+            got = "a JSON array" if isinstance(spec, list) else json_type(spec)
             raise RulesError(f"rules must be a preset name or a JSON object, got {got}")
         return cls._from_mapping(spec)
 
@@ -138,7 +137,8 @@ class Rules:
                 raise RulesError(f"unknown rule key {key!r} (known: {', '.join(KEYS)})")
         preset = spec.get("preset", "standard")
         if not isinstance(preset, str) or preset.lower() not in PRESETS:
-            raise RulesError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+            shown = repr(preset) if isinstance(preset, str) else show_json(preset)
+            raise RulesError(f"unknown preset {shown} (known: {', '.join(PRESETS)})")
         preset = preset.lower()
         base = PRESETS[preset]
         values = dict(base["values"])
@@ -205,11 +205,12 @@ class Rules:
 
 def _merge_values(values: dict[int, int], given: Any) -> None:
     if not isinstance(given, Mapping):
-        raise RulesError(f"rule 'values' must be an object like {{\"SQ\": 13}}, got {type(given).__name__}")
+        raise RulesError(f"rule 'values' must be an object like {{\"SQ\": 13}}, got {json_type(given)}")
     cards: list[tuple[int, int]] = []
     for key, v in given.items():
         val = _int(v, f"values[{key!r}]")
         k = str(key).strip().upper()
+        k = SUIT_SYMBOLS.get(k, k)
         if len(k) == 1 and k in SUITS:
             s = SUITS.index(k)
             for rank in range(13):
@@ -229,21 +230,22 @@ def _choice(spec: Mapping[str, Any], base: Mapping[str, Any], key: str, options:
         for o in options:
             if v.strip().lower() == o.lower():
                 return o
-    raise RulesError(f"rule {key!r}: unknown value {v!r} (expected one of {', '.join(options)})")
+    raise RulesError(f"rule {key!r}: unknown value {show_json(v)} (expected one of {', '.join(options)})")
 
 
 def _bool(spec: Mapping[str, Any], base: Mapping[str, Any], key: str) -> bool:
     v = spec.get(key, base[key])
     if not isinstance(v, bool):
-        raise RulesError(f"rule {key!r}: expected true or false, got {v!r}")
+        raise RulesError(f"rule {key!r}: expected true or false, got {show_json(v)}")
     return v
 
 
 def _int(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        raise RulesError(f"rule {what}: expected an integer, got {v!r}")
+        if not (isinstance(v, float) and v.is_integer()):
+            raise RulesError(f"rule {what}: expected an integer, got {show_json(v)}")
+        if abs(v) <= 1000:
+            v = int(v)
     if abs(v) > 1000:
-        raise RulesError(f"rule {what}: {v} is out of range (-1000..1000)")
+        raise RulesError(f"rule {what}: {show_json(v)} is out of range (-1000..1000)")
     return v

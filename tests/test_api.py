@@ -132,7 +132,8 @@ def test_analyses_answers_each_position_as_analyze_in_order(base_url):
 def test_analyses_answers_the_good_positions_and_names_the_bad_ones(base_url):
     good = request_of(CASES[0])
     positions = [good, {**good, "play": good["play"] + " XX"}, 5, {"deal": FULL_DEAL, "colour": 1},
-                 {"deal": FULL_DEAL.replace("T4", "KT4")}, {**good, "player": "N"}, {"deal": FULL_DEAL}]
+                 {"deal": FULL_DEAL.replace("T4", "KT4")}, {**good, "player": "N"}, {"deal": FULL_DEAL},
+                 {**good, "rules": '{"trick_points": 1' + "0" * 5000 + "}"}, {**good, "rules": "[" * 20000}]
     resp = post(base_url, "analyses", json={"positions": positions})
     assert resp.status_code == 200, resp.text
     answers = resp.json()["answers"]
@@ -145,6 +146,8 @@ def test_analyses_answers_the_good_positions_and_names_the_bad_ones(base_url):
     assert errors[4].startswith("positions[4]: ") and "CK appears twice" in errors[4]
     # a full deal is over the node budget: its own error, the others answered
     assert errors[6] == "positions[6]: no answer within the request's compute budget"
+    assert errors[7] == "positions[7]: rules are not valid JSON: a number has too many digits"
+    assert errors[8] == "positions[8]: rules are not valid JSON: nested too deeply"
     assert list(answers[5]["players"]) == ["N"]
     assert without_volatile(answers[0]) == {**without_volatile(post(base_url, "analyze", json=good).json()),
                                             "index": 0, "error": None}
@@ -253,6 +256,8 @@ BAD_REQUESTS = {
     "empty body": ({"data": b""}, 400, "invalid-json", "empty"),
     "not UTF-8": ({"data": b'{"deal": "\xff"}'}, 400, "invalid-json", "UTF-8"),
     "nested too deeply": ({"data": "[" * 30000 + "]" * 30000}, 400, "invalid-json", "deeply"),
+    "a huge number": ({"data": '{"deal": 1' + "0" * 5000 + "}"}, 400, "invalid-json",
+                      "request body is not valid JSON: a number has too many digits"),
     "not an object": (json_body(["deal"]), 422, "invalid-request", "body: expected an object, got array"),
     "missing deal": (json_body({"play": ""}), 422, "invalid-request", "deal: is required"),
     "deal of wrong type": (json_body({"deal": 5}), 422, "invalid-request", "deal: expected a string, got number"),

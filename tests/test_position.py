@@ -82,7 +82,8 @@ def test_a_play_in_any_card_spelling_reaches_the_same_position(deal: Deal, data:
     ("C2 CA C5 C4 HK", ["trick 2", "E", "HK", "hearts are not broken"]),
     ("C2 D4", ["trick 1", "E", "D4", "must follow clubs"]),
     ("C2 SK", ["trick 1", "E", "SK", "N's card"]),
-    ("C2 CA C2", ["trick 1", "S", "C2"]),
+    ("C2 CA C2", ["trick 1", "S", "C2", "already played, in trick 1"]),
+    ("C2 CA C5 C4 D4 D3 DT DA C2", ["trick 3", "N", "C2", "already played, in trick 1"]),
     ("C2 CA ZZ", ["card 3", "trick 1", "ZZ"]),
 ])
 def test_illegal_play_messages(play: str, words: list[str]) -> None:

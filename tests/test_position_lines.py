@@ -80,15 +80,19 @@ def test_answers_are_each_position_analysed_alone_in_input_order(threads: int, c
 @pytest.mark.parametrize("text, words", [
     ("not json", "line 2: not JSON"),
     ("[1, 2]", "line 2: expected a JSON object, got array"),
-    ("[" * 100_000, "line 2: nested too deeply"),
+    ("[" * 100_000, "line 2: not JSON: nested too deeply"),
+    ('{"deal": "abc",\n', "line 2: not JSON: Expecting property name enclosed in double quotes "
+                          "at column 16"),                      # where the line ends, not 2:1
+    ('{"rules": {"trick_points": 1' + "0" * 5000 + '}}', "line 2: not JSON: a number has too many digits"),
+    (json.dumps({**SMALL, "rules": "[" * 20_000}), "line 2: rules are not valid JSON: nested too deeply"),
     (json.dumps({**SMALL, "ply": "D2"}), "line 2: unknown field 'ply'"),
     (json.dumps({"play": "D2"}), "line 2: no deal"),
     (json.dumps({**SMALL, "play": ["D2"]}), "line 2: play must be a string, got array"),
     (json.dumps({**SMALL, "deal": "N:A..2. K..3. Q..4. .J.2."}), "line 2: "),
     (json.dumps({**SMALL, "rules": {"mooon": "add"}}), "line 2: unknown rule key 'mooon'"),
     (json.dumps({**SMALL, "play": "D3"}), "line 2: trick 1: N cannot play D3: it is E's card"),
-    (json.dumps({**SMALL, "leader": "X"}), "line 2: unknown seat 'X'"),
-    (json.dumps({**SMALL, "player": "north"}), "line 2: unknown seat 'north'"),
+    (json.dumps({**SMALL, "leader": "X"}), "line 2: leader: unknown seat 'X'"),
+    (json.dumps({**SMALL, "player": "north"}), "line 2: player: unknown seat 'north'"),
 ])
 def test_a_bad_line_is_its_own_answer_and_the_others_go_on(text: str, words: str) -> None:
     lines = [json.dumps({**SMALL, "id": "first"}), text, "", json.dumps({**SMALL, "play": "D2"})]
@@ -180,12 +184,14 @@ def test_the_sample_cases_in_one_process() -> None:
 
 def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> None:
     path = tmp_path / "positions.jsonl"  # as an editor on Windows may save it: a BOM, CR LF
-    path.write_bytes(("\ufeff" + "\r\n".join([json.dumps(SMALL), "{", json.dumps({**SMALL, "play": "D2"})])
-                      + "\r\n").encode())
+    # ... and a lone CR inside a line, which is JSON whitespace, not a line end
+    third = json.dumps({**SMALL, "play": "D2"}).replace(", ", ",\r", 1)
+    path.write_bytes(("\ufeff" + "\r\n".join([json.dumps(SMALL), "{", third]) + "\r\n").encode())
     p = run("analyze", "--input", str(path), "--threads", "1")
     assert p.returncode == 1
     answers = [json.loads(text) for text in p.stdout.splitlines()]
     assert [a["error"] is None for a in answers] == [True, False, True]
+    assert answers[2]["index"] == 2 and answers[2]["to_move"] == "E"
     assert p.stderr.strip().splitlines() == [p.stderr.strip()]
     assert p.stderr.startswith("hearts-dd: 3 positions, 2 answered, 1 with errors")
 
@@ -195,6 +201,7 @@ def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> No
     (["--input", "-", "--play", "C2"], "--play, --leader and --line go with --deal"),
     (["--input", "/no/such/file.jsonl"], "/no/such/file.jsonl"),
     (["--input", "-", "--rules", "nonsense"], "nonsense"),
+    (["--input", "-", "--time-limit", "nan"], "'nan' is not a number of seconds"),
 ])
 def test_a_bad_invocation_is_one_line_exit_2(args: list[str], words: str) -> None:
     p = run("analyze", *args, stdin=json.dumps(SMALL) + "\n")

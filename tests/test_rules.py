@@ -66,6 +66,7 @@ def test_zero_removes_a_point_card_and_any_card_may_count() -> None:
     assert SQ not in set(cards_of(rules.point_mask))
     assert rules.value(Card.parse("DJ")) == -10 and rules.value(Card.parse("CT")) == 3
     assert rules.moon_total == 13 + 3
+    assert Rules.parse({"values": {"♥": 2}}) == Rules.parse({"values": {"H": 2}})    # SPEC §1 symbols
 
 
 @PROPERTY
@@ -104,7 +105,7 @@ BAD_VALUES = {
     "hearts_break": st.one_of(st.sampled_from(["spades", "never", ""]), st.integers(), st.none()),
     "first_lead": st.one_of(st.sampled_from(["C3", "S2", "any"]), st.integers(), st.none()),
     "trick_points": st.one_of(st.text(), st.booleans(), st.none(), st.floats(0.1, 0.9),
-                              st.integers(min_value=1001)),
+                              st.integers(min_value=1001), st.sampled_from([1e20, -1e308, 1001.0])),
     "partnership": st.one_of(st.integers(), st.text(), st.none()),
 }
 
@@ -134,8 +135,16 @@ def test_an_unknown_key_is_an_error_naming_it(key: str) -> None:
     ("no-such-preset", "unknown preset"),
     ("[1, 2]", "a preset name or a JSON object, got a JSON array"),
     ("[1, 2", "not valid JSON"),
+    ('{"trick_points": 1e20}', "rule trick_points: 1e+20 is out of range (-1000..1000)"),
+    ('{"trick_points": 1' + "0" * 5000 + "}", "rules are not valid JSON: a number has too many digits"),
+    ("[" * 50000, "rules are not valid JSON: nested too deeply"),
+    ('{"moon": true}', "rule 'moon': unknown value true (expected one of"),
+    ('{"values": null}', "got null"),
+    ('{"partnership": {"a": 1}}', 'expected true or false, got {"a": 1}'),
+    ('{"trick_points": 2.0, "values": {"H": 3.0, "SQ": 1e9}}', "rule values['SQ']: 1000000000.0 is out of range"),
 ])
 def test_bad_rule_text_is_a_one_line_error(text: str, words: str) -> None:
+    """(A float that is a whole number counts as one, within the same range.)"""
     with pytest.raises(RulesError) as err:
         Rules.parse(text)
     assert words in str(err.value) and "\n" not in str(err.value)
