@@ -37,7 +37,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
-from .cards import DECK, RANKS, SUITS, Card, Seat, cards_of
+from .cards import DECK, RANKS, SUIT_SYMBOLS, SUITS, Card, Seat, cards_of
 from .deal import Deal
 from .errors import HeartsError
 from .rules import Rules
@@ -56,6 +56,8 @@ PASS_DIRECTIONS = {"left": 1, "across": 2, "right": 3, "hold": 0}
 BOARD_MEMORY = 64
 #: A { comment still open after this many lines no longer keeps the game going.
 MAX_COMMENT_LINES = 1000
+#: Errors reported for one game; the rest are counted (a mangled file can hold thousands).
+MAX_ERRORS = 20
 
 BOM = b"\xef\xbb\xbf"
 Slot = Union[Card, Literal["-", "+"]]
@@ -121,6 +123,8 @@ class Record:
     sections: dict[str, str] = field(default_factory=dict)
     index: int = field(default=0, compare=False)
     line: int = field(default=1, compare=False)
+    #: the file it was read from, where the reader's caller names one
+    source: str | None = field(default=None, compare=False)
     #: the game's own lines, byte for byte; ``before`` the non-game lines that preceded it
     raw: bytes = field(default=b"", compare=False, repr=False)
     before: bytes = field(default=b"", compare=False, repr=False)
@@ -153,7 +157,7 @@ class Record:
     def stripped(self) -> "Record":
         """The record without its file bytes: what a worker process needs."""
         return Record(self.tags, self.deal, self.play, self.rules, self.leader, self.passing,
-                      list(self.errors), self.partial_hands, {}, self.index, self.line)
+                      list(self.errors), self.partial_hands, {}, self.index, self.line, self.source)
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -195,7 +199,11 @@ class _Chunk:
     blank: list[bytes]             # semi-empty lines after it
 
 
-_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|;[^\n]*|\{|\}')
+# strings as possessive runs: ``(?:[^"]|\\.)*`` took about 230 bytes of memory per character
+_STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+'
+_SCAN = re.compile(_STRING + r'"?|;[^\n]*|\{|\}')
+_TAG_LINE = re.compile(r"[ \t]*\[[A-Za-z]")
+_SEMI_EMPTY = " \t\r\n\x0b\x0c\x1a"    # \x1a: the DOS end-of-file mark some files end with
 
 
 def _brace_state(text: str, in_brace: bool) -> bool:
@@ -220,19 +228,42 @@ def _brace_state(text: str, in_brace: bool) -> bool:
 
 
 def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
-    """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3)."""
+    """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3).
+
+    A { comment may hold semi-empty lines, but one left open would swallow every game after
+    it: a tag line after a semi-empty line inside a comment ends the game before that
+    semi-empty line (its reader reports the open comment), and the next game starts there.
+    """
     current: _Chunk | None = None
     in_brace = False
     brace_lines = 0
+    gap = reopen = -1     # in a comment: where in current.lines its last run of semi-empty
+                          # lines starts, and the first line after that run
     for number, line in enumerate(stream, 1):
         text = line.decode("latin-1")
         if number == 1 and line.startswith(BOM):
             text = text[len(BOM):]
-        if not in_brace and not text.strip(" \t\r\n\x0b\x0c"):
+        blank = not text.strip(_SEMI_EMPTY)
+        if not in_brace and blank:
             if current is None:
                 current = _Chunk(number, [], [])
             current.blank.append(line)
             continue
+        if in_brace and current is not None:
+            if blank:
+                if gap < 0 or reopen >= 0:
+                    gap, reopen = len(current.lines), -1
+            elif gap >= 0 and reopen < 0:
+                reopen = len(current.lines)
+            if reopen >= 0 and _TAG_LINE.match(text):
+                carried = current.lines[reopen:]
+                yield _Chunk(current.line, current.lines[:gap], current.lines[gap:reopen])
+                current = _Chunk(current.line + reopen, carried, [])
+                in_brace = False
+                for held in carried:
+                    in_brace = _brace_state(held.decode("latin-1"), in_brace)
+                brace_lines = 0
+                gap = reopen = -1
         if current is not None and current.lines and current.blank and not in_brace:
             yield current
             current = None
@@ -253,6 +284,7 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
                 in_brace = False
         else:
             brace_lines = 0
+            gap = reopen = -1
     if current is not None:
         if in_brace:
             current.lines.extend(current.blank)
@@ -275,9 +307,10 @@ _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r\n\x0b\x0c]+)
   | (?P<escape>^%[^\n]*)
   | (?P<comment>;[^\n]*|\{[^}]*\}?)
-  | (?P<string>"(?:[^"\\\n]|\\.)*"?)
+  | (?P<string>""" + _STRING + r""""?)
   | (?P<open>\[)
   | (?P<close>\])
+  | (?P<stray>\})
   | (?P<word>[^\s\[\]{}";]+)
 """, re.X | re.M)
 
@@ -290,8 +323,7 @@ def _lex(text: str) -> Iterator[tuple[str, str, int, int]]:
             yield kind, m.group(), m.start(), m.end()  # type: ignore[misc]
 
 
-_SWALLOWED_GAME = re.compile(r"\n[ \t\r]*\n(?:.*\n)*?[ \t]*\[[A-Za-z]")
-_CLOSED_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_CLOSED_STRING = re.compile(_STRING + '"')
 
 
 def _closed(token: str) -> bool:
@@ -364,31 +396,21 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
         yield pending
 
 
-def _decode(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
-
-
 def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     body = raw[len(BOM):] if raw.startswith(BOM) else raw
     offset0 = len(raw) - len(body)
-    text = body.decode("latin-1")          # one char per byte: offsets are byte offsets
-    utf8 = _decode(body) != text
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = body.decode("latin-1")
+    one_per_byte = len(text) == len(body)
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def line_of(pos: int) -> int:
         return first_line + bisect_right(line_starts, pos) - 1
 
-    def value_of(token: str) -> str:
-        v = _unescape(token)
-        if utf8:
-            try:
-                return v.encode("latin-1").decode("utf-8")
-            except UnicodeDecodeError:
-                return v
-        return v
+    def byte_offset(pos: int) -> int:
+        return offset0 + (pos if one_per_byte else len(text[:pos].encode("utf-8")))
 
     errors: list[str] = []
     tags: list[_Tag] = []
@@ -396,22 +418,22 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     tokens = list(_lex(text))
     if not any(kind not in ("comment", "escape") for kind, *_ in tokens):
         return None
+    for kind, tok, start, _ in tokens:    # wherever they are, tags included
+        if kind == "comment" and tok.startswith("{") and not tok.endswith("}"):
+            errors.append(f"line {line_of(start)}: {{ comment is not closed (a '}}' missing?)")
     i = 0
     while i < len(tokens):
         kind, tok, start, end = tokens[i]
         i += 1
         if kind in ("comment", "escape"):
-            if kind == "comment" and tok.startswith("{"):
-                if not tok.endswith("}"):
-                    errors.append(f"line {line_of(start)}: {{ comment is not closed")
-                elif _SWALLOWED_GAME.search(tok):
-                    errors.append(f"line {line_of(start)}: {{ comment runs over a blank line into "
-                                  f"a tag (a '}}' missing?)")
             continue
         if kind == "open":
-            tag, i = _read_tag(tokens, i, start, line_of, value_of, errors)
+            tag, i = _read_tag(tokens, i, start, line_of, errors)
             if tag is not None:
                 tags.append(tag)
+            continue
+        if kind == "stray":
+            errors.append(f"line {line_of(start)}: '}}' without a '{{'")
             continue
         if kind == "string" and not _closed(tok):
             errors.append(f"line {line_of(start)}: string is not closed")
@@ -434,29 +456,31 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     for t in tags:
         if t.name in ANNOTATION_TAGS:
             end = t.section_end if t.section_end > 0 else t.end
-            spans.append(_whole_lines(text, t.start, end, offset0))
+            spans.append(_whole_lines(text, t.start, end, byte_offset))
     record.annotation_spans = tuple(spans)
     _interpret(record, tags, context, errors)
+    if len(errors) > MAX_ERRORS:
+        errors[MAX_ERRORS:] = [f"and {len(errors) - MAX_ERRORS} more errors"]
     record.errors = [_short(e) for e in errors]
     context.remember(record.tags, record.deal)
     return record
 
 
-def _whole_lines(text: str, start: int, end: int, offset0: int) -> tuple[int, int]:
+def _whole_lines(text: str, start: int, end: int, byte_offset: Callable[[int], int]) -> tuple[int, int]:
     """Widen a span to whole lines when nothing else shares them (so removal leaves no gap)."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end + 1
     if not text[line_start:start].strip() and not text[end:line_end].strip():
         start, end = line_start, line_end
-    return start + offset0, end + offset0
+    return byte_offset(start), byte_offset(end)
 
 
 _Token = tuple[str, str, int, int]     # kind, text, start offset, end offset
 
 
 def _read_tag(tokens: list[_Token], i: int, start: int, line_of: Callable[[int], int],
-              value_of: Callable[[str], str], errors: list[str]) -> tuple[_Tag | None, int]:
+              errors: list[str]) -> tuple[_Tag | None, int]:
     """``[`` was read at tokens[i-1]; read ``Name "value" ]``. Returns the tag and next index."""
     line = line_of(start)
 
@@ -488,7 +512,7 @@ def _read_tag(tokens: list[_Token], i: int, start: int, line_of: Callable[[int],
     if not _closed(tok):
         errors.append(f"line {line_of(vstart)}: tag {name}: the value's closing quote is missing")
         return None, skip_to_close(j + 1)
-    value = value_of(tok)
+    value = _unescape(tok)
     if "\t" in value:
         errors.append(f"line {line}: tag {name}: tab character in the value")
     j += 1
@@ -556,8 +580,6 @@ def _interpret(record: Record, tags: list[_Tag], context: _Context, errors: list
             record.rules = Rules.parse(rules)
         except HeartsError as e:
             errors.append(f"line {_line(first, 'HeartsRules', record)}: [HeartsRules] {e}")
-        except RecursionError:   # json's own limit, on absurdly nested values
-            errors.append(f"line {_line(first, 'HeartsRules', record)}: [HeartsRules] nested too deeply")
     if leader := record.tags.get("HeartsLeader", "").strip():
         try:
             record.leader = Seat.parse(leader)
@@ -656,7 +678,7 @@ def _read_deal(record: Record, value: str, line: int, context: _Context, errors:
 
 # -- the play section --------------------------------------------------------------------------
 _PLAY_PART = re.compile(r"""
-    (?P<card>[A-Za-z0-9-]+)
+    (?P<card>[A-Za-z0-9""" + "".join(SUIT_SYMBOLS) + r"""-]+)
   | (?P<suffix>[!?]+)
   | (?P<note>=[^=\s]*=?)
   | (?P<nag>\$[A-Za-z0-9]*)
@@ -762,7 +784,8 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
 
 
 def _play_card(token: str) -> Card:
-    t = token.upper()
+    """A card of the play section: suit letter (or symbol, as SPEC §1 allows) then rank."""
+    t = "".join(SUIT_SYMBOLS.get(ch, ch) for ch in token).upper()
     if len(t) < 2 or t[0] not in SUITS or t[1:] not in (*RANKS, "10"):
         raise ValueError(token)
     return Card.parse(t)
@@ -775,6 +798,9 @@ def _read_passing(record: Record, first: Mapping[str, _Tag], errors: list[str]) 
     if not direction and not passed:
         return
     line = _line(first, "HeartsPass" if "HeartsPass" in first else "HeartsPassed", record)
+    if not direction:
+        errors.append(f"line {line}: [HeartsPassed] needs a [HeartsPass] tag (left, right or across)")
+        return
     if direction not in PASS_DIRECTIONS:
         errors.append(f"line {line}: [HeartsPass] must be left, right, across or hold, "
                       f"got {record.tags.get('HeartsPass', '')!r}")
