@@ -94,31 +94,41 @@ cdef inline double _now() noexcept nogil:
 # the searches, which stop at their next check as when their time is up, and passes it on to
 # Python's, which raises KeyboardInterrupt once the search has returned. A handler that Python
 # code installs later replaces this one: its searches then run to the end as before.
+# ``watch_signal`` does the same for another signal whose Python handler is installed.
 cdef extern from *:
     """
     #include <signal.h>
     static volatile sig_atomic_t hdd_interrupted = 0;
-    static struct sigaction hdd_python_action;
-    static void hdd_on_sigint(int sig) {
+    static struct sigaction hdd_python_action[NSIG];
+    static void hdd_on_signal(int sig) {
         hdd_interrupted = 1;
-        if (hdd_python_action.sa_handler != SIG_DFL && hdd_python_action.sa_handler != SIG_IGN)
-            hdd_python_action.sa_handler(sig);
+        if (hdd_python_action[sig].sa_handler != SIG_DFL
+                && hdd_python_action[sig].sa_handler != SIG_IGN)
+            hdd_python_action[sig].sa_handler(sig);
     }
-    static void hdd_watch_sigint(void) {
+    static void hdd_watch(int sig) {
         struct sigaction now;
-        if (sigaction(SIGINT, NULL, &now) != 0 || now.sa_handler == hdd_on_sigint
+        if (sig <= 0 || sig >= NSIG || sigaction(sig, NULL, &now) != 0
+                || now.sa_handler == hdd_on_signal
                 || now.sa_handler == SIG_IGN || now.sa_handler == SIG_DFL
                 || (now.sa_flags & SA_SIGINFO))
             return;  /* ignored, left to the system, or not a plain handler: not ours to wrap */
-        hdd_python_action = now;
-        now.sa_handler = hdd_on_sigint;
-        sigaction(SIGINT, &now, NULL);
+        hdd_python_action[sig] = now;
+        now.sa_handler = hdd_on_signal;
+        sigaction(sig, &now, NULL);
     }
     """
     int hdd_interrupted
-    void hdd_watch_sigint()
+    void hdd_watch(int sig)
+    enum: SIGINT
 
-hdd_watch_sigint()
+hdd_watch(SIGINT)
+
+
+def watch_signal(int signum):
+    """Let ``signum``, whose Python handler is installed, stop every search at once as Ctrl-C
+    does (then the handler runs)."""
+    hdd_watch(signum)
 
 
 def clear_interrupt():

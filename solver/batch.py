@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable, Generator, Iterable, Iterator
@@ -67,9 +68,10 @@ def rules_json(rules: Rules) -> str | dict[str, Any]:
 
 def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) -> dict[str, Any]:
     """The result object of one record (SPEC §6 keys first). Never raises for bad records."""
-    out: dict[str, Any] = {"index": record.index, "deal": None, "players": None, "error": None,
-                           "line": record.line, "board": record.board, "rules": None,
-                           "leader": None, "play": None, "review": None}
+    out: dict[str, Any] = {"index": record.index, "deal": None, "players": None, "error": None}
+    if record.source is not None:
+        out["file"] = record.source
+    out.update(line=record.line, board=record.board, rules=None, leader=None, play=None, review=None)
     errors = list(record.errors)
     if record.passing is not None:
         out["pass"] = record.passing.to_json()
@@ -139,9 +141,28 @@ def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict
     return [annotate_record(r, options, solver) for r in records]
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them itself."""
+_STOPS = {signal.SIGTERM, signal.SIGHUP}
+
+
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C and a hang-up to the parent, which stops them itself, with SIGTERM
+    (blocked in the fork server they come from: see _servers_shielded)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+
+
+@contextmanager
+def _servers_shielded() -> Iterator[None]:
+    """SIGTERM and SIGHUP blocked while a pool starts its server processes, which keep the mask
+    for life: a signal sent to the whole process group then leaves the fork server and the
+    resource tracker alive, and the parent, which stops the pool, does not wait on a pool that
+    lost them. (Blocking, unlike ignoring, leaves this process's handlers as they are.)"""
+    kept = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, kept)
 
 
 class _Runner:
@@ -164,7 +185,8 @@ class _Processes(_Runner):
     def __init__(self, jobs: int) -> None:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        self.pool = context.Pool(jobs, initializer=_ignore_sigint)
+        with _servers_shielded():
+            self.pool = context.Pool(jobs, initializer=_worker_signals)
         self.width = jobs
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:

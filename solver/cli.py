@@ -1,8 +1,11 @@
 """The ``hearts-dd`` command: thin over the library. Bad input exits 2 with one line on stderr."""
 from __future__ import annotations
 
+import io
 import json
 import os
+import signal
+import stat
 import sys
 import threading
 import time
@@ -11,10 +14,11 @@ from typing import IO
 
 import click
 
+from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import annotate, moon, os_error_line, progress
+from .cli_records import Seconds, annotate, moon, os_error_line, progress
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
@@ -69,7 +73,7 @@ def cli() -> None:
                    "move (with --input: for lines without a player).")
 @click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
-@click.option("--input", "input_file", type=click.File("r", encoding="utf-8-sig", errors="replace"),
+@click.option("--input", "input_file", type=click.File("rb"),
               default=None,
               help="Instead of --deal: analyze every position of a JSON Lines file ('-': standard "
                    "input), one object a line with deal, play, rules, leader, player and an id to "
@@ -77,14 +81,14 @@ def cli() -> None:
                    "line had an error).")
 @click.option("--table-mb", type=click.IntRange(1, 256), default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
-@click.option("--time-limit", type=click.FloatRange(0), default=0.0,
+@click.option("--time-limit", type=Seconds(), default=0.0,
               help="Seconds before giving up (0: none; with --input: for each position).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
                    "searched by two, far enough from the end to pay [default: all cores].")
 def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: str | None,
             player: str | None, line_for: str | None, as_json: bool, table_mb: int,
-            time_limit: float, threads: int | None, input_file: IO[str] | None) -> None:
+            time_limit: float, threads: int | None, input_file: IO[bytes] | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
     if (deal_text is None) == (input_file is None):
         fail("analyze: give --deal, or --input with one position a line")
@@ -100,7 +104,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     solver = Solver(table_mb=table_mb, time_limit=time_limit,
                     threads=threads or default_jobs())
     if input_file is not None:
-        sys.exit(_analyze_lines(solver, input_file, rules, Seat.parse(player) if player else None))
+        # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
+        text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="replace", newline="\n")
+        sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
     line = None
@@ -201,6 +207,8 @@ def _count_lines(stream: IO[str]) -> int | None:
     if not isinstance(name, str) or name in ("-", "<stdin>"):
         return None
     try:
+        if not stat.S_ISREG(os.stat(name).st_mode):   # a pipe can be read only once
+            return None
         with open(name, "rb") as f:
             return sum(1 for text in f if text.strip())
     except OSError:
@@ -212,8 +220,24 @@ cli.add_command(annotate)
 cli.add_command(moon)
 
 
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP: unwound like Ctrl-C, so that no half-written output is left."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
 def main() -> None:
-    """Entry point: click's own usage errors are also reduced to one line, exit 2."""
+    """Entry point: click's own usage errors are also reduced to one line, exit 2; SIGTERM and
+    SIGHUP stop a search at once, as Ctrl-C does, and exit 128 + the signal's number."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stop)
+        watch_signal(signum)
     try:
         cli.main(standalone_mode=False)
     except click.UsageError as e:
@@ -225,6 +249,8 @@ def main() -> None:
         fail("interrupted", code=130)
     except KeyboardInterrupt:
         fail("interrupted", code=130)
+    except Stopped as e:
+        fail(f"stopped by {signal.Signals(e.signum).name}", code=128 + e.signum)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,14 @@ else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output 
 """
 from __future__ import annotations
 
+import math
 import os
+import stat
 import sys
 import tempfile
 import time
-from contextlib import closing, contextmanager
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
+from contextlib import closing, contextmanager, suppress
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, NoReturn, Sequence
 
 import click
 
@@ -19,10 +21,24 @@ from .batch import AnnotateOptions, annotate_stream, default_jobs
 from .errors import HeartsError
 from .pbn import Record, count_games, read_records
 from .rules import Rules
-from .writers import FORMATS, format_for, make_writer, moon_story
+from .writers import FORMATS, format_for, make_writer, moon_story, record_place
 
 INPUTS = click.argument("inputs", nargs=-1, required=True,
                         type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+
+
+class Seconds(click.FloatRange):
+    """Seconds, 0 or more: a float range that also refuses ``nan`` (which compares false with
+    every bound, so a range lets it through, and as a time limit it would mean none)."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if math.isnan(seconds):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return seconds
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -31,59 +47,110 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise SystemExit(code)  # not reached: fail exits
 
 
-def _records(paths: Iterable[str]) -> Iterator[Record]:
-    """The records of every input in turn, numbered across all of them."""
+def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
+    """The records of every input in turn, numbered across all of them, each with its file
+    when there are several. An input that cannot be read is reported on stderr and added to
+    ``unreadable``; the others are still read."""
     index = 0
     for path in paths:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
         try:
-            for record in read_records(stream, first_index=index):
-                index = record.index + 1
-                yield record
-        finally:
-            if stream is not sys.stdin.buffer:
-                stream.close()
+            stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+            try:
+                for record in read_records(stream, first_index=index):
+                    index = record.index + 1
+                    if len(paths) > 1:
+                        record.source = path
+                    yield record
+            finally:
+                if stream is not sys.stdin.buffer:
+                    stream.close()
+        except OSError as e:
+            name = "standard input" if path == "-" else path
+            click.echo(f"hearts-dd: error: {name}: {e.strerror or e} (its records from there on "
+                       f"are missing)", err=True)
+            unreadable.append(path)
 
 
 def _total(paths: Iterable[str]) -> int | None:
-    """Records to expect, for the progress bar (None when an input is standard input)."""
+    """Records to expect, for the progress bar: None unless every input is a regular file (a
+    pipe, standard input included, can be read only once)."""
     total = 0
     for path in paths:
-        if path == "-":
-            return None
-        with open(path, "rb") as f:
-            total += count_games(f)
+        try:
+            if path == "-" or not stat.S_ISREG(os.stat(path).st_mode):
+                return None
+            with open(path, "rb") as f:
+                total += count_games(f)
+        except OSError:
+            return None     # reading it for real reports the error
     return total
 
 
 @contextmanager
 def _output(path: str | None) -> Iterator[BinaryIO]:
-    """Standard output, or a temporary file renamed to ``path`` only once all went well."""
+    """Standard output; a device or a pipe, written as it comes; or a temporary file that
+    replaces the file ``path`` names (through a symbolic link) only once all went well, with
+    that file's permissions, or those a new file gets."""
     if path in (None, "-"):
         yield sys.stdout.buffer
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    target = os.path.realpath(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part")
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
     except OSError as e:
         _fail(f"cannot write {path}: {e.strerror}")
+    tmp = None
     try:
-        with os.fdopen(fd, "wb") as out:
-            yield out
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            out = open(target, "wb")
+        else:
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target),
+                                       prefix=f".{os.path.basename(target)}.", suffix=".part")
+            out = os.fdopen(fd, "wb")
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
+    except OSError as e:
+        if tmp is not None:
+            os.unlink(tmp)
+        _fail(f"cannot write {path}: {e.strerror}")
+    written = False
+    try:
+        yield out
+        out.close()
+        if tmp is not None:
+            os.replace(tmp, target)
+        written = True
+    except OSError as e:
+        error = e
+    finally:
+        if not written:
+            with suppress(OSError):
+                out.close()
+            if tmp is not None:
+                with suppress(OSError):
+                    os.unlink(tmp)
+    if not written:
+        _fail(f"cannot write {path}: {error.strerror or error}")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
-         chunk_size: int, write: Any) -> int:
-    """Annotate, hand each pair to ``write``, print the summary; the exit status to use."""
+         chunk_size: int, write: Any, output: str | None = None) -> int:
+    """Annotate, hand each pair to ``write`` (to ``output``: a path, or None for standard
+    output), print the summary; the exit status to use."""
     t0 = time.perf_counter()
     records = annotated = failed = 0
+    unreadable: list[str] = []
     try:
-        stream = annotate_stream(_records(paths), options, jobs or default_jobs(), dask, chunk_size)
+        stream = annotate_stream(_records(paths, unreadable), options, jobs or default_jobs(), dask,
+                                 chunk_size)
         shown = sys.stderr.isatty()
         with closing(stream), progress(shown, lambda: _total(paths), "record") as step:
             for record, result in stream:
@@ -94,11 +161,13 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
                 step()
     except HeartsError as e:
         _fail(str(e))
-    except OSError as e:
-        _fail(os_error_line(e))
-    click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors, "
+    except OSError as e:   # inputs report their own: this is the output's
+        _fail(os_error_line(e) if e.filename else
+              f"cannot write {output or 'standard output'}: {e.strerror or e}")
+    lost = f", {len(unreadable)} input(s) not read to the end" if unreadable else ""
+    click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors{lost}, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
-    return 1 if failed else 0
+    return 1 if failed or unreadable else 0
 
 
 @contextmanager
@@ -127,8 +196,6 @@ def _rules(text: str | None) -> Rules | None:
         return Rules.parse(text) if text is not None else None
     except HeartsError as e:
         _fail(f"--rules: {e}")
-    except RecursionError:   # json's own limit, on absurdly nested values
-        _fail("--rules: nested too deeply")
 
 
 _common = [
@@ -138,7 +205,7 @@ _common = [
                  help="Worker processes (default: all cores)."),
     click.option("--dask", "dask", default=None, metavar="ADDRESS|local",
                  help="Run on a Dask cluster (scheduler address, or 'local'); needs the dask extra."),
-    click.option("--time-limit", type=click.FloatRange(0), default=0.0, show_default=True,
+    click.option("--time-limit", type=Seconds(), default=0.0, show_default=True,
                  help="Seconds per record before it is given up with an error (0: none)."),
     click.option("--chunk-size", type=click.IntRange(1), default=8, show_default=True,
                  help="Records sent to a worker at a time."),
@@ -170,10 +237,8 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     options = AnnotateOptions(_rules(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
-        try:
-            status = _run(inputs, options, jobs, dask, chunk_size, writer.write)
-        finally:
-            writer.close()
+        status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output)
+        writer.close()      # not after a failure: what it flushes is not kept
     sys.exit(status)
 
 
@@ -200,9 +265,7 @@ def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: i
 
 
 def moon_line(result: dict[str, Any]) -> str:
-    """``Record 3 (line 20, board 2): at the start W; W could force it ...``."""
-    where = f"Record {result['index']} (line {result['line']}"
-    where += f", board {result['board']})" if result.get("board") else ")"
+    """``Record 3 (games.pbn line 20, board 2): at the start W; W could force it ...``."""
     parts = []
     players = result.get("players")
     if players is not None:
@@ -212,4 +275,4 @@ def moon_line(result: dict[str, Any]) -> str:
         parts += moon_story(result["review"])
     if result.get("error"):
         parts.append(f"error: {result['error']}")
-    return f"{where}: " + "; ".join(parts)
+    return f"{record_place(result)}: " + "; ".join(parts)

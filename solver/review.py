@@ -99,15 +99,17 @@ def replay(start: Position, recorded: RecordedPlay) -> Replay:
             continue
         leader = pos.to_move
         assert leader is not None
+        missing = None
         for k in range(4):
             seat = leader.next(k)
             slot = row[(seat - recorded.seat) % 4]
             if not isinstance(slot, Card):
                 stopped = True
+                missing = missing or seat
                 continue
             if stopped:
-                return Replay(start, tuple(cards), f"trick {number}: {seat}'s {slot} is recorded "
-                                                   f"after a missing card ('-' or '+')")
+                return Replay(start, tuple(cards), f"trick {number}: {seat}'s {slot} is recorded, "
+                                                   f"but {missing}'s card before it is missing")
             try:
                 pos = pos.play(slot)
             except PlayError as e:

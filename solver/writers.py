@@ -42,7 +42,7 @@ class JsonlWriter(Writer):
         self.out.write(json.dumps(result, ensure_ascii=False).encode("utf-8") + b"\n")
 
 
-CSV_COLUMNS = (["index", "line", "board", "deal", "rules", "leader", "error"]
+CSV_COLUMNS = (["index", "file", "line", "board", "deal", "rules", "leader", "error"]
                + [f"{s}_{k}" for s in SEATS for k in ("guarantee", "moon_possible")]
                + ["play"] + [f"{s}_cost" for s in SEATS] + [f"{s}_moon_lost" for s in SEATS]
                + [f"{s}_score" for s in SEATS] + ["shot_the_foot"])
@@ -50,7 +50,7 @@ CSV_COLUMNS = (["index", "line", "board", "deal", "rules", "leader", "error"]
 
 def csv_row(result: dict[str, Any]) -> dict[str, Any]:
     """One flat row: costs summed per seat, a lost moon as ``trick:card``."""
-    row: dict[str, Any] = {k: result.get(k) for k in CSV_COLUMNS[:7]}
+    row: dict[str, Any] = {k: result.get(k) for k in CSV_COLUMNS[:CSV_COLUMNS.index("error") + 1]}
     if isinstance(row["rules"], dict):
         row["rules"] = json.dumps(row["rules"])
     for seat in SEATS:
@@ -138,10 +138,25 @@ _LINE_PREFIX = re.compile(r"(^|; )line \d+: ")
 
 
 class PbnWriter(Writer):
-    """The input, byte for byte, with each game's annotation tags replaced by new ones."""
+    """The input, byte for byte, with each game's annotation tags replaced by new ones. Where
+    a file's last game ends without a blank line and another file's games follow, a newline or
+    two keep the two games apart."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        super().__init__(out)
+        self._tail = b"\n\n"     # the last bytes written
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
-        self.out.write(record.before + annotated_game(record, result) + record.after)
+        data = record.before + annotated_game(record, result) + record.after
+        if not _GAME_ENDED.search(self._tail):
+            newline = b"\r\n" if self._tail.endswith(b"\r\n") or b"\r\n" in data else b"\n"
+            data = (newline if self._tail.endswith(b"\n") else newline * 2) + data
+        self.out.write(data)
+        self._tail = (self._tail + data)[-_TAIL:]
+
+
+_TAIL = 256
+_GAME_ENDED = re.compile(rb"\n[ \t\r\x0b\x0c\x1a]*\n\Z")   # a semi-empty line ends a game
 
 
 def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
@@ -170,10 +185,15 @@ class TextWriter(Writer):
         self.out.write(("\n".join(text_report(result)) + "\n\n").encode("utf-8"))
 
 
+def record_place(result: dict[str, Any]) -> str:
+    """``Record 3 (games.pbn line 20, board 2)``: where a result's record is."""
+    source = f"{result['file']} " if result.get("file") else ""
+    board = f", board {result['board']}" if result.get("board") else ""
+    return f"Record {result['index']} ({source}line {result['line']}{board})"
+
+
 def text_report(result: dict[str, Any]) -> list[str]:
-    head = f"Record {result['index']} (line {result['line']}"
-    head += f", board {result['board']})" if result.get("board") else ")"
-    lines = [head]
+    lines = [record_place(result)]
     if result.get("deal"):
         lines.append(f"  {result['deal']}   rules: {rules_text(result['rules'])}, "
                      f"{result['leader'] or 'nobody'} leads")

@@ -75,16 +75,21 @@ def test_time_limit_is_exit_3_with_one_line() -> None:
     assert "time limit" in result.stderr
 
 
-@pytest.mark.parametrize("threads", ["1", "2"])
-def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str) -> None:
+@pytest.mark.parametrize("threads, signum, status, message", [
+    ("1", signal.SIGINT, 130, "interrupted"), ("2", signal.SIGINT, 130, "interrupted"),
+    ("1", signal.SIGTERM, 143, "stopped by SIGTERM"), ("2", signal.SIGHUP, 129, "stopped by SIGHUP"),
+])
+def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: int, status: int,
+                                                          message: str) -> None:
     """The search runs without the GIL, where Python never sees the signal: the engine must
-    notice Ctrl-C itself (it used to run on to the end of the solve, here about half a minute)."""
+    notice Ctrl-C itself (it used to run on to the end of the solve, here about half a minute),
+    and so SIGTERM and SIGHUP."""
     hard = Deal.random(2).pbn()
     proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", hard, "--threads", threads, "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)  # past start-up, into the search
     start = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     try:
         out, err = proc.communicate(timeout=20)
     finally:
@@ -92,8 +97,8 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str) -> None:
             proc.kill()
             proc.wait()
     assert time.monotonic() - start < 5
-    assert proc.returncode == 130 and out == ""
-    assert err.strip() == "hearts-dd: error: interrupted"
+    assert proc.returncode == status and out == ""
+    assert err.strip() == f"hearts-dd: error: {message}"
 
 
 EDIT_CHARS = "AKQJT98765432.: NESWnesw-CHDShdc10♠♥{}[],\"x"

@@ -88,6 +88,10 @@ def test_several_inputs_and_standard_input_are_numbered_in_turn():
     results = [json.loads(line) for line in p.stdout.decode().splitlines()]
     assert [r["index"] for r in results] == list(range(10))
     assert results[0]["players"] == results[5]["players"]
+    assert [r["file"] for r in results] == [str(SAMPLE)] * 5 + ["-"] * 5      # which file each is from
+    text = run("annotate", str(SAMPLE), "-", "-j", "1", "--format", "text", stdin=SAMPLE.read_bytes())
+    assert "\nRecord 5 (- line 1, board 1)\n" in text.stdout.decode()
+    assert "file" not in json.loads(run("annotate", str(SAMPLE), "-j", "1").stdout.splitlines()[0])
 
 
 def test_pbn_output_keeps_the_input_and_reannotating_changes_nothing(tmp_path):
@@ -164,23 +168,118 @@ def test_an_unwritable_output_leaves_nothing_behind(tmp_path):
     assert p.returncode == 2 and len(p.stderr.decode().strip().splitlines()) == 1
 
 
-def test_ctrl_c_leaves_no_output_file(tmp_path):
+@pytest.mark.parametrize("signum, jobs, group, status, message", [
+    (signal.SIGINT, "2", True, 130, "interrupted"),            # a terminal's Ctrl-C
+    (signal.SIGTERM, "1", False, 143, "stopped by SIGTERM"),    # kill
+    (signal.SIGTERM, "2", True, 143, "stopped by SIGTERM"),     # a job scheduler's stop
+    (signal.SIGHUP, "2", True, 129, "stopped by SIGHUP"),       # the terminal closed
+])
+def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, status, message):
     source = tmp_path / "slow.pbn"
     # about 15 s of work for two processes (400 records took 3 s and sometimes ended before the
-    # interrupt): the interrupt must find it running however fast the solver gets
+    # interrupt): the signal must find it running however fast the solver gets
     source.write_bytes(endgame_file(2000, seed=5, hand_size=8, play_cards=32))
     out = tmp_path / "out.pbn"
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o", str(out),
-                              "-j", "2"], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
+                              "-j", jobs], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)},
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(3)
-    assert child.poll() is None, "finished before it could be interrupted"
-    os.killpg(child.pid, signal.SIGINT)                  # what a terminal's Ctrl-C does
+    assert child.poll() is None, "finished before it could be stopped"
+    start = time.monotonic()
+    if group:
+        os.killpg(child.pid, signum)
+    else:
+        os.kill(child.pid, signum)
     _, err = child.communicate(timeout=30)
-    assert child.returncode == 130
-    assert err.decode().strip() == "hearts-dd: error: interrupted"
+    assert time.monotonic() - start < 5                     # a search in progress stops at once
+    assert child.returncode == status
+    assert err.decode().strip() == f"hearts-dd: error: {message}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.pbn"]
+
+
+def _annotate_to(tmp_path: Path, out: Path, *more: str, preexec=None) -> subprocess.CompletedProcess:
+    small = tmp_path / "small.pbn"
+    small.write_bytes(endgame_file(40, seed=8, hand_size=2, play_cards=4))
+    return subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(small), "-j", "1",
+                           "-o", str(out), *more], capture_output=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=preexec)
+
+
+def test_output_through_a_link_replaces_the_file_it_names_with_its_permissions(tmp_path):
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    real.chmod(0o640)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    assert _annotate_to(tmp_path, link).returncode == 0
+    assert link.is_symlink() and len(real.read_text().splitlines()) == 40
+    assert real.stat().st_mode & 0o777 == 0o640
+    new = tmp_path / "new.jsonl"
+    assert _annotate_to(tmp_path, new, preexec=lambda: os.umask(0o022)).returncode == 0
+    assert new.stat().st_mode & 0o777 == 0o644                 # as any new file, not 0600
+
+
+def test_output_to_a_device_or_a_pipe_writes_to_it(tmp_path):
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert _annotate_to(tmp_path, fifo).returncode == 0
+    reader.join(timeout=60)
+    assert len(got[0].splitlines()) == 40 and fifo.is_fifo()
+    full = _annotate_to(tmp_path, Path("/dev/full"))
+    assert full.returncode == 2
+    assert full.stderr.decode().strip() == "hearts-dd: error: cannot write /dev/full: No space left on device"
+
+
+def test_a_failed_write_is_one_line_and_leaves_nothing_behind(tmp_path):
+    import resource
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # writes past the limit fail (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    p = _annotate_to(tmp_path, tmp_path / "out.jsonl", preexec=small_files)
+    assert p.returncode == 2
+    assert p.stderr.decode().strip() == f"hearts-dd: error: cannot write {tmp_path / 'out.jsonl'}: File too large"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["small.pbn"]
+
+
+def test_an_unreadable_input_is_reported_and_the_others_are_annotated():
+    if not Path("/proc/self/mem").exists():
+        pytest.skip("needs /proc/self/mem, a file that fails to read")
+    p = run("annotate", str(SAMPLE), "/proc/self/mem", "-j", "1")
+    assert p.returncode == 1
+    assert len(p.stdout.decode().splitlines()) == 5                       # the sample's records
+    first, last = p.stderr.decode().strip().splitlines()
+    assert first.startswith("hearts-dd: error: /proc/self/mem: ") and "missing" in first
+    assert "1 input(s) not read to the end" in last
+
+
+def test_the_progress_bar_does_not_read_a_pipe_before_the_run(tmp_path):
+    import threading
+
+    from solver.cli_records import _total
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(SAMPLE.read_bytes()))
+    writer.start()
+    assert _total([str(SAMPLE), str(fifo)]) is None
+    assert fifo.read_bytes() == SAMPLE.read_bytes()          # still all there for the run
+    writer.join(timeout=10)
+    assert _total([str(SAMPLE)]) == 5
+
+
+def test_pbn_output_of_several_files_keeps_their_games_apart(tmp_path):
+    one = tmp_path / "one.pbn"
+    one.write_bytes(endgame_file(3, seed=9, hand_size=2, play_cards=4).rstrip(b"\n"))   # no newline
+    p = run("annotate", str(one), str(one), "--format", "pbn", "-j", "1")
+    assert p.returncode == 0
+    records = list(read_records(io.BytesIO(p.stdout)))
+    assert len(records) == 6 and all(r.errors == [] for r in records)
 
 
 def test_a_progress_bar_on_a_terminal_only(tmp_path):

@@ -60,7 +60,7 @@ def test_a_continuation_mark_ends_the_play_where_it_stands_in_play_order():
     r = replay(start, play("W", "C2 SA SK D3", "+ - - -"))
     assert len(r.cards) == 4 and r.error is None
     late = replay(start, play("W", "C2 SA SK D3", "+ HK - -"))
-    assert late.error == "trick 2: N's HK is recorded after a missing card ('-' or '+')"
+    assert late.error == "trick 2: N's HK is recorded, but W's card before it is missing"
     later = replay(start, play("W", "C2 SA SK -", "D2 HK HA HQ"))
     assert later.error == "trick 2: D2 is recorded, but a card is missing before it"
 
