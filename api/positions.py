@@ -42,7 +42,7 @@ def positions_of(body: PositionRequest) -> tuple[Position, Position]:
     rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
     deal = _read("deal", "invalid-deal", Deal.parse, body.deal)
     start = _read("leader", "invalid-leader", Position.start, deal, rules, body.leader)
-    return start, _read("play", "illegal-play", start.play_all, body.play)
+    return start, _read("play", "illegal-play", start.play_all, body.play or "")
 
 
 @bp.post("/analyze")

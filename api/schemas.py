@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from solver.rules import FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS
@@ -21,6 +21,19 @@ if TYPE_CHECKING:  # a Literal built at run time is opaque to type checkers
     PresetName = str
 else:
     PresetName = Literal[tuple(PRESETS)]
+
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+# in requests, either case, as the command line and the positions of /analyses take them
+SeatInput = Annotated[SeatName, BeforeValidator(_upper)]
+PresetInput = Annotated[PresetName, BeforeValidator(_lower)]
 RuleValue = Annotated[int, Field(ge=-1000, le=1000)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
@@ -38,7 +51,7 @@ class RuleSet(TypedDict, total=False):
 
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
 
-    preset: Annotated[PresetName, Field(description=KEY_DESCRIPTIONS["preset"])]
+    preset: Annotated[PresetInput, Field(description=KEY_DESCRIPTIONS["preset"])]
     values: Annotated[dict[str, RuleValue], Field(description=KEY_DESCRIPTIONS["values"],
                                                   examples=[{"H": 1, "SQ": 13, "DJ": -10}])]
     moon: Annotated[Literal[MOON_MODES], Field(description=KEY_DESCRIPTIONS["moon"])]  # type: ignore[valid-type]
@@ -56,7 +69,7 @@ def _rules_shape(value: Any) -> str:
 
 
 RulesSpec = Annotated[
-    Union[Annotated[PresetName, Tag(RULES_AS_PRESET)], Annotated[RuleSet, Tag(RULES_AS_OBJECT)]],
+    Union[Annotated[PresetInput, Tag(RULES_AS_PRESET)], Annotated[RuleSet, Tag(RULES_AS_OBJECT)]],
     Discriminator(_rules_shape),
     Field(description="a preset name, or a rule object (SPEC §2); standard when omitted",
           examples=["omnibus", {"preset": "standard", "moon": "subtract"}]),
@@ -72,10 +85,11 @@ class PositionRequest(BaseModel):
     deal: str = Field(max_length=256, description="PBN deal: first seat, then the four hands "
                       "clockwise, each spades.hearts.diamonds.clubs; one hand may be '-'",
                       examples=[EXAMPLE_DEAL])
-    play: str = Field("", max_length=1024, description="cards played so far, in order, "
-                      "separated by spaces", examples=[EXAMPLE_PLAY])
+    play: Optional[str] = Field(None, max_length=1024, description="cards played so far, in "
+                                "order, separated by spaces; none when omitted",
+                                examples=[EXAMPLE_PLAY])
     rules: Optional[RulesSpec] = None
-    leader: Optional[SeatName] = Field(None, description="seat leading trick 1; needed with a "
+    leader: Optional[SeatInput] = Field(None, description="seat leading trick 1; needed with a "
                                        "free first lead (or a deal without clubs)")
 
 
@@ -83,10 +97,10 @@ class AnalyzeRequest(PositionRequest):
     """A position, and optionally the one seat to answer for (as ``hearts-dd analyze --player``)
     and the seat to give an optimal line for (``--line``)."""
 
-    player: Optional[SeatName] = Field(None, description="answer only for this seat, with its cards' "
+    player: Optional[SeatInput] = Field(None, description="answer only for this seat, with its cards' "
                                        "values when it (or its partner) is to move, else no "
                                        "`moves`; every seat when omitted")
-    line: Optional[SeatName] = Field(None, description="also an optimal line to the end of the "
+    line: Optional[SeatInput] = Field(None, description="also an optimal line to the end of the "
                                      "hand for this seat (it plays to lower its score, the others "
                                      "to raise it), as `line` in the answer")
 
@@ -106,7 +120,7 @@ class AnalysesRequest(BaseModel):
                                  "handed back); a position that cannot be read is answered "
                                  "with its own `error`, and the others still are")
     rules: Optional[RulesSpec] = Field(None, description="rules of the positions without their own")
-    player: Optional[SeatName] = Field(None, description="the one seat to answer for, for the "
+    player: Optional[SeatInput] = Field(None, description="the one seat to answer for, for the "
                                        "positions without their own `player`")
 
 
@@ -236,7 +250,7 @@ class AnnotateQuery(BaseModel):
 
     format: Literal["jsonl", "pbn", "csv"] = Field(
         "jsonl", description="JSON Lines (SPEC §6), the PBN text back with annotation tags, or CSV")
-    rules: Optional[PresetName] = Field(None, description="preset for records without a "
+    rules: Optional[PresetInput] = Field(None, description="preset for records without a "
                                         "[HeartsRules] tag (default standard); other rule sets go "
                                         "in the records' own [HeartsRules] tags, as JSON")
 

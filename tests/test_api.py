@@ -113,6 +113,21 @@ def test_analyze_with_a_line_answers_as_the_cli(base_url, case):
     assert without_volatile(got) == without_volatile(cli_answer(body))
 
 
+def test_seats_and_presets_in_either_case_and_no_play_as_the_command_line_takes_them(base_url):
+    """As ``hearts-dd analyze`` and the positions of ``/analyses`` take them."""
+    case = next(c for c in CASES if c.get("leader"))
+    body = dict(request_of(case), player="N", line="E")
+    loose = dict(body, leader=body["leader"].lower(), player="n", line="e")
+    if isinstance(body.get("rules"), str):
+        loose["rules"] = body["rules"].upper()
+    got = post(base_url, "analyze", json=loose)
+    assert got.status_code == 200, got.text
+    assert without_volatile(got.json()) == without_volatile(post(base_url, "analyze", json=body).json())
+    none = post(base_url, "analyze", json={"deal": FULL_DEAL, "play": None, "rules": {"preset": "Omnibus"},
+                                           "player": "n"})
+    assert none.status_code == 422 and "budget" in none.text      # read, then over the test budget
+
+
 def test_a_line_for_no_seat_is_a_problem(base_url):
     assert_problem(post(base_url, "analyze", json={"deal": FULL_DEAL, "line": "X"}), 422,
                    "invalid-request", "line:")
