@@ -234,10 +234,12 @@ def _stop(signum: int, frame: object) -> None:
 
 def main() -> None:
     """Entry point: click's own usage errors are also reduced to one line, exit 2; SIGTERM and
-    SIGHUP stop a search at once, as Ctrl-C does, and exit 128 + the signal's number."""
+    SIGHUP stop a search at once, as Ctrl-C does, and exit 128 + the signal's number (unless
+    they were ignored when the command started, as under ``nohup``)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _stop)
-        watch_signal(signum)
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _stop)
+            watch_signal(signum)
     try:
         cli.main(standalone_mode=False)
     except click.UsageError as e:

@@ -198,6 +198,26 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.pbn"]
 
 
+def test_a_hang_up_under_nohup_does_not_stop_the_run(tmp_path):
+    source = tmp_path / "work.pbn"
+    source.write_bytes(endgame_file(900, seed=5, hand_size=7, play_cards=28))    # about 3 s
+
+    def like_nohup() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
+                              str(tmp_path / "out.jsonl"), "-j", "2"], cwd=ROOT, stderr=subprocess.PIPE,
+                             start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             preexec_fn=like_nohup)
+    time.sleep(1)
+    assert child.poll() is None, "finished before the hang-up"
+    os.killpg(child.pid, signal.SIGHUP)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 900
+
+
 def _annotate_to(tmp_path: Path, out: Path, *more: str, preexec=None) -> subprocess.CompletedProcess:
     small = tmp_path / "small.pbn"
     small.write_bytes(endgame_file(40, seed=8, hand_size=2, play_cards=4))
