@@ -14,7 +14,8 @@ from .schemas import Problem
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 
 _WHY = {
-    400: "the body is not valid JSON",
+    400: "the body could not be read whole (shorter than its Content-Length, a bad chunk, too "
+         "slow to arrive) or, for a JSON body, is not valid JSON",
     413: "the body is over the size limit",
     422: "a field is missing, has the wrong type or an impossible value (deal, rules, leader, "
          "play, player; no game in a PBN body), or the compute budget ran out",

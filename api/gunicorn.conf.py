@@ -2,9 +2,13 @@
 
 Solving is CPU-bound, so: sync workers, one per core, each with its own solver and
 transposition table. The request budgets (``api.config``) must stay well below ``timeout`` so a
-worker answers "budget exceeded" long before gunicorn would kill it: each worker checks that
-at start-up and refuses to boot otherwise. Workers are recycled after ``max_requests`` (with
-jitter, so they do not all restart at once). Command-line options override these values.
+worker answers "budget exceeded" long before gunicorn would kill it, and below
+``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:
+each worker checks that at start-up and refuses to boot otherwise. A client that sends its body
+too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence instead of holding a worker
+until gunicorn kills it (slow headers still do: facing untrusted clients, put a buffering proxy
+in front, as for any sync worker). Workers are recycled after ``max_requests`` (with jitter, so
+they do not all restart at once). Command-line options override these values.
 """
 import os
 import sys
@@ -14,7 +18,7 @@ bind = "127.0.0.1:8000"
 workers = os.cpu_count() or 1
 worker_class = "sync"
 timeout = 30
-graceful_timeout = 10
+graceful_timeout = 30
 max_requests = 1000
 max_requests_jitter = 100
 accesslog = "-"
@@ -22,18 +26,28 @@ accesslog = "-"
 # one host would clash over it, and the service needs none
 control_socket_disable = True
 
-# seconds between the longest request budget and the worker timeout
+# seconds between the longest request budget and the worker timeout (and the graceful one)
 BUDGET_MARGIN = 5
+# seconds a worker waits for the next bytes of a request body
+BODY_TIMEOUT = 10
 
 
 def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
-    """Refuse to serve when a request could outlive the worker timeout."""
+    """Refuse to serve when a request could outlive the worker timeout or a graceful stop."""
     config = worker.wsgi.config
     longest = max(config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"])
+    deadline = min(worker.cfg.timeout, worker.cfg.graceful_timeout)
     if not 0 < min(config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"]) \
-            or longest > worker.cfg.timeout - BUDGET_MARGIN:
+            or longest > deadline - BUDGET_MARGIN:
         worker.log.error("request budgets (SOLVER_TIME_LIMIT %g s, ANNOTATE_TIME_LIMIT %g s) must be "
-                         "set and at least %d s below the worker timeout (%d s)",
-                         config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"], BUDGET_MARGIN,
-                         worker.cfg.timeout)
+                         "set and at least %d s below the worker timeout (%d s) and the graceful "
+                         "timeout (%d s)", config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"],
+                         BUDGET_MARGIN, worker.cfg.timeout, worker.cfg.graceful_timeout)
         sys.exit(3)  # gunicorn's "worker failed to boot": the arbiter stops
+
+
+def pre_request(worker, req) -> None:  # type: ignore[no-untyped-def]
+    """A body read that waits ``BODY_TIMEOUT`` s for the client fails (a 400 problem)."""
+    sock = getattr(req.unreader, "sock", None)
+    if sock is not None:
+        sock.settimeout(BODY_TIMEOUT)

@@ -7,6 +7,7 @@ body (500) without a traceback; the traceback goes to the log.
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from typing import Any, Iterable, Mapping
 
 from apiflask import APIFlask
@@ -15,10 +16,11 @@ from flask import Request, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
 from pydantic import ValidationError
 from werkzeug.datastructures import Headers
-from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
+from gunicorn.http.errors import NoMoreData, ParseException
+from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from solver.analysis import SearchAborted
-from solver.errors import json_type
+from solver.errors import json_type, read_json
 from solver.report import proven_so_far
 
 from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
@@ -29,6 +31,7 @@ TYPE_PREFIX = "urn:hearts-dd:problem:"
 # kind -> (status, title); the type URI is TYPE_PREFIX + kind.
 KINDS: dict[str, tuple[int, str]] = {
     "invalid-json": (400, "Request body is not valid JSON"),
+    "incomplete-body": (400, "Request body could not be read"),
     "too-large": (413, "Request body too large"),
     "invalid-request": (422, "Request does not match the schema"),
     "invalid-deal": (422, "Invalid deal"),
@@ -82,19 +85,29 @@ def problem_of(kind: str, detail: str, errors: list[dict[str, str]] | None = Non
 
 # -- reading the body ------------------------------------------------------------------------
 class ProblemRequest(Request):
-    """A request whose unreadable JSON body is a 400 problem saying why."""
+    """A request whose unreadable JSON body is a 400 problem saying why, and whose body is read
+    whole or not at all: shorter than its Content-Length is a 400, and a chunked body over the
+    limit a 413 (werkzeug stops reading such a body at the limit and says nothing)."""
+
+    def get_data(self, cache: bool = True, as_text: bool = False,  # type: ignore[override]
+                 parse_form_data: bool = False) -> bytes | str:
+        data = super().get_data(cache=cache, as_text=False, parse_form_data=parse_form_data)
+        assert isinstance(data, bytes)
+        declared, limit = self.content_length, self.max_content_length
+        if declared is not None and len(data) < declared:
+            raise ApiProblem("incomplete-body", f"request body ended after {len(data)} of its "
+                             f"{declared} bytes")
+        if declared is None and limit is not None and len(data) >= limit \
+                and self.environ["wsgi.input"].read(1):
+            raise RequestEntityTooLarge()
+        return data.decode("utf-8", "replace") if as_text else data
 
     def on_json_loading_failed(self, e: ValueError | None) -> Any:
         if e is None:  # pragma: no cover - bodies are always read with force=True
             raise ApiProblem("invalid-json", "expected a JSON body (Content-Type: application/json)")
         if not self.get_data(cache=True):
             raise ApiProblem("invalid-json", "request body is empty; expected a JSON object")
-        if isinstance(e, UnicodeDecodeError):
-            raise ApiProblem("invalid-json", f"request body is not UTF-8 text (byte {e.start})")
-        if isinstance(e, json.JSONDecodeError):
-            raise ApiProblem("invalid-json", f"request body is not valid JSON: {e.msg} at line "
-                             f"{e.lineno}, column {e.colno}")
-        raise ApiProblem("invalid-json", f"request body is not valid JSON: {e}")
+        raise ApiProblem("invalid-json", f"request body is not valid JSON: {e}")   # read_json's
 
 
 class SafeJSONProvider(DefaultJSONProvider):
@@ -104,14 +117,7 @@ class SafeJSONProvider(DefaultJSONProvider):
     sort_keys = False
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
-        try:
-            return super().loads(s, **kwargs)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise
-        except RecursionError:
-            raise ValueError("nested too deeply") from None
-        except ValueError:     # int's limit on the digits it converts
-            raise ValueError("a number has too many digits") from None
+        return read_json(s, lines=True)     # its JsonError is a ValueError, as Flask expects
 
 
 # -- validation errors -----------------------------------------------------------------------
@@ -152,12 +158,15 @@ def validation_problem(error: ValidationError) -> Response:
 def _drain_body() -> None:
     """Read and drop an unread body so the client sees the answer rather than a reset."""
     stream = request.environ.get("wsgi.input")
-    left = min(request.content_length or 0, _DRAIN_CAP)
-    while stream is not None and left > 0:
-        chunk = stream.read(min(left, 1 << 16))
-        if not chunk:
-            break
-        left -= len(chunk)
+    left = request.content_length or 0
+    if left > _DRAIN_CAP:       # more than is worth waiting for: the client may see a reset
+        return
+    with suppress(OSError, ValueError, ParseException):   # a client too slow or gone: no matter
+        while stream is not None and left > 0:
+            chunk = stream.read(min(left, 1 << 16))
+            if not chunk:
+                break
+            left -= len(chunk)
 
 
 def install(app: APIFlask) -> None:
@@ -186,6 +195,8 @@ def install(app: APIFlask) -> None:
 
     @app.errorhandler(HTTPException)
     def on_http(e: HTTPException) -> Response:
+        if isinstance(e, ClientDisconnected):
+            return problem_of("incomplete-body", "request body was cut off, or did not arrive in time")
         if isinstance(e, RequestEntityTooLarge):
             _drain_body()
             limit = request.max_content_length
@@ -200,6 +211,9 @@ def install(app: APIFlask) -> None:
 
     @app.errorhandler(Exception)
     def on_bug(e: Exception) -> Response:
+        if isinstance(e, (ParseException, NoMoreData, TimeoutError)):
+            # gunicorn's reader of a chunked body, or the socket's timeout (gunicorn.conf.py)
+            return problem_of("incomplete-body", f"request body could not be read: {e or type(e).__name__}")
         app.logger.exception("unhandled error in %s %s", request.method, request.path)
         return problem_of("internal-error", "the service failed to answer this request; "
                           "the error is in its log")

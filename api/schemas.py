@@ -34,7 +34,12 @@ def _lower(value: Any) -> Any:
 # in requests, either case, as the command line and the positions of /analyses take them
 SeatInput = Annotated[SeatName, BeforeValidator(_upper)]
 PresetInput = Annotated[PresetName, BeforeValidator(_lower)]
-RuleValue = Annotated[int, Field(ge=-1000, le=1000)]
+def _whole(value: Any) -> Any:
+    """2.0 as 2, as ``Rules.parse`` (and so the command line) takes it."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) <= 1000 else value
+
+
+RuleValue = Annotated[int, BeforeValidator(_whole), Field(ge=-1000, le=1000)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 EXAMPLE_PLAY = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK "

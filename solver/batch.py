@@ -114,7 +114,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
             out["review"] = review(budget, start, cards, analysis,
                                    costs=not options.moon_only).to_json()
     except SearchAborted:
-        errors.append(f"line {record.line}: no answer within the time limit of {options.time_limit:g} s")
+        errors.append(f"line {record.line}: no answer within the time limit of {options.time_limit:.3g} s")
     return _finish(out, errors)
 
 

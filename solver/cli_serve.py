@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from importlib.util import find_spec
 from pathlib import Path
@@ -36,8 +37,40 @@ def serve(host: str, port: int, workers: int | None) -> None:
 
     Budgets and limits come from HEARTS_DD_* environment variables (see api/config.py).
     """
+    from .cli import fail
     if find_spec("gunicorn") is None:
-        from .cli import fail
         fail("serve: gunicorn is not installed (pip install gunicorn)")
+    problem = settings_problem() or listen_problem(host, port)
+    if problem:
+        fail(f"serve: {problem}")
     argv = gunicorn_argv(host, port, workers)
     os.execv(argv[0], argv)  # gunicorn takes over this process, and its signals
+
+
+def settings_problem() -> str | None:
+    """What is wrong with the ``HEARTS_DD_*`` settings, which each worker would otherwise
+    report with a traceback while gunicorn gives up."""
+    from api import create_app
+    try:
+        create_app()
+    except ValueError as e:
+        return f"{e} (from the HEARTS_DD_* environment)"
+    return None
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why gunicorn could not listen on ``host:port`` (it would retry for seconds and log a
+    page): asked by binding once here, before it starts."""
+    if not host.strip():
+        return "--host is empty (0.0.0.0 listens on every interface)"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, UnicodeError) as e:
+        return f"cannot resolve --host {host!r}: {getattr(e, 'strerror', None) or e}"
+    try:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as gunicorn binds
+            s.bind(address)
+    except OSError as e:
+        return f"cannot listen on {host}:{port}: {e.strerror or e}"
+    return None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 
@@ -20,19 +21,38 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def read_json(text: str) -> Any:
-    """``json.loads``, every way it can fail a ``JsonError`` with a one-line message (Python's
-    own have a hint for programmers, or none: a number of thousands of digits, a nesting
-    bomb)."""
+def read_json(text: str | bytes, lines: bool = False) -> Any:
+    """``json.loads`` of strict JSON (RFC 8259: no ``NaN`` or ``Infinity``, which could not be
+    written back as JSON, and no number beyond a float), every way it can fail a ``JsonError``
+    with a one-line message (Python's own have a hint for programmers, or none: a number of
+    thousands of digits, a nesting bomb). A place in the text is a column, with ``lines`` (or
+    past the first line) a line and a column."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except json.JSONDecodeError as e:
-        where = f"column {e.colno}" if e.lineno == 1 else f"line {e.lineno}, column {e.colno}"
-        raise JsonError(f"{e.msg} at {where}") from None
+        where = (f"line {e.lineno}, column {e.colno}" if lines or e.lineno > 1
+                 else f"column {e.colno}")
+        # some of json's messages end in "at" already ("Unterminated string starting at")
+        raise JsonError(f"{e.msg} {where}" if e.msg.endswith(" at") else f"{e.msg} at {where}") from None
+    except JsonError:
+        raise
+    except UnicodeDecodeError as e:
+        raise JsonError(f"not UTF-8 text (byte {e.start})") from None
     except RecursionError:
         raise JsonError("nested too deeply") from None
     except ValueError:      # int's limit on the digits it converts
         raise JsonError("a number has too many digits") from None
+
+
+def _not_json(name: str) -> Any:
+    raise JsonError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise JsonError(f"number {text[:20]} is too large")
+    return value
 
 
 def show_json(value: Any, limit: int = 40) -> str:

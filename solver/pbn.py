@@ -298,8 +298,14 @@ def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
 
 
 def _is_game(text: str) -> bool:
-    """Comments and % lines alone (``{ No game }``) are no game; any other token makes one."""
-    return any(kind not in ("comment", "escape") for kind, *_ in _lex(text))
+    """Comments and % lines alone (``{ No game }``) are no game; any other token makes one, and
+    so does a { comment left open, which may hide a game's tags (it is reported)."""
+    return _is_game_of(list(_lex(text)))
+
+
+def _is_game_of(tokens: Sequence[tuple[str, str, int, int]]) -> bool:
+    return any(kind not in ("comment", "escape") or (tok.startswith("{") and not tok.endswith("}"))
+               for kind, tok, _, _ in tokens)
 
 
 # -- tokens ------------------------------------------------------------------------------------
@@ -416,7 +422,7 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     tags: list[_Tag] = []
     stray_reported = False
     tokens = list(_lex(text))
-    if not any(kind not in ("comment", "escape") for kind, *_ in tokens):
+    if not _is_game_of(tokens):
         return None
     for kind, tok, start, _ in tokens:    # wherever they are, tags included
         if kind == "comment" and tok.startswith("{") and not tok.endswith("}"):

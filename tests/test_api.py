@@ -7,7 +7,12 @@ The server runs with a node budget that endgames never reach and full deals alwa
 from __future__ import annotations
 
 import json
+import os
 import random
+import socket
+import subprocess
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -338,6 +343,52 @@ def test_wrong_method_or_path_is_a_problem(base_url, method, path, status):
         assert body["detail"] == f"{method} is not allowed here; allowed: {allowed}"
 
 
+def raw_request(base_url: str, head: bytes, body: bytes, half_close: bool = False) -> tuple[float, int, dict]:
+    """Seconds to the answer, its status and its problem body: for what requests cannot send."""
+    host, port = base_url.rsplit("/", 1)[1].split(":")
+    start = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=60) as s:
+        s.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  + head + b"\r\n" + body)
+        if half_close:
+            s.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    return time.monotonic() - start, int(status_line.split()[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+def chunked(data: bytes) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(data[i:i + 8192]), data[i:i + 8192])
+                    for i in range(0, len(data), 8192)) + b"0\r\n\r\n"
+
+
+CHUNKED = b"Transfer-Encoding: chunked\r\n"
+
+
+@pytest.mark.parametrize("name, head, body, half_close, status, words", [
+    ("a bad chunk", CHUNKED, b"zz\r\n{}\r\n0\r\n\r\n", False, 400, "Invalid chunk size"),
+    ("chunked over the limit", CHUNKED, chunked(json.dumps({"deal": "x" * 70_000}).encode()), False, 413,
+     "larger than the limit"),
+    ("shorter than said", b"Content-Length: 100\r\n", b'{"deal": "x"}', True, 400, "ended after 13 of its 100"),
+    ("not NaN", b"Content-Length: 26\r\n", b'{"deal": "x", "play": NaN}', False, 400, "NaN is not a JSON number"),
+])
+def test_bodies_that_cannot_be_read_whole_are_problems(base_url, name, head, body, half_close, status, words):
+    _, got, problem_body = raw_request(base_url, head, body, half_close)
+    assert got == status and words in problem_body["detail"], problem_body
+    good = json.dumps({"deal": CASES[0]["deal"], "play": CASES[0]["play"]}).encode()
+    resp = requests.post(base_url + "/api/v1/analyze", data=iter([good]), timeout=30,   # chunked
+                         headers={"Content-Type": "application/json"})
+    assert resp.status_code == 200, resp.text             # a chunked body within the limit is read
+
+
+def test_a_body_that_stops_arriving_is_a_problem_in_seconds_not_a_killed_worker(base_url):
+    seconds, status, body = raw_request(base_url, b"Content-Length: 1000\r\n", b'{"deal":')
+    assert status == 400 and body["type"].endswith("incomplete-body")
+    assert seconds < 15                                   # gunicorn would kill the worker at 30 s
+
+
 CARDISH = "NESW:.- AKQJT98765432shdcSHDC♠♥♦♣10xyz"
 FUZZ_APP = create_app({"SOLVER_NODE_LIMIT": 20_000})  # in-process; any solve stops at once
 
@@ -377,6 +428,20 @@ def test_budget_problem_says_what_was_proved():
 def test_bad_settings_are_refused_with_one_line(settings, words):
     with pytest.raises(ValueError, match=words):
         create_app(settings)
+
+
+def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
+    """One line and exit 2 before gunicorn starts: a port in use (the test server's), an empty
+    host (gunicorn would listen everywhere), a host that is no address, a bad setting."""
+    port = base_url.rsplit(":", 1)[1]
+    for args, env, words in [(["--port", port], {}, f"cannot listen on 127.0.0.1:{port}"),
+                             (["--host", ""], {}, "--host is empty"),
+                             (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
+                             ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT")]:
+        p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, **env})
+        assert p.returncode == 2 and p.stdout == "", p
+        assert p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
 
 
 def test_server_refuses_budgets_beyond_the_worker_timeout():

@@ -136,6 +136,14 @@ def test_an_unclosed_comment_does_not_swallow_the_games_after_it(opening):
     assert count_games(io.BytesIO(('[Board "0"]\n' + opening + "\n" + games).encode())) == 51
 
 
+def test_an_unclosed_comment_between_games_is_reported_not_dropped():
+    text = '[Board "1"]\n' + DEAL_TAG + '\n{ open\n[Board "2"]\n' + DEAL_TAG + '\n[Board "3"]\n' + DEAL_TAG
+    records = read(text)
+    assert [r.tags.get("Board") for r in records] == ["1", None, "3"]
+    assert records[1].errors[0] == "line 4: { comment is not closed (a '}' missing?)"
+    assert count_games(io.BytesIO(text.encode())) == 3
+
+
 def test_a_comment_may_hold_blank_lines_and_brackets_not_at_a_line_start():
     [r] = read(DEAL_TAG + "{ one\n\n  two [x] \n\nthree }\n[Event \"e\"]\n")
     assert r.errors == [] and r.tags["Event"] == "e"

@@ -84,6 +84,9 @@ def test_answers_are_each_position_analysed_alone_in_input_order(threads: int, c
     ('{"deal": "abc",\n', "line 2: not JSON: Expecting property name enclosed in double quotes "
                           "at column 16"),                      # where the line ends, not 2:1
     ('{"rules": {"trick_points": 1' + "0" * 5000 + '}}', "line 2: not JSON: a number has too many digits"),
+    ('{"deal": "x", "id": NaN}', "line 2: not JSON: NaN is not a JSON number"),   # no answer could hold it
+    ('{"deal": "x", "id": 1e999}', "line 2: not JSON: number 1e999 is too large"),
+    ('{"deal": "abc', "line 2: not JSON: Unterminated string starting at column 10"),
     (json.dumps({**SMALL, "rules": "[" * 20_000}), "line 2: rules are not valid JSON: nested too deeply"),
     (json.dumps({**SMALL, "ply": "D2"}), "line 2: unknown field 'ply'"),
     (json.dumps({"play": "D2"}), "line 2: no deal"),
