@@ -304,8 +304,11 @@ def _is_game(text: str) -> bool:
 
 
 def _is_game_of(tokens: Sequence[tuple[str, str, int, int]]) -> bool:
-    return any(kind not in ("comment", "escape") or (tok.startswith("{") and not tok.endswith("}"))
-               for kind, tok, _, _ in tokens)
+    return any(kind not in ("comment", "escape") or _open_comment(kind, tok) for kind, tok, _, _ in tokens)
+
+
+def _open_comment(kind: str, tok: str) -> bool:
+    return kind == "comment" and tok.startswith("{") and not tok.endswith("}")
 
 
 # -- tokens ------------------------------------------------------------------------------------
@@ -425,7 +428,7 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     if not _is_game_of(tokens):
         return None
     for kind, tok, start, _ in tokens:    # wherever they are, tags included
-        if kind == "comment" and tok.startswith("{") and not tok.endswith("}"):
+        if _open_comment(kind, tok):
             errors.append(f"line {line_of(start)}: {{ comment is not closed (a '}}' missing?)")
     i = 0
     while i < len(tokens):
