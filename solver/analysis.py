@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import queue
 import threading
@@ -20,6 +21,7 @@ from itertools import groupby
 from typing import Any, Callable, Iterable, Iterator, Literal, overload
 
 from .cards import Card, Seat, cards_of, mask_of
+from .errors import HeartsError
 from .position import Position
 from .rules import Rules
 from ._search import Engine, SearchAborted, clear_interrupt
@@ -104,6 +106,16 @@ def new_engine(rules: Rules, table_bytes: int) -> Engine:
                   int(Card.parse("SQ")), table_bytes)
 
 
+def _setting(name: str, value: Any, low: float, high: float, real: bool = False) -> Any:
+    """A Solver argument, checked: an integer (or with ``real`` any number, not NaN) in range."""
+    kinds = (int, float) if real else (int,)
+    if isinstance(value, bool) or not isinstance(value, kinds) or value != value:
+        raise HeartsError(f"Solver {name}: expected {'a number' if real else 'an integer'}, got {value!r}")
+    if not low <= value <= high:
+        raise HeartsError(f"Solver {name}: {value!r} is out of range ({low:g}..{high:g})")
+    return value
+
+
 class Solver:
     """Exact answers for positions under one rule set at a time.
 
@@ -119,10 +131,10 @@ class Solver:
 
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
                  time_limit: float = 0.0, threads: int = 1) -> None:
-        self.table_mb = table_mb
-        self.node_limit = node_limit
-        self.time_limit = time_limit
-        self.threads = max(1, threads)
+        self.table_mb = _setting("table_mb", table_mb, 1, 1 << 16)
+        self.node_limit = _setting("node_limit", node_limit, 0, 1 << 62)
+        self.time_limit = _setting("time_limit", time_limit, 0, math.inf, real=True)
+        self.threads = _setting("threads", threads, 1, 256)
         self._engines: list[Engine] = []
         # last in, first out: questions one after another keep to one engine and its caches
         self._free: queue.LifoQueue[Engine] = queue.LifoQueue()
@@ -249,12 +261,12 @@ class Solver:
             if e in self._invited:
                 self._invited.remove(e)
 
-    def prepare(self, rules: Rules) -> None:
-        """Allocate the tables for ``rules`` (or empty those there are) and have the system map
-        their memory now. A fresh table is otherwise mapped page by page during the first
-        searches, which can take a tenth of a second: worth doing once before timing or serving
-        many solves."""
-        self._set_rules(rules)
+    def prepare(self, rules: Rules | str | None = None) -> None:
+        """Allocate the tables for ``rules`` (a Rules, or what ``Rules.parse`` reads) or empty
+        those there are, and have the system map their memory now. A fresh table is otherwise
+        mapped page by page during the first searches, which can take a tenth of a second:
+        worth doing once before timing or serving many solves."""
+        self._set_rules(rules if isinstance(rules, Rules) else Rules.parse(rules))
         for e in self._engines:
             e.touch()
 
@@ -614,8 +626,8 @@ def _or_none_if_cut_short(ask: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return answer
 
 
-def _seat(seat: Seat | str) -> Seat:
-    return Seat.parse(seat) if isinstance(seat, str) else Seat(seat)
+def _seat(seat: Seat | int | str) -> Seat:
+    return Seat.of(seat)
 
 
 def _carry(low: int | None, high: int | None, offset: int,

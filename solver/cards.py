@@ -45,6 +45,17 @@ class Seat(enum.IntEnum):
             raise CardError(f"unknown seat {text!r} (expected one of N E S W)")
         return cls("NESW".index(t))
 
+    @classmethod
+    def of(cls, seat: "Seat | int | str") -> "Seat":
+        """A seat from a Seat, its number 0-3 or its letter; anything else is a CardError."""
+        if isinstance(seat, Seat):
+            return seat
+        if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 4:
+            return cls(seat)
+        if isinstance(seat, str):
+            return cls.parse(seat)
+        raise CardError(f"unknown seat {seat!r} (expected one of N E S W)")
+
 
 class Card(int):
     """A card as its engine index; ``str(card)`` is the canonical ``SQ`` form."""
@@ -59,6 +70,10 @@ class Card(int):
     @classmethod
     def from_index(cls, index: int) -> "Card":
         return cls(index >> 4, index & 15)
+
+    def __reduce__(self) -> tuple:
+        # int's own pickling would call Card(index), which takes a suit and a rank
+        return Card.from_index, (int(self),)
 
     @property
     def suit(self) -> int:

@@ -22,6 +22,13 @@ class Deal:
     hands: tuple[int, int, int, int]
 
     def __post_init__(self) -> None:
+        hands = tuple(self.hands) if isinstance(self.hands, (tuple, list)) else ()
+        if len(hands) != 4 or not all(isinstance(h, int) and not isinstance(h, bool) for h in hands):
+            raise DealError(f"a deal is four card masks, got {self.hands!r:.60}")
+        for seat, hand in zip(Seat, hands):
+            if hand & ~DECK or hand < 0:
+                raise DealError(f"{seat}'s hand {hand:#x} holds bits that are no card")
+        object.__setattr__(self, "hands", hands)   # a list given: a tuple kept, so deals hash
         seen = 0
         for seat, hand in zip(Seat, self.hands):
             dup = seen & hand

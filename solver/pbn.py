@@ -79,16 +79,6 @@ class RecordedPlay:
     def rows(self) -> list[str]:
         return [" ".join(str(s) for s in trick) for trick in self.tricks]
 
-    def __reduce__(self) -> tuple:
-        # cards travel to worker processes as plain indexes (Card cannot be unpickled)
-        slots = tuple(tuple(s if isinstance(s, str) else int(s) for s in t) for t in self.tricks)
-        return _recorded_play, (int(self.seat), slots, self.line)
-
-
-def _recorded_play(seat: int, tricks: tuple, line: int) -> RecordedPlay:
-    cards = tuple(tuple(s if isinstance(s, str) else Card.from_index(s) for s in t) for t in tricks)
-    return RecordedPlay(Seat(seat), cards, line)  # type: ignore[arg-type]
-
 
 @dataclass(frozen=True)
 class Passing:

@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 from .cards import SUITS, Card, Seat, cards_of, suit_mask
 from .deal import Deal
-from .errors import CardError, PlayError
+from .errors import CardError, DealError, PlayError
 from .rules import Rules
 
 HEART_MASK = suit_mask(SUITS.index("H"))
@@ -47,9 +47,9 @@ def _legal(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broke
     return legal
 
 
-def first_leader(deal: Deal, rules: Rules, leader: Seat | str | None = None) -> Seat:
+def first_leader(deal: Deal, rules: Rules, leader: Seat | int | str | None = None) -> Seat:
     """Who leads trick 1: the holder of the lowest club, or the given seat with a free lead."""
-    given = Seat.parse(leader) if isinstance(leader, str) else leader
+    given = None if leader is None else Seat.of(leader)
     if rules.first_lead == "free":
         if given is None:
             raise PlayError(f"the rules have a free first lead: give the leader {_HOW}")
@@ -84,16 +84,20 @@ class Position:
     broken: bool = field(default=False, compare=False)
 
     @classmethod
-    def start(cls, deal: Deal, rules: Rules | None = None, leader: Seat | str | None = None) -> "Position":
-        r = rules or Rules()
+    def start(cls, deal: Deal, rules: Rules | str | None = None,
+              leader: Seat | int | str | None = None) -> "Position":
+        """Trick 1 about to be led; ``rules`` a Rules, or what ``Rules.parse`` reads."""
+        if not isinstance(deal, Deal):
+            raise DealError(f"expected a Deal (Deal.parse reads a deal string), got {type(deal).__name__}")
+        r = rules if isinstance(rules, Rules) else Rules.parse(rules)
         lead = first_leader(deal, r, leader)
         return cls(deal, r, lead, (), deal.hands, (), lead, (0, 0, 0, 0), (0, 0, 0, 0),
                    r.hearts_break == "none")
 
     @classmethod
-    def from_play(cls, deal: Deal, rules: Rules | None = None, play: str | Sequence = "",
-                  leader: Seat | str | None = None) -> "Position":
-        return cls.start(deal, rules, leader).play_all(play)
+    def from_play(cls, deal: Deal, rules: Rules | str | None = None, play: str | Sequence | None = "",
+                  leader: Seat | int | str | None = None) -> "Position":
+        return cls.start(deal, rules, leader).play_all(play or "")
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -159,11 +163,11 @@ class Position:
         tricks = sum(self.tricks_won[s] for s in self.side_seats(side))
         return self.rules.points_of(self.taken_by(side)) + self.rules.trick_points * tricks
 
-    def score(self, seat: Seat) -> int:
+    def score(self, seat: Seat | int | str) -> int:
         """The final hand score of a seat (its side's score with partnerships), moon applied."""
         if not self.is_over:
-            raise ValueError("the hand is not over")
-        side = self.side(seat)
+            raise PlayError("the hand is not over: no final score yet")
+        side = self.side(Seat.of(seat))
         raw = self.raw_points(side)
         ms = self.moon_state
         M = self.moon_total

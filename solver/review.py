@@ -240,17 +240,19 @@ class Budget:
         self.solver.time_limit = self._saved
 
 
-def review(budget: Budget | Solver, start: Position, cards: Sequence[Card],
+def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],
            start_analysis: Analysis | None = None, costs: bool = True) -> Review:
-    """Costs (unless ``costs`` is false), moon timelines and shot-the-foot for a legal play.
+    """Costs (unless ``costs`` is false), moon timelines and shot-the-foot for a legal play
+    (cards, or their names).
 
     ``start_analysis`` (all seats, with moves) saves the first searches when the caller has it.
     Searches run under ``budget`` (a ``Budget``, or a bare solver for no time limit).
     """
     if isinstance(budget, Solver):
         budget = Budget(budget)
+    played = [c if isinstance(c, Card) else Card.parse(c) for c in cards]
     positions = [start]
-    for c in cards:
+    for c in played:
         positions.append(positions[-1].play(c))
     sides = sorted({start.side(s) for s in Seat})
     flags: dict[int, list[bool]] = {}
@@ -260,7 +262,7 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card],
         else:
             flags[side] = [_moon(budget, start, side)]
     card_costs: list[CardCost] = []
-    for k, card in enumerate(cards):
+    for k, card in enumerate(played):
         p, after = positions[k], positions[k + 1]
         mover = p.to_move
         assert mover is not None
@@ -284,7 +286,7 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card],
             else:
                 flags[side].append(_moon(budget, after, side))
     end = positions[-1]
-    moon = {seat: MoonLine(tuple(flags[start.side(seat)]), tuple(cards), start) for seat in Seat}
+    moon = {seat: MoonLine(tuple(flags[start.side(seat)]), tuple(played), start) for seat in Seat}
     if not end.is_over:
         return Review(tuple(card_costs), moon, None, None)
     scores = {seat: end.score(seat) for seat in Seat}

@@ -102,6 +102,21 @@ class Rules:
     partnership: bool = False
 
     def __post_init__(self) -> None:
+        # what parse checks with friendlier messages, for rules made directly or by with_
+        for key, options in (("moon", MOON_MODES), ("hearts_break", HEARTS_BREAK),
+                             ("first_lead", FIRST_LEAD), ("preset", tuple(PRESETS))):
+            if getattr(self, key) not in options:
+                raise RulesError(f"rule {key!r}: unknown value {getattr(self, key)!r} "
+                                 f"(expected one of {', '.join(options)})")
+        for key in ("first_trick_points", "partnership"):
+            if not isinstance(getattr(self, key), bool):
+                raise RulesError(f"rule {key!r}: expected true or false, got {getattr(self, key)!r}")
+        if not (isinstance(self.values, tuple) and len(self.values) == 64
+                and all(_is_int(v) and abs(v) <= 1000 for v in self.values)):
+            raise RulesError("rule values: expected 64 integers in -1000..1000, one a card index")
+        if not (_is_int(self.trick_points) and abs(self.trick_points) <= 1000):
+            raise RulesError(f"rule trick_points: expected an integer in -1000..1000, "
+                             f"got {self.trick_points!r}")
         moon_factor = {"add": 1, "subtract": 2}.get(self.moon, 0)
         reach = (sum(abs(v) for v in self.values) + 13 * abs(self.trick_points)
                  + moon_factor * self.moon_total)
@@ -238,6 +253,10 @@ def _bool(spec: Mapping[str, Any], base: Mapping[str, Any], key: str) -> bool:
     if not isinstance(v, bool):
         raise RulesError(f"rule {key!r}: expected true or false, got {show_json(v)}")
     return v
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _int(v: Any, what: str) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import threading
 import time
@@ -13,6 +14,7 @@ import pytest
 from endgames import Scenario, random_endgame
 from record_files import small_deal
 from solver.analysis import Analysis, SearchAborted, Solver
+from solver.errors import HeartsError
 from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position
@@ -38,6 +40,20 @@ def answers(solver: Solver, pos: Position) -> tuple:
 def answers_for(a: Analysis) -> tuple:
     return ({s: (r.guarantee, r.moon_possible) for s, r in a.players.items()},
             [(m.card, m.guarantee, m.moon_possible, m.best) for m in a.moves])
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"time_limit": -1}, "Solver time_limit: -1 is out of range"),
+    ({"time_limit": float("nan")}, "Solver time_limit: expected a number"),
+    ({"table_mb": 0}, "Solver table_mb: 0 is out of range"),
+    ({"table_mb": 1.5}, "Solver table_mb: expected an integer"),
+    ({"threads": 0}, "Solver threads: 0 is out of range"),
+    ({"threads": "2"}, "Solver threads: expected an integer"),
+    ({"node_limit": 2 ** 70}, "Solver node_limit"),
+])
+def test_solver_settings_are_checked_when_it_is_made(settings: dict, words: str) -> None:
+    with pytest.raises(HeartsError, match=re.escape(words)):
+        Solver(**settings)
 
 
 def test_json_has_the_spec_shape_with_a_row_for_every_legal_card() -> None:

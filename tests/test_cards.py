@@ -59,3 +59,24 @@ def test_card_sets_round_trip_through_masks(cards: set[Card]) -> None:
     assert mask & ~DECK == 0
     listed = list(cards_of(mask))
     assert listed == sorted(listed, key=lambda c: (c.suit, -c.rank))
+
+
+def test_cards_pickle_and_copy_as_themselves() -> None:
+    """Positions and analyses hold cards, and go to other processes (a Monte-Carlo pool)."""
+    import copy
+    import pickle
+    for card in map(Card.from_index, cards_of(DECK)):
+        back = pickle.loads(pickle.dumps(card))
+        assert back == card and type(back) is Card and str(back) == str(card)
+        assert copy.deepcopy(card) == card
+
+
+@pytest.mark.parametrize("given, seat", [(Seat.W, Seat.W), (1, Seat.E), ("s", Seat.S)])
+def test_a_seat_from_a_seat_its_number_or_its_letter(given: object, seat: Seat) -> None:
+    assert Seat.of(given) is seat  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("given", [4, -1, 1.5, True, None, [1], "X"])
+def test_anything_else_is_no_seat(given: object) -> None:
+    with pytest.raises(CardError, match="unknown seat"):
+        Seat.of(given)  # type: ignore[arg-type]

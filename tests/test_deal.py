@@ -83,3 +83,21 @@ def test_bad_deals_say_what_and_where(text: str, words: list[str]) -> None:
 def test_random_deals_are_seeded() -> None:
     assert Deal.random(3) == Deal.random(3) != Deal.random(4)
     assert Deal.random(3).hand_size == 13
+
+
+@pytest.mark.parametrize("hands, words", [
+    ((1 << 13, 2, 4, 8), "N's hand 0x2000 holds bits that are no card"),
+    ((1, 2, 4), "four card masks"),
+    ((1 << 70, 2, 4, 8), "no card"),
+    ((-1, 2, 4, 8), "no card"),
+    ((True, 2, 4, 8), "four card masks"),
+    ("N:A... .A.. ..A. ...A", "four card masks"),
+])
+def test_a_deal_made_from_masks_is_checked_too(hands: object, words: str) -> None:
+    with pytest.raises(DealError, match=re.escape(words)):
+        Deal(hands)  # type: ignore[arg-type]
+
+
+def test_a_deal_from_a_list_of_masks_is_a_hashable_deal() -> None:
+    d = Deal([1, 2, 4, 8])  # type: ignore[arg-type]
+    assert d.hands == (1, 2, 4, 8) and hash(d) == hash(Deal((1, 2, 4, 8)))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import brute
 from solver.cards import Card, Seat
 from solver.deal import Deal
-from solver.errors import PlayError
+from solver.errors import HeartsError, PlayError
 from solver.position import Position
 from solver.rules import Rules
 from strategies import ALL_CARDS, PROPERTY, card_spellings, deals, rule_specs
@@ -137,3 +137,16 @@ def test_random_play_is_legal_repeatable_and_stops_at_the_end() -> None:
     assert start.random_play(random.Random(7), 9) == some
     assert start.random_play(random.Random(7), 60).is_over
     assert len(start.random_play(random.Random(7), 60).played) == 52
+
+
+def test_a_leader_is_a_seat_its_number_or_its_letter_and_rules_may_be_a_preset() -> None:
+    free = Rules.parse({"first_lead": "free"})
+    assert Position.start(SAMPLE, free, 1).to_move == Seat.E
+    assert Position.start(SAMPLE, "omnibus").rules == Rules.parse("omnibus")
+    for leader in (7, -1, 1.5, [1]):
+        with pytest.raises(HeartsError, match="unknown seat"):
+            Position.start(SAMPLE, free, leader)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="expected a Deal"):
+        Position.start(SAMPLE.pbn())  # type: ignore[arg-type]
+    with pytest.raises(PlayError, match="the hand is not over"):
+        Position.start(SAMPLE).score("N")

@@ -136,6 +136,7 @@ def test_shot_the_foot(solver):
     assert rv.scores == {Seat.N: 3, Seat.E: 0, Seat.S: 0, Seat.W: 14}
     assert rv.shot_the_foot == (Seat.W,)
     assert review(solver, start, r.cards[:8]).shot_the_foot is None      # only for complete plays
+    assert review(solver, start, [str(c) for c in r.cards]) == rv        # the cards' names will do
 
 
 def test_no_foot_without_nearly_all_points(solver):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 
 import pytest
 from hypothesis import given
@@ -161,3 +162,17 @@ def test_scores_beyond_the_engine_limit_are_a_one_line_error() -> None:
     with pytest.raises(RulesError):
         Rules.parse({"values": {"H": 1000, "S": 1000}, "trick_points": 1000, "moon": "none"})
     assert Rules.parse({"values": {"H": 1000}}).moon_total == 13013
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"hearts_break": "bogus"}, "rule 'hearts_break': unknown value 'bogus'"),
+    ({"moon": "bogus"}, "rule 'moon': unknown value 'bogus'"),
+    ({"trick_points": 2.5}, "rule trick_points: expected an integer"),
+    ({"first_trick_points": 1}, "expected true or false"),
+    ({"values": (1,) * 63}, "rule values: expected 64 integers"),
+    ({"preset": "nonsense"}, "rule 'preset': unknown value"),
+])
+def test_rules_made_directly_are_checked_as_parsed_ones(change: dict, words: str) -> None:
+    """``Rules(...)`` and ``with_`` reach the engine too: a bad value there failed in a search."""
+    with pytest.raises(RulesError, match=re.escape(words)):
+        Rules().with_(**change)
