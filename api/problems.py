@@ -14,9 +14,9 @@ from apiflask import APIFlask
 from apiflask.exceptions import HTTPError
 from flask import Request, Response, current_app, request
 from flask.json.provider import DefaultJSONProvider
+from gunicorn.http.errors import NoMoreData, ParseException
 from pydantic import ValidationError
 from werkzeug.datastructures import Headers
-from gunicorn.http.errors import NoMoreData, ParseException
 from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from solver.analysis import SearchAborted

@@ -31,14 +31,14 @@ def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
-# in requests, either case, as the command line and the positions of /analyses take them
-SeatInput = Annotated[SeatName, BeforeValidator(_upper)]
-PresetInput = Annotated[PresetName, BeforeValidator(_lower)]
 def _whole(value: Any) -> Any:
-    """2.0 as 2, as ``Rules.parse`` (and so the command line) takes it."""
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) <= 1000 else value
 
 
+# in requests as the command line and the positions of /analyses take them: seats and presets
+# in either case, 2.0 for 2 (``Rules.parse``)
+SeatInput = Annotated[SeatName, BeforeValidator(_upper)]
+PresetInput = Annotated[PresetName, BeforeValidator(_lower)]
 RuleValue = Annotated[int, BeforeValidator(_whole), Field(ge=-1000, le=1000)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"

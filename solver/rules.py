@@ -113,7 +113,7 @@ class Rules:
                 raise RulesError(f"rule {key!r}: expected true or false, got {getattr(self, key)!r}")
         if not (isinstance(self.values, tuple) and len(self.values) == 64
                 and all(_is_int(v) and abs(v) <= 1000 for v in self.values)):
-            raise RulesError("rule values: expected 64 integers in -1000..1000, one a card index")
+            raise RulesError("rule values: expected 64 integers in -1000..1000, one per card index")
         if not (_is_int(self.trick_points) and abs(self.trick_points) <= 1000):
             raise RulesError(f"rule trick_points: expected an integer in -1000..1000, "
                              f"got {self.trick_points!r}")
