@@ -97,7 +97,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         cards = played.cards
         out["play"] = " ".join(str(c) for c in cards)
         if played.error:
-            errors.append(f"line {record.play.line or record.line}: [Play] {played.error}")
+            errors.append(f"line {record.play.line_of(played.trick) or record.line}: [Play] {played.error}")
     budget = Budget(solver, options.time_limit)
     try:
         if options.moon_only:

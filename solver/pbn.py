@@ -75,9 +75,15 @@ class RecordedPlay:
     seat: Seat
     tricks: tuple[tuple[Slot, Slot, Slot, Slot], ...] = ()
     line: int = field(default=0, compare=False)   # of the [Play] tag
+    #: the line each trick's row starts on (empty when not read from a file)
+    trick_lines: tuple[int, ...] = field(default=(), compare=False)
 
     def rows(self) -> list[str]:
         return [" ".join(str(s) for s in trick) for trick in self.tricks]
+
+    def line_of(self, trick: int) -> int:
+        """The line of trick ``trick`` (from 1), or of the tag when it is not known."""
+        return self.trick_lines[trick - 1] if 0 < trick <= len(self.trick_lines) else self.line
 
 
 @dataclass(frozen=True)
@@ -700,6 +706,7 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
         errors.append(f"line {tag.line}: [Play] the first player must be N, E, S or W, got {value!r}")
         return None
     slots: list[Slot] = []
+    starts: list[int] = []  # the line of each trick's first slot
     card_marks = 0          # suffixes or card NAGs after the last card
     notes = 0
     irregular = ""
@@ -718,6 +725,8 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
                     errors.append(f"line {line}: [Play] {tok!r} after the closing '*'")
                     after_end_reported = True
                 continue
+            if kind in ("card", "plus") and len(slots) % 4 == 0:
+                starts.append(line)
             if kind == "card":
                 if irregular and tok == "-":
                     errors.append(f"line {line}: [Play] {irregular} must precede a card, not '-'")
@@ -779,7 +788,7 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
     while len(slots) % 4:
         slots.append("-")
     tricks = tuple(tuple(slots[i:i + 4]) for i in range(0, len(slots), 4))
-    return RecordedPlay(seat, tricks, tag.line)  # type: ignore[arg-type]
+    return RecordedPlay(seat, tricks, tag.line, tuple(starts))  # type: ignore[arg-type]
 
 
 def _play_card(token: str) -> Card:

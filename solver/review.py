@@ -74,7 +74,7 @@ class Replay:
     start: Position
     cards: tuple[Card, ...]
     error: str | None = None
-
+    trick: int = 0          # the trick the error is in
     @property
     def end(self) -> Position:
         return self.start.play_all(self.cards)
@@ -89,13 +89,14 @@ def replay(start: Position, recorded: RecordedPlay) -> Replay:
             isinstance(s, Card) for s in recorded.tricks[0]):
         why = f" (holds {start.forced_lead})" if start.forced_lead is not None else ""
         return Replay(start, (), f"trick 1: the play starts with {recorded.seat}, but "
-                                 f"{start.to_move} leads{why}")
+                                 f"{start.to_move} leads{why}", 1)
     for number, row in enumerate(recorded.tricks, 1):
         if stopped or pos.is_over:
             late = next((s for s in row if isinstance(s, Card)), None)
             if late is not None:
                 why = "the hand is over" if pos.is_over and not stopped else "a card is missing before it"
-                return Replay(start, tuple(cards), f"trick {number}: {late} is recorded, but {why}")
+                return Replay(start, tuple(cards), f"trick {number}: {late} is recorded, but {why}",
+                              number)
             continue
         leader = pos.to_move
         assert leader is not None
@@ -109,11 +110,11 @@ def replay(start: Position, recorded: RecordedPlay) -> Replay:
                 continue
             if stopped:
                 return Replay(start, tuple(cards), f"trick {number}: {seat}'s {slot} is recorded, "
-                                                   f"but {missing}'s card before it is missing")
+                                                   f"but {missing}'s card before it is missing", number)
             try:
                 pos = pos.play(slot)
             except PlayError as e:
-                return Replay(start, tuple(cards), str(e))
+                return Replay(start, tuple(cards), str(e), number)
             cards.append(slot)
     return Replay(start, tuple(cards))
 

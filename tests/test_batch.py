@@ -56,7 +56,7 @@ def test_an_illegal_recorded_card_is_an_error_but_the_deal_is_still_annotated(so
             'C2 SA SK D3\n'
             'D2 HK HQ HA\n')            # E's column has S's HQ
     result = one(text, solver)
-    assert result["error"] == "line 2: [Play] trick 2: E cannot play HQ: it is S's card"
+    assert result["error"] == "line 4: [Play] trick 2: E cannot play HQ: it is S's card"   # its row
     assert result["players"] is not None                       # the position before the first card
     assert result["play"] == "C2 SA SK D3 D2 HK"                # the legal part of the play ...
     assert [c["card"] for c in result["review"]["cards"]] == ["C2", "SA", "SK", "D3", "D2", "HK"]
