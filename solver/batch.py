@@ -31,7 +31,7 @@ from typing import Any, Callable, Generator, Iterable, Iterator
 from .analysis import SearchAborted, Solver
 from .cards import Card, Seat
 from .errors import HeartsError
-from .pbn import Record
+from .pbn import Record, error_text
 from .review import Budget, replay, review, start_position
 from .rules import Rules
 
@@ -80,7 +80,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         problem = record.missing_deal()
         if problem:
             errors.append(problem)
-        return _finish(out, errors)
+        return _finish(out, errors, record.more_errors)
     out["deal"] = deal.pbn()
     rules = record.rules or options.rules or Rules()
     out["rules"] = rules_json(rules)
@@ -89,7 +89,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         start = start_position(deal, rules, record.leader, play_seat)
     except HeartsError as e:
         errors.append(f"line {record.line}: {e}")
-        return _finish(out, errors)
+        return _finish(out, errors, record.more_errors)
     out["leader"] = str(start.to_move)
     cards: tuple[Card, ...] = ()
     if record.play is not None:
@@ -115,11 +115,11 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
                                    costs=not options.moon_only).to_json()
     except SearchAborted:
         errors.append(f"line {record.line}: no answer within the time limit of {options.time_limit:.3g} s")
-    return _finish(out, errors)
+    return _finish(out, errors, record.more_errors)
 
 
-def _finish(out: dict[str, Any], errors: list[str]) -> dict[str, Any]:
-    out["error"] = "; ".join(errors) if errors else None
+def _finish(out: dict[str, Any], errors: list[str], more: int = 0) -> dict[str, Any]:
+    out["error"] = error_text(errors, more)
     return out
 
 

@@ -221,7 +221,8 @@ cli.add_command(moon)
 
 
 class Stopped(BaseException):
-    """SIGTERM or SIGHUP: unwound like Ctrl-C, so that no half-written output is left."""
+    """Ctrl-C, SIGTERM or SIGHUP: unwound so that no half-written output is left. (Not a
+    KeyboardInterrupt: click would print a blank line for that first.)"""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -233,18 +234,19 @@ def _stop(signum: int, frame: object) -> None:
 
 
 def main() -> None:
-    """Entry point: click's own usage errors are also reduced to one line, exit 2; SIGTERM and
-    SIGHUP stop a search at once, as Ctrl-C does, and exit 128 + the signal's number (unless
-    they were ignored when the command started, as under ``nohup``)."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) == signal.SIG_DFL:
+    """Entry point: click's own usage errors are also reduced to one line, exit 2; Ctrl-C,
+    SIGTERM and SIGHUP stop a search at once and exit 128 + the signal's number (unless they
+    were ignored when the command started, as under ``nohup``)."""
+    for signum, unset in ((signal.SIGINT, signal.default_int_handler),
+                          (signal.SIGTERM, signal.SIG_DFL), (signal.SIGHUP, signal.SIG_DFL)):
+        if signal.getsignal(signum) is unset:
             signal.signal(signum, _stop)
             watch_signal(signum)
     try:
         cli.main(standalone_mode=False)
     except click.UsageError as e:
-        where = f"{e.ctx.command_path}: " if e.ctx else ""
-        fail(where + e.format_message().replace("\n", " "))
+        command = e.ctx.command_path.removeprefix("hearts-dd").strip() if e.ctx else ""
+        fail((f"{command}: " if command else "") + e.format_message().replace("\n", " "))
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
     except click.Abort:
@@ -252,7 +254,8 @@ def main() -> None:
     except KeyboardInterrupt:
         fail("interrupted", code=130)
     except Stopped as e:
-        fail(f"stopped by {signal.Signals(e.signum).name}", code=128 + e.signum)
+        fail("interrupted" if e.signum == signal.SIGINT else f"stopped by {signal.Signals(e.signum).name}",
+             code=128 + e.signum)
 
 
 if __name__ == "__main__":

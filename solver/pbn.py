@@ -43,7 +43,7 @@ from .errors import HeartsError
 from .rules import Rules
 
 __all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "game_text",
-           "escape", "ANNOTATION_TAGS"]
+           "escape", "error_text", "ends_in_open_comment", "ANNOTATION_TAGS"]
 
 #: Tags hearts-dd writes when annotating; re-annotation removes them before adding new ones.
 ANNOTATION_TAGS = frozenset({"HeartsOptimumTable", "HeartsPlayCostTable", "HeartsMoonTable",
@@ -128,6 +128,8 @@ class Record:
     after: bytes = field(default=b"", compare=False, repr=False)
     #: byte spans in ``raw`` of earlier hearts-dd annotation tags with their section data
     annotation_spans: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
+    #: problems found beyond the MAX_ERRORS in ``errors`` (see ``error_text``)
+    more_errors: int = field(default=0, compare=False)
 
     @property
     def board(self) -> str | None:
@@ -153,7 +155,8 @@ class Record:
     def stripped(self) -> "Record":
         """The record without its file bytes: what a worker process needs."""
         return Record(self.tags, self.deal, self.play, self.rules, self.leader, self.passing,
-                      list(self.errors), self.partial_hands, {}, self.index, self.line, self.source)
+                      list(self.errors), self.partial_hands, {}, self.index, self.line, self.source,
+                      more_errors=self.more_errors)
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -198,7 +201,7 @@ class _Chunk:
 # strings as possessive runs: ``(?:[^"]|\\.)*`` took about 230 bytes of memory per character
 _STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+'
 _SCAN = re.compile(_STRING + r'"?|;[^\n]*|\{|\}')
-_TAG_LINE = re.compile(r"[ \t]*\[[A-Za-z]")
+_TAG_LINE = re.compile(r'[ \t]*\[[A-Za-z0-9_]+[ \t]+"')      # [Name "value"], not "[note] text"
 _SEMI_EMPTY = " \t\r\n\x0b\x0c\x1a"    # \x1a: the DOS end-of-file mark some files end with
 
 
@@ -290,7 +293,7 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
 
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
-    return sum(1 for c in _chunks(stream) if c.lines and _is_game(b"".join(c.lines).decode("latin-1")))
+    return sum(1 for c in _chunks(stream) if c.lines and _is_game(_decode(b"".join(c.lines))))
 
 
 def _is_game(text: str) -> bool:
@@ -309,7 +312,7 @@ def _open_comment(kind: str, tok: str) -> bool:
 
 # -- tokens ------------------------------------------------------------------------------------
 _TOKEN = re.compile(r"""
-    (?P<ws>[ \t\r\n\x0b\x0c]+)
+    (?P<ws>\s+)
   | (?P<escape>^%[^\n]*)
   | (?P<comment>;[^\n]*|\{[^}]*\}?)
   | (?P<string>""" + _STRING + r""""?)
@@ -401,13 +404,24 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
         yield pending
 
 
+def _decode(raw: bytes) -> str:
+    """A game's text: UTF-8 when it is valid UTF-8, else Latin-1 (decided per game); no BOM."""
+    raw = raw[len(BOM):] if raw.startswith(BOM) else raw
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def ends_in_open_comment(raw: bytes) -> bool:
+    """Whether a game's text ends inside a { comment: anything written after it is comment."""
+    return any(_open_comment(kind, tok) for kind, tok, _, _ in _lex(_decode(raw)))
+
+
 def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     body = raw[len(BOM):] if raw.startswith(BOM) else raw
     offset0 = len(raw) - len(body)
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        text = body.decode("latin-1")
+    text = _decode(body)
     one_per_byte = len(text) == len(body)
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -464,9 +478,8 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
             spans.append(_whole_lines(text, t.start, end, byte_offset))
     record.annotation_spans = tuple(spans)
     _interpret(record, tags, context, errors)
-    if len(errors) > MAX_ERRORS:
-        errors[MAX_ERRORS:] = [f"and {len(errors) - MAX_ERRORS} more errors"]
-    record.errors = [_short(e) for e in errors]
+    record.errors = [_short(e) for e in errors[:MAX_ERRORS]]
+    record.more_errors = max(0, len(errors) - MAX_ERRORS)
     context.remember(record.tags, record.deal)
     return record
 
@@ -592,6 +605,13 @@ def _interpret(record: Record, tags: list[_Tag], context: _Context, errors: list
             errors.append(f"line {_line(first, 'HeartsLeader', record)}: [HeartsLeader] "
                           f"must be N, E, S or W, got {leader!r}")
     _read_passing(record, first, errors)
+
+
+def error_text(errors: Sequence[str], more: int = 0) -> str | None:
+    """A record's problems as one line (None for none); ``more`` not listed are counted."""
+    if more:
+        errors = [*errors, f"and {more} more error{'s' if more > 1 else ''}"]
+    return "; ".join(errors) if errors else None
 
 
 def _short(message: str, limit: int = 240) -> str:

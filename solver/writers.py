@@ -14,7 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
-from .pbn import Record, escape
+from .pbn import Record, ends_in_open_comment, escape
 from .rules import Rules
 
 __all__ = ["FORMATS", "Writer", "format_for", "make_writer", "annotation_lines"]
@@ -170,8 +170,8 @@ def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
     except UnicodeDecodeError:
         encoding = "latin-1"
     lines = annotation_lines(result)
-    if not lines:
-        return raw
+    if not lines or ends_in_open_comment(raw):
+        return raw      # (tags after an open { would be comment text, read as none next time)
     if raw and not raw.endswith(b"\n"):
         raw += newline
     text = newline.decode().join(lines) + newline.decode()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from record_files import endgame_file
 from solver.cards import Card, Seat
 from solver.deal import Deal
-from solver.pbn import RecordedPlay, count_games, game_text, read_records
+from solver.pbn import RecordedPlay, count_games, error_text, game_text, read_records
 
 PBN = Path(__file__).parent / "data" / "pbn"
 
@@ -144,9 +144,14 @@ def test_an_unclosed_comment_between_games_is_reported_not_dropped():
     assert count_games(io.BytesIO(text.encode())) == 3
 
 
-def test_a_comment_may_hold_blank_lines_and_brackets_not_at_a_line_start():
-    [r] = read(DEAL_TAG + "{ one\n\n  two [x] \n\nthree }\n[Event \"e\"]\n")
+def test_a_comment_may_hold_blank_lines_and_brackets_that_are_no_tags():
+    [r] = read(DEAL_TAG + "{ one\n\n  two [x] \n\n[note] three\n\n  [1] four }\n[Event \"e\"]\n")
     assert r.errors == [] and r.tags["Event"] == "e"
+
+
+def test_games_are_counted_as_they_are_read_whatever_the_encoding():
+    nbsp = (DEAL_TAG + "\n\u00a0\n\n" + DEAL_TAG).encode()     # a line of a UTF-8 space only
+    assert count_games(io.BytesIO(nbsp)) == len(read(nbsp)) == 2
 
 
 def test_a_stray_closing_brace_is_reported():
@@ -181,7 +186,9 @@ def test_a_long_string_reads_in_little_memory():
 
 def test_a_game_reports_at_most_twenty_errors():
     [r] = read(DEAL_TAG + '[Play "N"]\n' + "S1 " * 500 + "\n")
-    assert len(r.errors) == 21 and r.errors[-1] == "and 480 more errors"
+    assert len(r.errors) == 20 and r.more_errors == 480
+    assert error_text(r.errors, r.more_errors).endswith("; and 480 more errors")
+    assert error_text(["x"], 1) == "x; and 1 more error" and error_text([]) is None
 
 
 def test_crlf_and_lf_files_give_the_same_records():
