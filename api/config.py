@@ -12,13 +12,14 @@ ENV_PREFIX = "HEARTS_DD"
 
 # name -> (default, type, lowest, highest)
 SETTINGS: dict[str, tuple[float, type, float, float]] = {
-    # seconds of solving for one analyze or moon request (0: no limit)
+    # seconds of solving for one analyze or moon request (0: no limit, which gunicorn refuses)
     "SOLVER_TIME_LIMIT": (10.0, float, 0, 3600),
     # nodes for each single search of a request (0: no limit)
     "SOLVER_NODE_LIMIT": (0, int, 0, 10**15),
     # transposition table of each worker's solver, in MB
     "SOLVER_TABLE_MB": (64, int, 1, 4096),
-    # seconds for a whole annotate request (0: no limit); records past it get an error line
+    # seconds for a whole annotate request (0: no limit, refused under gunicorn); records past it
+    # get an error line
     "ANNOTATE_TIME_LIMIT": (20.0, float, 0, 3600),
     # largest JSON body, in bytes (413 above); Flask's own setting
     "MAX_CONTENT_LENGTH": (64 * 1024, int, 1, 1 << 30),
@@ -44,3 +45,18 @@ def checked(config: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"setting {name}: {value!r} is out of range ({low:g}..{high:g})")
         out[name] = number
     return out
+
+
+def budget_problem(config: Mapping[str, Any], timeout: float, graceful_timeout: float,
+                   margin: float) -> str | None:
+    """Why these request budgets do not suit a server whose workers are killed after
+    ``timeout`` seconds and given ``graceful_timeout`` to finish when it stops (None when they
+    do): each budget must be set and ``margin`` seconds below both, so that a slow question is
+    answered "budget exceeded" rather than cut off."""
+    deadline = min(timeout, graceful_timeout)
+    budgets = {name: config[name] for name in ("SOLVER_TIME_LIMIT", "ANNOTATE_TIME_LIMIT")}
+    if all(0 < seconds <= deadline - margin for seconds in budgets.values()):
+        return None
+    given = ", ".join(f"{name} {seconds:g} s" for name, seconds in budgets.items())
+    return (f"request budgets ({given}) must be set (not 0) and at least {margin:g} s below the "
+            f"worker timeout ({timeout:g} s) and the graceful timeout ({graceful_timeout:g} s)")

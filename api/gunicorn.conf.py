@@ -33,16 +33,13 @@ BODY_TIMEOUT = 10
 
 
 def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
-    """Refuse to serve when a request could outlive the worker timeout or a graceful stop."""
-    config = worker.wsgi.config
-    longest = max(config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"])
-    deadline = min(worker.cfg.timeout, worker.cfg.graceful_timeout)
-    if not 0 < min(config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"]) \
-            or longest > deadline - BUDGET_MARGIN:
-        worker.log.error("request budgets (SOLVER_TIME_LIMIT %g s, ANNOTATE_TIME_LIMIT %g s) must be "
-                         "set and at least %d s below the worker timeout (%d s) and the graceful "
-                         "timeout (%d s)", config["SOLVER_TIME_LIMIT"], config["ANNOTATE_TIME_LIMIT"],
-                         BUDGET_MARGIN, worker.cfg.timeout, worker.cfg.graceful_timeout)
+    """Refuse to serve when a request could outlive the worker timeout or a graceful stop
+    (``hearts-dd serve`` checks the same before it starts gunicorn, with this file's values)."""
+    from api.config import budget_problem
+    problem = budget_problem(worker.wsgi.config, worker.cfg.timeout, worker.cfg.graceful_timeout,
+                             BUDGET_MARGIN)
+    if problem:
+        worker.log.error("%s", problem)
         sys.exit(3)  # gunicorn's "worker failed to boot": the arbiter stops
 
 

@@ -23,22 +23,20 @@ else:
     PresetName = Literal[tuple(PRESETS)]
 
 
-def _upper(value: Any) -> Any:
-    return value.upper() if isinstance(value, str) else value
-
-
-def _lower(value: Any) -> Any:
-    return value.lower() if isinstance(value, str) else value
+def _spelled(options: tuple[str, ...]) -> BeforeValidator:
+    """An option in any case and with spaces around, as ``Rules.parse`` reads it."""
+    by_key = {o.lower(): o for o in options}
+    return BeforeValidator(lambda v: by_key.get(v.strip().lower(), v) if isinstance(v, str) else v)
 
 
 def _whole(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) <= 1000 else value
 
 
-# in requests as the command line and the positions of /analyses take them: seats and presets
-# in either case, 2.0 for 2 (``Rules.parse``)
-SeatInput = Annotated[SeatName, BeforeValidator(_upper)]
-PresetInput = Annotated[PresetName, BeforeValidator(_lower)]
+# in requests as the command line and the positions of /analyses take them: seats and rule
+# choices in either case, 2.0 for 2 (``Rules.parse``)
+SeatInput = Annotated[SeatName, _spelled(("N", "E", "S", "W"))]
+PresetInput = Annotated[PresetName, _spelled(tuple(PRESETS))]
 RuleValue = Annotated[int, BeforeValidator(_whole), Field(ge=-1000, le=1000)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
@@ -59,11 +57,12 @@ class RuleSet(TypedDict, total=False):
     preset: Annotated[PresetInput, Field(description=KEY_DESCRIPTIONS["preset"])]
     values: Annotated[dict[str, RuleValue], Field(description=KEY_DESCRIPTIONS["values"],
                                                   examples=[{"H": 1, "SQ": 13, "DJ": -10}])]
-    moon: Annotated[Literal[MOON_MODES], Field(description=KEY_DESCRIPTIONS["moon"])]  # type: ignore[valid-type]
+    moon: Annotated[Literal[MOON_MODES], _spelled(MOON_MODES),  # type: ignore[valid-type]
+                    Field(description=KEY_DESCRIPTIONS["moon"])]
     first_trick_points: Annotated[bool, Field(description=KEY_DESCRIPTIONS["first_trick_points"])]
-    hearts_break: Annotated[Literal[HEARTS_BREAK],  # type: ignore[valid-type]
+    hearts_break: Annotated[Literal[HEARTS_BREAK], _spelled(HEARTS_BREAK),  # type: ignore[valid-type]
                             Field(description=KEY_DESCRIPTIONS["hearts_break"])]
-    first_lead: Annotated[Literal[FIRST_LEAD],  # type: ignore[valid-type]
+    first_lead: Annotated[Literal[FIRST_LEAD], _spelled(FIRST_LEAD),  # type: ignore[valid-type]
                           Field(description=KEY_DESCRIPTIONS["first_lead"])]
     trick_points: Annotated[RuleValue, Field(description=KEY_DESCRIPTIONS["trick_points"])]
     partnership: Annotated[bool, Field(description=KEY_DESCRIPTIONS["partnership"])]

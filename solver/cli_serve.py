@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import runpy
 import socket
 import sys
 from importlib.util import find_spec
@@ -49,13 +50,17 @@ def serve(host: str, port: int, workers: int | None) -> None:
 
 def settings_problem() -> str | None:
     """What is wrong with the ``HEARTS_DD_*`` settings, which each worker would otherwise
-    report with a traceback while gunicorn gives up."""
+    report with a traceback or a page of log while gunicorn gives up. The budgets are checked
+    against the timeouts of api/gunicorn.conf.py (the workers check them again, with any
+    ``GUNICORN_CMD_ARGS`` applied)."""
     from api import create_app
+    from api.config import budget_problem
     try:
-        create_app()
+        app = create_app()
     except ValueError as e:
         return f"{e} (from the HEARTS_DD_* environment)"
-    return None
+    conf = runpy.run_path(str(gunicorn_config()))
+    return budget_problem(app.config, conf["timeout"], conf["graceful_timeout"], conf["BUDGET_MARGIN"])
 
 
 def listen_problem(host: str, port: int) -> str | None:

@@ -151,10 +151,10 @@ class Rules:
             if key not in KEYS:
                 raise RulesError(f"unknown rule key {key!r} (known: {', '.join(KEYS)})")
         preset = spec.get("preset", "standard")
-        if not isinstance(preset, str) or preset.lower() not in PRESETS:
+        if not isinstance(preset, str) or preset.strip().lower() not in PRESETS:
             shown = repr(preset) if isinstance(preset, str) else show_json(preset)
             raise RulesError(f"unknown preset {shown} (known: {', '.join(PRESETS)})")
-        preset = preset.lower()
+        preset = preset.strip().lower()
         base = PRESETS[preset]
         values = dict(base["values"])
         if "values" in spec:

@@ -131,6 +131,11 @@ def test_seats_and_presets_in_either_case_and_no_play_as_the_command_line_takes_
     none = post(base_url, "analyze", json={"deal": FULL_DEAL, "play": None, "rules": {"preset": "Omnibus"},
                                            "player": "n"})
     assert none.status_code == 422 and "budget" in none.text      # read, then over the test budget
+    spelled = {"preset": " Standard", "moon": "ADD", "hearts_break": "Queen", "first_lead": "Free"}
+    got = post(base_url, "analyze", json=dict(body, rules=spelled))
+    assert got.status_code == 200, got.text
+    assert without_volatile(got.json()) == without_volatile(cli_answer(dict(body, rules=spelled)))
+    assert 'unknown value "north"' in post(base_url, "analyze", json=dict(body, player="north")).json()["detail"]
 
 
 def test_a_line_for_no_seat_is_a_problem(base_url):
@@ -437,14 +442,18 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
     for args, env, words in [(["--port", port], {}, f"cannot listen on 127.0.0.1:{port}"),
                              (["--host", ""], {}, "--host is empty"),
                              (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
-                             ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT")]:
+                             ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
+                             ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "30"}, "at least 5 s below the worker timeout"),
+                             ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)")]:
         p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env})
         assert p.returncode == 2 and p.stdout == "", p
         assert p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
 
 
-def test_server_refuses_budgets_beyond_the_worker_timeout():
+def test_workers_refuse_budgets_beyond_a_timeout_given_to_gunicorn():
+    """``hearts-dd serve`` checks the budgets against the config file; a timeout given in
+    GUNICORN_CMD_ARGS is the workers' to check."""
     with pytest.raises(RuntimeError, match="at least 5 s below the worker timeout"):
-        with served(workers=1, env={"HEARTS_DD_SOLVER_TIME_LIMIT": "60"}, start_timeout=20):
+        with served(workers=1, env={"GUNICORN_CMD_ARGS": "--timeout 10"}, start_timeout=20):
             pass
