@@ -398,7 +398,7 @@ class Solver:
     def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
         """The lowest score ``seat`` can make sure of (its side's, with partnerships)."""
         self._start()
-        return self._guarantee(p, p.side(_seat(seat)), guess)
+        return self._guarantee(p, p.side(Seat.of(seat)), guess)
 
     @overload
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
@@ -424,13 +424,13 @@ class Solver:
         [2, 2, 3, 3]
         """
         self._start()
-        return self._each(lambda q: self._guarantee(q[0], q[0].side(_seat(q[1]))), questions,
+        return self._each(lambda q: self._guarantee(q[0], q[0].side(Seat.of(q[1]))), questions,
                           partial)
 
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
-        return self._moon(p, p.side(_seat(seat)))
+        return self._moon(p, p.side(Seat.of(seat)))
 
     def move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         """Legal cards of the player to move, grouped into runs of equivalent cards."""
@@ -451,7 +451,7 @@ class Solver:
         question being a side's seats ("N", or "N/S" with partnerships) or one of the mover's
         cards ("C2"), a bound None while nothing is proved, and low == high once answered."""
         self._start()
-        return self._analyze(p, None if seats is None else [_seat(s) for s in seats], moves,
+        return self._analyze(p, None if seats is None else [Seat.of(s) for s in seats], moves,
                              watch)
 
     @overload
@@ -489,7 +489,7 @@ class Solver:
             if each and self.time_limit:
                 self._local.deadline = time.monotonic() + self.time_limit
             try:
-                return self._analyze(q[0], None if q[1] is None else [_seat(s) for s in q[1]],
+                return self._analyze(q[0], None if q[1] is None else [Seat.of(s) for s in q[1]],
                                      moves)
             finally:
                 self._local.deadline = 0.0
@@ -571,7 +571,7 @@ class Solver:
         After one exact solve, each step only asks "does this card keep the value?", a single
         null-window pass per card tried, answered mostly from the table the solve filled."""
         self._start()
-        t = _seat(target)
+        t = Seat.of(target)
         tside = p.side(t)
         out: list[LineStep] = []
         value = self._guarantee(p, tside)
@@ -624,10 +624,6 @@ def _or_none_if_cut_short(ask: Callable[[Any], Any]) -> Callable[[Any], Any]:
             return None
 
     return answer
-
-
-def _seat(seat: Seat | int | str) -> Seat:
-    return Seat.of(seat)
 
 
 def _carry(low: int | None, high: int | None, offset: int,

@@ -33,7 +33,7 @@ from .cards import Card, Seat
 from .errors import HeartsError
 from .pbn import Record, error_text
 from .review import Budget, replay, review, start_position
-from .rules import Rules
+from .rules import STANDARD, Rules
 
 __all__ = ["AnnotateOptions", "annotate_record", "annotate_chunk", "annotate_stream",
            "default_jobs"]
@@ -82,7 +82,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
             errors.append(problem)
         return _finish(out, errors, record.more_errors)
     out["deal"] = deal.pbn()
-    rules = record.rules or options.rules or Rules()
+    rules = record.rules or options.rules or STANDARD
     out["rules"] = rules_json(rules)
     play_seat = record.play.seat if record.play is not None else None
     try:

@@ -5,7 +5,6 @@ import io
 import json
 import os
 import signal
-import stat
 import sys
 import threading
 import time
@@ -18,7 +17,7 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import Seconds, annotate, moon, os_error_line, progress
+from .cli_records import Seconds, annotate, countable, moon, os_error_line, progress
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
@@ -38,10 +37,10 @@ class _Seat(click.ParamType):
 
     def convert(self, value: object, param: click.Parameter | None,
                 ctx: click.Context | None) -> str:
-        text = str(value).upper()
-        if text not in ("N", "E", "S", "W"):
+        try:
+            return str(Seat.parse(str(value)))
+        except HeartsError:
             self.fail(f"{value!r} is not a seat (N, E, S or W)", param, ctx)
-        return text
 
 
 SEAT = _Seat()
@@ -204,11 +203,9 @@ def _count_lines(stream: IO[str]) -> int | None:
     """Positions to expect, for the progress bar: the lines that are not blank of a named file
     (None for standard input)."""
     name = getattr(stream, "name", "-")
-    if not isinstance(name, str) or name in ("-", "<stdin>"):
+    if not isinstance(name, str) or not countable(name):
         return None
     try:
-        if not stat.S_ISREG(os.stat(name).st_mode):   # a pipe can be read only once
-            return None
         with open(name, "rb") as f:
             return sum(1 for text in f if text.strip())
     except OSError:

@@ -71,18 +71,26 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
             unreadable.append(path)
 
 
-def _total(paths: Iterable[str]) -> int | None:
-    """Records to expect, for the progress bar: None unless every input is a regular file (a
+def countable(path: str) -> bool:
+    """Whether ``path`` is a regular file, which a progress bar may read ahead to count (a
     pipe, standard input included, can be read only once)."""
+    try:
+        return path not in ("-", "<stdin>") and stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False        # reading it for real reports the error
+
+
+def _total(paths: Iterable[str]) -> int | None:
+    """Records to expect, for the progress bar: None unless every input is ``countable``."""
     total = 0
     for path in paths:
+        if not countable(path):
+            return None
         try:
-            if path == "-" or not stat.S_ISREG(os.stat(path).st_mode):
-                return None
             with open(path, "rb") as f:
                 total += count_games(f)
         except OSError:
-            return None     # reading it for real reports the error
+            return None
     return total
 
 

@@ -43,7 +43,7 @@ from .errors import HeartsError
 from .rules import Rules
 
 __all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "game_text",
-           "escape", "error_text", "ends_in_open_comment", "ANNOTATION_TAGS"]
+           "escape", "error_text", "ends_a_game", "ends_in_open_comment", "ANNOTATION_TAGS"]
 
 #: Tags hearts-dd writes when annotating; re-annotation removes them before adding new ones.
 ANNOTATION_TAGS = frozenset({"HeartsOptimumTable", "HeartsPlayCostTable", "HeartsMoonTable",
@@ -289,6 +289,14 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
             current.lines.extend(current.blank)
             current.blank = []
         yield current
+
+
+def ends_a_game(data: bytes) -> bool:
+    """Whether ``data`` ends with a whole semi-empty line, which ends a game (``_chunks``)."""
+    if not data.endswith(b"\n"):
+        return False
+    _, newline, last = data[:-1].rpartition(b"\n")
+    return bool(newline) and not last.decode("latin-1").strip(_SEMI_EMPTY)
 
 
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:

@@ -31,7 +31,7 @@ from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, json_type, read_json
 from .position import Position
-from .rules import Rules
+from .rules import STANDARD, Rules
 
 __all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
            "answer_batch", "more_now"]
@@ -60,7 +60,7 @@ def read_position_lines(lines: Iterable[str], rules: Rules | None = None,
     """The positions of JSON Lines, in order. ``rules`` and ``player`` are the defaults for
     lines without those fields (``hearts-dd analyze --rules/--player``)."""
     index = 0
-    known: dict[str, Rules] = {"": rules or Rules()}
+    known: dict[str, Rules] = {"": rules or STANDARD}
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
@@ -72,7 +72,7 @@ def read_position_objects(objects: Iterable[Any], rules: Rules | None = None,
                           player: Seat | None = None) -> Iterator[PositionLine]:
     """The positions of a list of JSON values already parsed (the API's ``positions``), each
     read as a line of ``read_position_lines``; messages name ``positions[i]``."""
-    known: dict[str, Rules] = {"": rules or Rules()}
+    known: dict[str, Rules] = {"": rules or STANDARD}
     for index, obj in enumerate(objects):
         yield _read_object(obj, index, f"positions[{index}]", known, player)
 

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
 from .cards import DECK, SUIT_SYMBOLS, SUITS, Card, cards_of
@@ -128,7 +128,7 @@ class Rules:
     def parse(cls, spec: "str | Mapping[str, Any] | Rules | None" = None) -> "Rules":
         """Rules from a preset name, a JSON object (as text or a mapping), or None (standard)."""
         if spec is None:
-            return cls()
+            return STANDARD
         if isinstance(spec, Rules):
             return spec
         if isinstance(spec, str):
@@ -139,7 +139,7 @@ class Rules:
                 except JsonError as e:
                     raise RulesError(f"rules are not valid JSON: {e}") from None
             else:
-                spec = {"preset": text}
+                return _preset(text)
         if not isinstance(spec, Mapping):
             got = "a JSON array" if isinstance(spec, list) else json_type(spec)
             raise RulesError(f"rules must be a preset name or a JSON object, got {got}")
@@ -268,3 +268,14 @@ def _int(v: Any, what: str) -> int:
     if abs(v) > 1000:
         raise RulesError(f"rule {what}: {show_json(v)} is out of range (-1000..1000)")
     return v
+
+
+#: The default rule set, made (and its point masks worked out) once: positions without rules of
+#: their own share it.
+STANDARD = Rules()
+
+
+@lru_cache(maxsize=64)
+def _preset(name: str) -> Rules:
+    """A preset by name, made once (records name theirs again and again)."""
+    return Rules._from_mapping({"preset": name})

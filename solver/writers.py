@@ -14,7 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
-from .pbn import Record, ends_in_open_comment, escape
+from .pbn import Record, ends_a_game, ends_in_open_comment, escape
 from .rules import Rules
 
 __all__ = ["FORMATS", "Writer", "format_for", "make_writer", "annotation_lines"]
@@ -148,7 +148,7 @@ class PbnWriter(Writer):
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
         data = record.before + annotated_game(record, result) + record.after
-        if not _GAME_ENDED.search(self._tail):
+        if not ends_a_game(self._tail):
             newline = b"\r\n" if self._tail.endswith(b"\r\n") or b"\r\n" in data else b"\n"
             data = (newline if self._tail.endswith(b"\n") else newline * 2) + data
         self.out.write(data)
@@ -156,7 +156,6 @@ class PbnWriter(Writer):
 
 
 _TAIL = 256
-_GAME_ENDED = re.compile(rb"\n[ \t\r\x0b\x0c\x1a]*\n\Z")   # a semi-empty line ends a game
 
 
 def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
