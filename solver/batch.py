@@ -82,14 +82,19 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
             errors.append(problem)
         return _finish(out, errors, record.more_errors)
     out["deal"] = deal.pbn()
+    if record.rules_unknown:
+        return _finish(out, errors, record.more_errors)
     rules = record.rules or options.rules or STANDARD
     out["rules"] = rules_json(rules)
     play_seat = record.play.seat if record.play is not None else None
     try:
         start = start_position(deal, rules, record.leader, play_seat)
     except HeartsError as e:
-        errors.append(f"line {record.line}: {e}")
-        return _finish(out, errors, record.more_errors)
+        if record.leader is None:
+            errors.append(f"line {record.line}: {e}")
+            return _finish(out, errors, record.more_errors)
+        errors.append(f"line {record.leader_line}: [HeartsLeader] {e}")  # the rules' leader leads
+        start = start_position(deal, rules, None, play_seat)
     out["leader"] = str(start.to_move)
     cards: tuple[Card, ...] = ()
     if record.play is not None:
@@ -211,9 +216,12 @@ class _Dask(_Runner):
         if address == "local":
             # the workers log to our stderr, whose one line is the run's summary: a heartbeat
             # that meets the scheduler already closing at the end of a run is no news to a user
-            # (a failed task still reaches us as its exception)
+            # (a failed task still reaches us as its exception). No dashboard, and the
+            # scheduler's own HTTP server on a free port: on its default one, 8787, it warned
+            # whenever another cluster ran on the machine.
             self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.CRITICAL)
+                                        dashboard_address=None, silence_logs=logging.CRITICAL,
+                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             self.client = Client(self.cluster)
         else:
             try:

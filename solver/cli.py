@@ -17,7 +17,7 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import Seconds, annotate, countable, moon, os_error_line, progress
+from .cli_records import Seconds, annotate, countable, moon, os_error_line, progress, stdout_failed
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
@@ -121,12 +121,15 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     out = result.to_json()
     if target is not None and line is not None:
         out["line"] = line_json(target, line)
-    if as_json:
-        click.echo(json.dumps(out))
-        return
-    click.echo(render(result))
-    if target is not None and line is not None:
-        click.echo("\n" + render_line(pos, target, line))
+    try:
+        if as_json:
+            click.echo(json.dumps(out))
+            return
+        click.echo(render(result))
+        if target is not None and line is not None:
+            click.echo("\n" + render_line(pos, target, line))
+    except OSError as e:
+        stdout_failed(e)
 
 
 class _StatusLine:
@@ -187,8 +190,11 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     try:
         with progress(shown, lambda: _count_lines(input_file), "position") as step:
             for out in answer_lines(solver, items, more_now=more_now(input_file)):
-                sys.stdout.write(json.dumps(out) + "\n")
-                sys.stdout.flush()
+                try:
+                    sys.stdout.write(json.dumps(out) + "\n")
+                    sys.stdout.flush()
+                except OSError as e:
+                    stdout_failed(e)
                 lines += 1
                 failed += out["error"] is not None
                 step()
@@ -250,6 +256,10 @@ def main() -> None:
         fail("interrupted", code=130)
     except KeyboardInterrupt:
         fail("interrupted", code=130)
+    except OSError as e:   # one no command caught: writing its help or usage
+        if e.filename:
+            fail(os_error_line(e))
+        stdout_failed(e)
     except Stopped as e:
         fail("interrupted" if e.signum == signal.SIGINT else f"stopped by {signal.Signals(e.signum).name}",
              code=128 + e.signum)

@@ -150,9 +150,12 @@ def _umask() -> int:
 
 
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
-         chunk_size: int, write: Any, output: str | None = None) -> int:
+         chunk_size: int, write: Any, output: str | None = None,
+         flush: Callable[[], None] | None = None) -> int:
     """Annotate, hand each pair to ``write`` (to ``output``: a path, or None for standard
-    output), print the summary; the exit status to use."""
+    output), ``flush`` it (default: standard output's), print the summary; the exit status to
+    use. The summary comes after the flush: an output that fails only then gets the error
+    line alone."""
     t0 = time.perf_counter()
     records = annotated = failed = 0
     unreadable: list[str] = []
@@ -167,11 +170,15 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
                 annotated += result["players"] is not None
                 failed += result["error"] is not None
                 step()
+        (flush or sys.stdout.flush)()
     except HeartsError as e:
         _fail(str(e))
     except OSError as e:   # inputs report their own: this is the output's
-        _fail(os_error_line(e) if e.filename else
-              f"cannot write {output or 'standard output'}: {e.strerror or e}")
+        if e.filename:
+            _fail(os_error_line(e))
+        if output in (None, "-"):
+            stdout_failed(e)
+        _fail(f"cannot write {output}: {e.strerror or e}")
     lost = f", {len(unreadable)} input(s) not read to the end" if unreadable else ""
     click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors{lost}, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
@@ -192,6 +199,14 @@ def progress(show: bool, total: Callable[[], int | None],
         yield bar.update
     finally:
         bar.close()
+
+
+def stdout_failed(e: OSError) -> NoReturn:
+    """Standard output cannot be written (a full disk, a reader gone): one line, exit 2. What
+    is still buffered goes to /dev/null, or Python's flush at exit would fail again."""
+    with suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    _fail(f"cannot write standard output: {e.strerror or e}")
 
 
 def os_error_line(e: OSError) -> str:
@@ -245,8 +260,7 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     options = AnnotateOptions(_rules(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
-        status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output)
-        writer.close()      # not after a failure: what it flushes is not kept
+        status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output, writer.close)
     sys.exit(status)
 
 
@@ -260,11 +274,7 @@ def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: i
     options = AnnotateOptions(_rules(rules_text), True, True, time_limit, table_mb)
     if as_json:
         writer = make_writer("jsonl", sys.stdout.buffer)
-        try:
-            status = _run(inputs, options, jobs, dask, chunk_size, writer.write)
-        finally:
-            writer.close()
-        sys.exit(status)
+        sys.exit(_run(inputs, options, jobs, dask, chunk_size, writer.write, flush=writer.close))
 
     def show(record: Record, result: dict[str, Any]) -> None:
         click.echo(moon_line(result))

@@ -113,6 +113,8 @@ class Record:
     leader: Seat | None = None
     passing: Passing | None = None
     errors: list[str] = field(default_factory=list)
+    #: the line of the ``[HeartsLeader]`` tag, for an error the rules find in it later
+    leader_line: int = field(default=1, compare=False)
     #: hands of a ``[Deal]`` that gives fewer than four (None for each missing hand)
     partial_hands: tuple[int | None, ...] | None = None
     #: section data after each tag, verbatim (comments included), for tags that have some
@@ -135,6 +137,12 @@ class Record:
     def board(self) -> str | None:
         return self.tags.get("Board") or None
 
+    @property
+    def rules_unknown(self) -> bool:
+        """Whether its ``[HeartsRules]`` could not be read: then nothing about it can be
+        worked out (other rules would give other values)."""
+        return self.rules is None and bool(self.tags.get("HeartsRules", "").strip())
+
     def missing_deal(self) -> str | None:
         """Why there is no deal to analyze, unless a reading error already says it (else None)."""
         if self.deal is not None:
@@ -155,8 +163,8 @@ class Record:
     def stripped(self) -> "Record":
         """The record without its file bytes: what a worker process needs."""
         return Record(self.tags, self.deal, self.play, self.rules, self.leader, self.passing,
-                      list(self.errors), self.partial_hands, {}, self.index, self.line, self.source,
-                      more_errors=self.more_errors)
+                      list(self.errors), self.leader_line, self.partial_hands, {}, self.index,
+                      self.line, self.source, more_errors=self.more_errors)
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -607,11 +615,12 @@ def _interpret(record: Record, tags: list[_Tag], context: _Context, errors: list
         except HeartsError as e:
             errors.append(f"line {_line(first, 'HeartsRules', record)}: [HeartsRules] {e}")
     if leader := record.tags.get("HeartsLeader", "").strip():
+        record.leader_line = _line(first, "HeartsLeader", record)
         try:
             record.leader = Seat.parse(leader)
         except HeartsError:
-            errors.append(f"line {_line(first, 'HeartsLeader', record)}: [HeartsLeader] "
-                          f"must be N, E, S or W, got {leader!r}")
+            errors.append(f"line {record.leader_line}: [HeartsLeader] must be N, E, S or W, "
+                          f"got {leader!r}")
     _read_passing(record, first, errors)
 
 

@@ -82,6 +82,20 @@ def test_leaders_with_a_free_first_lead(solver):
     assert missing["players"] is None and "HeartsLeader" in missing["error"]
 
 
+def test_a_leader_the_rules_overrule_is_an_error_on_its_line_and_the_rules_leader_leads(solver):
+    text = '[Event "x"]\n[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n[HeartsLeader "E"]\n'
+    result = one(text, solver)
+    assert result["error"] == "line 3: [HeartsLeader] leader E given, but N holds C2 and must lead it"
+    assert result["leader"] == "N" and result["players"] == one(text[:-19], solver)["players"]
+
+
+def test_a_record_whose_rules_cannot_be_read_is_not_analysed_under_others(solver):
+    text = '[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n[HeartsRules "{\\"moon\\": \\"subtrct\\"}"]\n'
+    result = one(text, solver, rules=Rules.parse("rickety-kate"))
+    assert result["deal"] == "N:.A..2 .2..3 .3..4 .4..5" and result["error"].startswith("line 2: [HeartsRules]")
+    assert result["players"] is None and result["rules"] is None and result["leader"] is None
+
+
 def test_a_time_limit_gives_up_the_record_with_an_error():
     deal = Deal.random(3).pbn()
     result = one(f'[Deal "{deal}"]\n', Solver(table_mb=16), time_limit=0.05)

@@ -4,6 +4,7 @@ command; the property test below runs it in-process, for many examples."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -99,6 +100,25 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: 
     assert time.monotonic() - start < 5
     assert proc.returncode == status and out == ""
     assert err == f"hearts-dd: error: {message}\n"       # one line (click adds a blank one to ^C)
+
+
+@pytest.mark.parametrize("args, output", [
+    (["--json"], "full disk"), ([], "full disk"), (["--line", "N"], "full disk"),
+    (["--help"], "full disk"),      # (click itself ends a help page's broken pipe: exit 1)
+    (["--json"], "reader gone"), ([], "reader gone"), (["--line", "N"], "reader gone")])
+def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: str) -> None:
+    small = "N:.A..2 .2..3 .3..4 .4..5"
+    if output == "full disk":
+        stdout, expected = open("/dev/full", "wb"), "No space left on device"
+    else:
+        read, write = os.pipe()
+        os.close(read)
+        stdout, expected = open(write, "wb"), "Broken pipe"
+    with stdout:
+        result = subprocess.run([str(COMMAND), "analyze", "--deal", small, *args], stdout=stdout,
+                                stderr=subprocess.PIPE, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr == f"hearts-dd: error: cannot write standard output: {expected}\n"
 
 
 EDIT_CHARS = "AKQJT98765432.: NESWnesw-CHDShdc10♠♥{}[],\"x"

@@ -7,10 +7,13 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -54,13 +57,24 @@ def test_a_thousand_records_give_identical_output_with_1_and_2_jobs_and_local_da
     outputs = []                                                                  # ms each
     for args in (["-j", "1"], ["-j", "2"], ["-j", "2", "--dask", "local", "--chunk-size", "32"]):
         out = tmp_path / f"out{len(outputs)}.jsonl"
-        p = run("annotate", str(source), "-o", str(out), *args)
+        with _port_taken(8787):     # a Dask dashboard elsewhere: no warning about its port
+            p = run("annotate", str(source), "-o", str(out), *args)
         assert p.returncode == 0 and summary(p) == (1000, 1000, 0)
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] == outputs[2]
     results = [json.loads(line) for line in outputs[0].splitlines()]
     assert [r["index"] for r in results] == list(range(1000))
     assert all(r["review"]["complete"] for r in results)
+
+
+@contextmanager
+def _port_taken(port: int) -> Iterator[None]:
+    """``port`` in use while the block runs (by us, or by whoever already holds it)."""
+    with socket.socket() as s:
+        with suppress(OSError):
+            s.bind(("", port))
+            s.listen()
+        yield
 
 
 def test_record_errors_make_exit_status_1_and_are_one_line_each(tmp_path):
@@ -257,6 +271,22 @@ def test_output_to_a_device_or_a_pipe_writes_to_it(tmp_path):
     full = _annotate_to(tmp_path, Path("/dev/full"))
     assert full.returncode == 2
     assert full.stderr.decode().strip() == "hearts-dd: error: cannot write /dev/full: No space left on device"
+
+
+def test_an_output_that_fails_only_when_closed_gets_the_error_line_alone(tmp_path):
+    """One small record fits in the buffer: the device refuses it when it is flushed, after
+    the run, where the summary line used to come first."""
+    one = tmp_path / "one.pbn"
+    one.write_text('[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')
+    for command in (["annotate", str(one), "-o", "/dev/full"], ["moon", str(one), "--json"],
+                    ["annotate", str(one)]):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([sys.executable, "-m", "solver.cli", *command], stdout=full,
+                               stderr=subprocess.PIPE, timeout=120, cwd=ROOT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+        name = "/dev/full" if "-o" in command else "standard output"
+        assert p.returncode == 2
+        assert p.stderr.decode() == f"hearts-dd: error: cannot write {name}: No space left on device\n"
 
 
 def test_a_failed_write_is_one_line_and_leaves_nothing_behind(tmp_path):
