@@ -22,8 +22,11 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
-from contextlib import contextmanager
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable, Generator, Iterable, Iterator
@@ -66,22 +69,29 @@ def rules_json(rules: Rules) -> str | dict[str, Any]:
     return rules.preset if rules == Rules.parse(rules.preset) else rules.to_dict()
 
 
-def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) -> dict[str, Any]:
-    """The result object of one record (SPEC §6 keys first). Never raises for bad records."""
+def _unanswered(record: Record) -> dict[str, Any]:
+    """A record's result object before any answer: where it is, and its deal."""
     out: dict[str, Any] = {"index": record.index, "deal": None, "players": None, "error": None}
     if record.source is not None:
         out["file"] = record.source
     out.update(line=record.line, board=record.board, rules=None, leader=None, play=None, review=None)
-    errors = list(record.errors)
     if record.passing is not None:
         out["pass"] = record.passing.to_json()
+    if record.deal is not None:
+        out["deal"] = record.deal.pbn()
+    return out
+
+
+def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) -> dict[str, Any]:
+    """The result object of one record (SPEC §6 keys first). Never raises for bad records."""
+    out = _unanswered(record)
+    errors = list(record.errors)
     deal = record.deal
     if deal is None:
         problem = record.missing_deal()
         if problem:
             errors.append(problem)
         return _finish(out, errors, record.more_errors)
-    out["deal"] = deal.pbn()
     if record.rules_unknown:
         return _finish(out, errors, record.more_errors)
     rules = record.rules or options.rules or STANDARD
@@ -128,6 +138,12 @@ def _finish(out: dict[str, Any], errors: list[str], more: int = 0) -> dict[str, 
     return out
 
 
+def _lost(records: list[Record], why: str) -> list[dict[str, Any]]:
+    """The results of a chunk whose worker died: each record's errors, and ``why``."""
+    return [_finish(_unanswered(r), [*r.errors, f"line {r.line}: not annotated: {why}"],
+                    r.more_errors) for r in records]
+
+
 # -- workers ------------------------------------------------------------------------------------
 _SOLVERS: dict[int, Solver] = {}
 
@@ -171,9 +187,11 @@ def _servers_shielded() -> Iterator[None]:
 
 
 class _Runner:
-    """Where chunks run: ``submit`` returns a function that waits for the chunk's results."""
+    """Where chunks run: ``submit`` returns a function that waits for the chunk's results.
+    ``window`` chunks may be in flight at once (here, in this process, one: each is done by
+    the time it is submitted, and waits for nothing)."""
 
-    width = 1
+    window = 1
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
         result = annotate_chunk(records, options)
@@ -187,59 +205,152 @@ class _Runner:
 
 
 class _Processes(_Runner):
+    """A pool of worker processes. A worker that dies (killed, out of memory) takes the pool
+    with it: each chunk the pool held runs once more on a fresh pool, and a chunk that breaks
+    that one too is reported in its records' errors, so the run goes on either way."""
+
+    LOST = "its worker process died (killed, or out of memory)"
+
     def __init__(self, jobs: int) -> None:
         methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.jobs = jobs
+        self.window = 4 * jobs
+        self.pool = self._new_pool()
+
+    # a pool starts the resource tracker, and its first submit the fork server (and a submit
+    # the workers): each is started with SIGTERM and SIGHUP blocked (_servers_shielded)
+    def _new_pool(self) -> ProcessPoolExecutor:
         with _servers_shielded():
-            self.pool = context.Pool(jobs, initializer=_worker_signals)
-        self.width = jobs
+            return ProcessPoolExecutor(self.jobs, mp_context=self.context, initializer=_worker_signals)
+
+    def _submit(self, records: list[Record], options: AnnotateOptions) -> tuple[Future, ProcessPoolExecutor]:
+        with _servers_shielded():
+            return self.pool.submit(annotate_chunk, records, options), self.pool
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
-        return self.pool.apply_async(annotate_chunk, (records, options)).get
+        first = self._submit(records, options)
+
+        def wait() -> list:
+            future, pool = first
+            for attempt in (1, 2):
+                try:
+                    return future.result()
+                except BrokenProcessPool:
+                    if pool is self.pool:
+                        self._stop(pool)
+                        self.pool = self._new_pool()
+                    if attempt == 1:
+                        future, pool = self._submit(records, options)
+            return _lost(records, self.LOST)
+
+        return wait
+
+    @staticmethod
+    def _stop(pool: ProcessPoolExecutor) -> None:
+        """Stop a pool's workers now, whatever they are doing."""
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join()
 
     def close(self) -> None:
-        self.pool.close()
-        self.pool.join()
+        self.pool.shutdown()
 
     def terminate(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        self._stop(self.pool)
 
 
 class _Dask(_Runner):
+    LOST = "its Dask worker died (killed, or out of memory)"
+
     def __init__(self, address: str, jobs: int) -> None:
         try:
-            from dask.distributed import Client, LocalCluster
+            from dask.distributed import Client, KilledWorker, LocalCluster
         except ImportError:
             raise HeartsError("--dask needs the dask extra: pip install 'hearts-dd[dask]'") from None
+        self.killed = KilledWorker
         self.cluster = None
+        # Dask logs to our stderr, whose one line is the run's summary: a heartbeat that meets
+        # the scheduler already closing at the end of a run, a key gathered again, or the
+        # client's tries to reconnect are no news to a user (what fails reaches us as an
+        # exception). Its loggers have levels of their own, set when it was imported.
+        for name in list(logging.root.manager.loggerDict):
+            if name.split(".")[0] == "distributed":
+                logging.getLogger(name).setLevel(logging.CRITICAL)
         if address == "local":
-            # the workers log to our stderr, whose one line is the run's summary: a heartbeat
-            # that meets the scheduler already closing at the end of a run is no news to a user
-            # (a failed task still reaches us as its exception). No dashboard, and the
-            # scheduler's own HTTP server on a free port: on its default one, 8787, it warned
-            # whenever another cluster ran on the machine.
+            # No dashboard, and the scheduler's own HTTP server on a free port: on its default
+            # one, 8787, it warned whenever another cluster ran on the machine.
             self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                         dashboard_address=None, silence_logs=logging.CRITICAL,
                                         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             self.client = Client(self.cluster)
         else:
-            try:
-                self.client = Client(address, timeout=f"{DASK_CONNECT_TIMEOUT}s")
-            except (OSError, ValueError) as e:
-                raise HeartsError(f"cannot reach the Dask scheduler at {address!r}: {e}") from None
+            self.client = _connect(Client, address)
         workers = self.client.scheduler_info().get("workers", {})
-        self.width = max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+        self.window = 4 * max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
-        return self.client.submit(annotate_chunk, records, options, pure=False).result
+        future = self.client.submit(annotate_chunk, records, options, pure=False)
+
+        def wait() -> list:
+            try:
+                return future.result()
+            except self.killed:     # the scheduler gave up on the chunk: it kept killing workers
+                return _lost(records, self.LOST)
+            except Exception as e:  # annotate_chunk raises nothing of its own: the cluster failed
+                why = getattr(e, "reason", None) or _one_line(e)   # (a cancelled chunk's reason)
+                raise HeartsError(f"lost the Dask cluster: {why}") from None
+
+        return wait
 
     def close(self) -> None:
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        with suppress(Exception):   # a cluster already gone has nothing to close
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
 
     terminate = close
+
+
+def _connect(client: Callable[..., Any], address: str) -> Any:
+    """A client of the scheduler at ``address``, with one line for whatever stands in the way:
+    no scheduler there, something else there, or a scheduler with no workers."""
+    made: list[Any] = []
+    failed: list[BaseException] = []
+
+    def make() -> None:
+        try:
+            made.append(client(address, timeout=f"{DASK_CONNECT_TIMEOUT}s"))
+        except BaseException as e:
+            failed.append(e)
+
+    # the client's timeout covers reaching the address, not the handshake after it: a peer that
+    # accepts and then says nothing (a web server) would hold the client for ever
+    maker = threading.Thread(target=make, name="hearts-dd Dask connect", daemon=True)
+    maker.start()
+    maker.join(DASK_CONNECT_TIMEOUT + 1)
+    if not made:
+        why = (f"no answer within {DASK_CONNECT_TIMEOUT:g} s" if not failed else
+               "what answers there does not speak Dask's protocol" if isinstance(failed[0], MemoryError)
+               else _one_line(failed[0]))
+        raise HeartsError(f"cannot reach the Dask scheduler at {address!r}: {why}")
+    c = made[0]
+    try:
+        c.wait_for_workers(1, timeout=DASK_CONNECT_TIMEOUT)
+    except Exception:
+        with suppress(Exception):
+            c.close()
+        raise HeartsError(f"the Dask scheduler at {address!r} has no workers (none joined within "
+                          f"{DASK_CONNECT_TIMEOUT:g} s)") from None
+    return c
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
@@ -255,7 +366,8 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
 
     ``jobs`` > 1 runs a process pool of that size; ``dask`` ("local" or "tcp://host:8786")
     runs on a Dask cluster instead (``jobs`` is then the size of a local cluster). At most
-    four chunks per worker are in flight. Closing the iterator early stops the workers.
+    four chunks per worker are in flight (one in this process). Closing the iterator early
+    stops the workers.
     """
     runner: _Runner
     if dask:
@@ -264,7 +376,7 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
         runner = _Processes(jobs)
     else:
         runner = _Runner()
-    window = 4 * runner.width
+    window = runner.window
     pending: deque[tuple[list[Record], Callable[[], list]]] = deque()
     finished = False
     try:

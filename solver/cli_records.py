@@ -23,6 +23,11 @@ from .pbn import Record, count_games, read_records
 from .rules import Rules
 from .writers import FORMATS, format_for, make_writer, moon_story, record_place
 
+#: Worker processes at most, each with its own table (``--table-mb``, 64 MB by default).
+MAX_JOBS = 256
+#: Records a chunk at most: a worker holds its chunk's records and results in memory.
+MAX_CHUNK = 100_000
+
 INPUTS = click.argument("inputs", nargs=-1, required=True,
                         type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 
@@ -224,13 +229,13 @@ def _rules(text: str | None) -> Rules | None:
 _common = [
     click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
                  help="Rules for records without a [HeartsRules] tag (default: standard)."),
-    click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+    click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
                  help="Worker processes (default: all cores)."),
     click.option("--dask", "dask", default=None, metavar="ADDRESS|local",
                  help="Run on a Dask cluster (scheduler address, or 'local'); needs the dask extra."),
     click.option("--time-limit", type=Seconds(), default=0.0, show_default=True,
                  help="Seconds per record before it is given up with an error (0: none)."),
-    click.option("--chunk-size", type=click.IntRange(1), default=8, show_default=True,
+    click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=8, show_default=True,
                  help="Records sent to a worker at a time."),
     click.option("--table-mb", type=click.IntRange(1, 1024), default=64, show_default=True,
                  help="Transposition table of each worker."),

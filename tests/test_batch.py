@@ -4,7 +4,10 @@ process, a process pool and a local Dask cluster: tests/test_cli_records.py.)"""
 from __future__ import annotations
 
 import io
+import os
 import random
+import socket
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -13,8 +16,10 @@ from hypothesis import strategies as st
 from record_files import endgame_file, small_deal
 from solver.analysis import Solver
 from solver.cards import Seat, cards_of
+from solver import batch
 from solver.batch import AnnotateOptions, annotate_record, annotate_stream
 from solver.deal import Deal
+from solver.errors import HeartsError
 from solver.pbn import read_records
 from solver.position import Position
 from solver.rules import Rules
@@ -143,6 +148,22 @@ def test_only_a_bounded_window_of_records_is_in_flight(jobs):
     stream.close()                             # stops the workers
 
 
+def test_in_this_process_each_chunk_comes_out_before_the_next_is_read():
+    """A record read from a pipe is answered before the next is waited for (four chunks were
+    read ahead, as for a pool)."""
+    read = []
+
+    def records():
+        for record in read_records(io.BytesIO(endgame_file(40, seed=2, hand_size=2))):
+            read.append(record.index)
+            yield record
+
+    stream = annotate_stream(records(), chunk_size=3)
+    next(stream)
+    assert read == [0, 1, 2]
+    stream.close()
+
+
 def test_records_keep_their_file_bytes_through_the_workers():
     data = endgame_file(20, seed=2, hand_size=3, play_cards=4)
     pairs = list(annotate_stream(read_records(io.BytesIO(data)), jobs=2, chunk_size=3))
@@ -150,11 +171,7 @@ def test_records_keep_their_file_bytes_through_the_workers():
     assert [r.index for r, _ in pairs] == [res["index"] for _, res in pairs] == list(range(20))
 
 
-def test_dask_needs_a_reachable_scheduler(monkeypatch):
-    pytest.importorskip("dask.distributed")
-    from solver import batch
-    from solver.errors import HeartsError
-    monkeypatch.setattr(batch, "DASK_CONNECT_TIMEOUT", 1.0)
+def test_dask_needs_a_reachable_scheduler(quick_dask):
     with pytest.raises(HeartsError, match="cannot reach the Dask scheduler"):
         next(annotate_stream(iter([]), dask="tcp://127.0.0.1:1"))
 
@@ -183,3 +200,108 @@ def test_annotating_any_small_record_never_raises(data):
     assert list(result)[:4] == SPEC_KEYS and result["deal"] is not None
     assert result["error"] is None or "\n" not in result["error"]
     assert (result["players"] is None) == (result["leader"] is None)
+
+
+# -- workers that die -----------------------------------------------------------------------------
+def test_a_chunk_whose_worker_dies_runs_again_on_a_fresh_pool():
+    """A killed worker (the out-of-memory killer, say) used to leave its chunk waited for, and
+    the run hung."""
+    records = list(read_records(io.BytesIO(endgame_file(6, seed=3, hand_size=5, play_cards=4))))
+    runner = batch._Processes(2)
+    try:
+        wait = runner.submit(records, AnnotateOptions())
+        first = runner.pool
+        for process in list(first._processes.values()):    # started by the submit, still busy
+            process.kill()
+        assert wait() == [r for _, r in annotate_stream(iter(records))]
+        assert runner.pool is not first
+    finally:
+        runner.close()
+
+
+class _Dying(batch._Processes):
+    def _submit(self, records, options):     # a chunk that kills every worker it is sent to
+        return self.pool.submit(os._exit, 9), self.pool
+
+
+def test_a_chunk_that_kills_its_workers_twice_is_reported_in_its_records_and_the_run_goes_on():
+    records = list(read_records(io.BytesIO(b'[Board "7"]\n[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n\n'
+                                           b'[Deal "N:.A..2 .2..3 .3..4"]\n')))
+    runner = _Dying(2)
+    try:
+        lost = runner.submit(records, AnnotateOptions())()
+        assert [r["deal"] for r in lost] == ["N:.A..2 .2..3 .3..4 .4..5", None]
+        assert all(r["players"] is None for r in lost)
+        assert lost[0]["error"] == "line 1: not annotated: its worker process died (killed, or out of memory)"
+        assert lost[1]["error"].startswith("line 4: [Deal]") and lost[1]["error"].endswith("out of memory)")
+        fine = batch._Processes._submit(runner, records[:1], AnnotateOptions())[0].result()
+        assert fine[0]["players"] is not None                # the pool after them works
+    finally:
+        runner.close()
+
+
+# -- a Dask cluster that fails ----------------------------------------------------------------------
+class _Failing:
+    """A Dask client whose chunks all end in ``error``."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def submit(self, *args, **kwargs):
+        return self
+
+    def result(self):
+        raise self.error
+
+
+def _dask_runner(client) -> batch._Dask:
+    distributed = pytest.importorskip("dask.distributed")
+    runner = batch._Dask.__new__(batch._Dask)
+    runner.killed, runner.client, runner.cluster = distributed.KilledWorker, client, None
+    return runner
+
+
+def test_a_dask_chunk_that_kept_killing_workers_is_reported_in_its_records():
+    distributed = pytest.importorskip("dask.distributed")
+    records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
+    runner = _dask_runner(_Failing(distributed.KilledWorker("annotate_chunk-1", "worker", 3)))
+    [lost] = runner.submit(records, AnnotateOptions())()
+    assert lost["error"] == "line 1: not annotated: its Dask worker died (killed, or out of memory)"
+
+
+def test_a_lost_dask_cluster_is_one_line_not_an_output_error():
+    from distributed.comm.core import CommClosedError          # an OSError: it read as the output's
+    records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
+    runner = _dask_runner(_Failing(CommClosedError("in <TCP (closed)>: Stream is closed")))
+    with pytest.raises(HeartsError, match=r"^lost the Dask cluster: in <TCP \(closed\)>: Stream is closed$"):
+        runner.submit(records, AnnotateOptions())()
+
+
+@pytest.fixture
+def quick_dask(monkeypatch):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(batch, "DASK_CONNECT_TIMEOUT", 1.0)
+
+
+@pytest.mark.parametrize("greeting, why", [
+    (None, "no answer within 1 s"),                              # a web server: waits to be asked
+    (b"SSH-2.0-OpenSSH_9.6\r\n" * 4, "what answers there does not speak Dask's protocol"),
+])
+def test_an_address_without_a_dask_scheduler_is_one_line(quick_dask, greeting, why):
+    from dask.distributed import Client
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
+        if greeting:
+            threading.Thread(target=lambda: server.accept()[0].sendall(greeting), daemon=True).start()
+        with pytest.raises(HeartsError) as e:
+            batch._connect(Client, address)
+    assert str(e.value) == f"cannot reach the Dask scheduler at {address!r}: {why}"
+
+
+def test_a_dask_scheduler_without_workers_is_one_line(quick_dask):
+    from dask.distributed import Client, LocalCluster
+    with LocalCluster(n_workers=0, dashboard_address=None, processes=False) as cluster:
+        with pytest.raises(HeartsError, match="has no workers .none joined within 1 s.$"):
+            batch._connect(Client, cluster.scheduler_address)

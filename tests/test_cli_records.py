@@ -172,6 +172,8 @@ def test_moon_command():
     (["annotate", "data/sample.pbn", "--rules", "nonsense"], "--rules: unknown preset 'nonsense'"),
     (["annotate", "data/sample.pbn", "--format", "xml"], "'xml' is not one of"),
     (["annotate", "data/sample.pbn", "--jobs", "0"], "--jobs"),
+    (["annotate", "data/sample.pbn", "--jobs", "257"], "--jobs"),                # a pool that size
+    (["annotate", "data/sample.pbn", "--chunk-size", str(2**63)], "--chunk-size"),  # islice's limit
     (["moon"], "INPUTS"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(args, words):
