@@ -23,13 +23,15 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
+import warnings
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Callable, Generator, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn
 
 from .analysis import SearchAborted, Solver
 from .cards import Card, Seat
@@ -159,7 +161,13 @@ def _solver(table_mb: int) -> Solver:
 def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict[str, Any]]:
     """The unit of work sent to a worker: a few records, their results in the same order."""
     solver = _solver(options.table_mb)
-    return [annotate_record(r, options, solver) for r in records]
+    results = []
+    for record in records:
+        try:
+            results.append(annotate_record(record, options, solver))
+        except MemoryError as e:    # the table (--table-mb) or a search beyond the memory limit
+            results += _lost([record], f"out of memory ({e})")
+    return results
 
 
 _STOPS = {signal.SIGTERM, signal.SIGHUP}
@@ -184,6 +192,19 @@ def _servers_shielded() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, kept)
+
+
+@contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """SIGINT ignored while the block runs (where it can be: in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    kept = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, kept)
 
 
 class _Runner:
@@ -242,6 +263,8 @@ class _Processes(_Runner):
                         self.pool = self._new_pool()
                     if attempt == 1:
                         future, pool = self._submit(records, options)
+                except Exception as e:  # annotate_chunk raises none of its own: say what did
+                    return _lost(records, _one_line(e))
             return _lost(records, self.LOST)
 
         return wait
@@ -269,6 +292,7 @@ class _Dask(_Runner):
     def __init__(self, address: str, jobs: int) -> None:
         try:
             from dask.distributed import Client, KilledWorker, LocalCluster
+            from distributed.versions import VersionMismatchWarning
         except ImportError:
             raise HeartsError("--dask needs the dask extra: pip install 'hearts-dd[dask]'") from None
         self.killed = KilledWorker
@@ -280,13 +304,18 @@ class _Dask(_Runner):
         for name in list(logging.root.manager.loggerDict):
             if name.split(".")[0] == "distributed":
                 logging.getLogger(name).setLevel(logging.CRITICAL)
+        warnings.filterwarnings("ignore", category=VersionMismatchWarning)
         if address == "local":
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
-            # one, 8787, it warned whenever another cluster ran on the machine.
-            self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.CRITICAL,
-                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-            self.client = Client(self.cluster)
+            # one, 8787, it warned whenever another cluster ran on the machine. The workers
+            # start with Ctrl-C ignored (a disposition, unlike a mask, outlives their exec), as a
+            # pool's do: each printed a traceback, and this process stops them. (A Ctrl-C in
+            # the second or two the cluster takes to start is lost.)
+            with _ctrl_c_ignored():
+                self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.CRITICAL,
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                self.client = Client(self.cluster)
         else:
             self.client = _connect(Client, address)
         workers = self.client.scheduler_info().get("workers", {})
@@ -296,15 +325,33 @@ class _Dask(_Runner):
         future = self.client.submit(annotate_chunk, records, options, pure=False)
 
         def wait() -> list:
-            try:
-                return future.result()
-            except self.killed:     # the scheduler gave up on the chunk: it kept killing workers
-                return _lost(records, self.LOST)
-            except Exception as e:  # annotate_chunk raises nothing of its own: the cluster failed
-                why = getattr(e, "reason", None) or _one_line(e)   # (a cancelled chunk's reason)
-                raise HeartsError(f"lost the Dask cluster: {why}") from None
+            idle_since = None       # when the scheduler was last seen without workers
+            while True:
+                try:
+                    return future.result(timeout=1)
+                except TimeoutError:
+                    if self._workers():
+                        idle_since = None
+                    elif idle_since is None:
+                        idle_since = time.monotonic()
+                    elif time.monotonic() - idle_since > DASK_CONNECT_TIMEOUT:
+                        raise HeartsError(f"the Dask scheduler has had no workers for "
+                                          f"{DASK_CONNECT_TIMEOUT:g} s (they left, or could not "
+                                          f"run hearts-dd: is it installed where they run?)") from None
+                except self.killed:     # the scheduler gave up on the chunk: it kept killing workers
+                    return _lost(records, self.LOST)
+                except Exception as e:
+                    if future.status == "error":    # the chunk failed on its worker
+                        return _lost(records, _one_line(e))
+                    _lost_cluster(e)
 
         return wait
+
+    def _workers(self) -> int:
+        try:
+            return len(self.client.scheduler_info().get("workers", {}))
+        except Exception as e:
+            _lost_cluster(e)
 
     def close(self) -> None:
         with suppress(Exception):   # a cluster already gone has nothing to close
@@ -313,6 +360,11 @@ class _Dask(_Runner):
                 self.cluster.close()
 
     terminate = close
+
+
+def _lost_cluster(e: Exception) -> NoReturn:
+    why = getattr(e, "reason", None) or _one_line(e)    # (a cancelled chunk's reason)
+    raise HeartsError(f"lost the Dask cluster: {why}") from None
 
 
 def _connect(client: Callable[..., Any], address: str) -> Any:

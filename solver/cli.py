@@ -256,6 +256,8 @@ def main() -> None:
         fail("interrupted", code=130)
     except KeyboardInterrupt:
         fail("interrupted", code=130)
+    except MemoryError as e:   # the table: it is allocated whole
+        fail(f"out of memory: {e} (a smaller --table-mb may fit)")
     except OSError as e:   # one no command caught: writing its help or usage
         if e.filename:
             fail(os_error_line(e))

@@ -242,16 +242,20 @@ def test_a_chunk_that_kills_its_workers_twice_is_reported_in_its_records_and_the
 
 # -- a Dask cluster that fails ----------------------------------------------------------------------
 class _Failing:
-    """A Dask client whose chunks all end in ``error``."""
+    """A Dask client whose chunks all end in ``error`` (``status`` "error": raised by the
+    chunk on its worker), and whose scheduler has ``workers``."""
 
-    def __init__(self, error: Exception) -> None:
-        self.error = error
+    def __init__(self, error: Exception, status: str = "lost", workers: int = 1) -> None:
+        self.error, self.status, self.workers = error, status, workers
 
     def submit(self, *args, **kwargs):
         return self
 
-    def result(self):
+    def result(self, timeout=None):
         raise self.error
+
+    def scheduler_info(self):
+        return {"workers": {f"tcp://127.0.0.1:{port}": {} for port in range(self.workers)}}
 
 
 def _dask_runner(client) -> batch._Dask:
@@ -264,7 +268,7 @@ def _dask_runner(client) -> batch._Dask:
 def test_a_dask_chunk_that_kept_killing_workers_is_reported_in_its_records():
     distributed = pytest.importorskip("dask.distributed")
     records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
-    runner = _dask_runner(_Failing(distributed.KilledWorker("annotate_chunk-1", "worker", 3)))
+    runner = _dask_runner(_Failing(distributed.KilledWorker("annotate_chunk-1", "worker", 3), "error"))
     [lost] = runner.submit(records, AnnotateOptions())()
     assert lost["error"] == "line 1: not annotated: its Dask worker died (killed, or out of memory)"
 
@@ -274,6 +278,20 @@ def test_a_lost_dask_cluster_is_one_line_not_an_output_error():
     records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
     runner = _dask_runner(_Failing(CommClosedError("in <TCP (closed)>: Stream is closed")))
     with pytest.raises(HeartsError, match=r"^lost the Dask cluster: in <TCP \(closed\)>: Stream is closed$"):
+        runner.submit(records, AnnotateOptions())()
+
+
+def test_a_dask_chunk_that_failed_on_its_worker_is_reported_in_its_records():
+    records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
+    runner = _dask_runner(_Failing(MemoryError("cannot allocate a transposition table"), "error"))
+    [lost] = runner.submit(records, AnnotateOptions())()
+    assert lost["error"] == "line 1: not annotated: cannot allocate a transposition table"
+
+
+def test_a_dask_scheduler_whose_workers_all_left_is_one_line_not_a_wait_for_ever(quick_dask):
+    records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
+    runner = _dask_runner(_Failing(TimeoutError(), "pending", workers=0))
+    with pytest.raises(HeartsError, match="^the Dask scheduler has had no workers for 1 s"):
         runner.submit(records, AnnotateOptions())()
 
 

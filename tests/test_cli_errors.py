@@ -121,6 +121,17 @@ def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: s
     assert result.stderr == f"hearts-dd: error: cannot write standard output: {expected}\n"
 
 
+def test_a_table_beyond_the_memory_limit_is_one_line() -> None:
+    import resource
+    limit = 200 << 20        # room for Python, not for the table
+    result = subprocess.run([str(COMMAND), "analyze", "--deal", "N:.A..2 .2..3 .3..4 .4..5",
+                             "--table-mb", "256"], capture_output=True, text=True, timeout=120,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("hearts-dd: error: out of memory: cannot allocate a transposition table "
+                             "of 268435456 bytes (a smaller --table-mb may fit)\n")
+
+
 EDIT_CHARS = "AKQJT98765432.: NESWnesw-CHDShdc10♠♥{}[],\"x"
 EDITS = st.lists(st.tuples(st.sampled_from(["delete", "insert", "replace"]), st.integers(0, 10**6),
                            st.sampled_from(EDIT_CHARS)), min_size=1, max_size=3)

@@ -193,15 +193,19 @@ def test_an_unwritable_output_leaves_nothing_behind(tmp_path):
     (signal.SIGTERM, "1", False, 143, "stopped by SIGTERM"),    # kill
     (signal.SIGTERM, "2", True, 143, "stopped by SIGTERM"),     # a job scheduler's stop
     (signal.SIGHUP, "2", True, 129, "stopped by SIGHUP"),       # the terminal closed
+    (signal.SIGINT, "dask", True, 130, "interrupted"),         # Dask's workers printed tracebacks
 ])
 def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, status, message):
+    if jobs == "dask":
+        pytest.importorskip("dask.distributed")
     source = tmp_path / "slow.pbn"
     # about 15 s of work for two processes (400 records took 3 s and sometimes ended before the
     # interrupt): the signal must find it running however fast the solver gets
     source.write_bytes(endgame_file(2000, seed=5, hand_size=8, play_cards=32))
     out = tmp_path / "out.pbn"
+    where = ["-j", "2", "--dask", "local"] if jobs == "dask" else ["-j", jobs]
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o", str(out),
-                              "-j", jobs], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
+                              *where], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)},
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(3)
@@ -289,6 +293,33 @@ def test_an_output_that_fails_only_when_closed_gets_the_error_line_alone(tmp_pat
         name = "/dev/full" if "-o" in command else "standard output"
         assert p.returncode == 2
         assert p.stderr.decode() == f"hearts-dd: error: cannot write {name}: No space left on device\n"
+
+
+def test_a_csv_header_to_a_closed_pipe_is_one_line():
+    read, write = os.pipe()
+    os.close(read)
+    with open(write, "wb") as closed:
+        p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(SAMPLE), "--format",
+                            "csv"], stdout=closed, stderr=subprocess.PIPE, timeout=120, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 2       # (click ended it with exit 1 and not a word)
+    assert p.stderr.decode() == "hearts-dd: error: cannot write standard output: Broken pipe\n"
+
+
+def test_a_table_beyond_the_memory_limit_fails_each_record_not_the_run(tmp_path):
+    import resource
+    one = tmp_path / "one.pbn"
+    one.write_text('[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n\n[Deal "N:.2..A .3..2 .4..3 .5..4"]\n')
+    limit = 1 << 30
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(one), "-j", "1",
+                        "--table-mb", "1024"], capture_output=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert p.returncode == 1 and summary(p) == (2, 0, 2)
+    for r in map(json.loads, p.stdout.decode().splitlines()):
+        assert r["players"] is None and r["error"] == (
+            "line %d: not annotated: out of memory (cannot allocate a transposition table of "
+            "1073741824 bytes)" % r["line"])
 
 
 def test_a_failed_write_is_one_line_and_leaves_nothing_behind(tmp_path):
