@@ -141,7 +141,8 @@ def _finish(out: dict[str, Any], errors: list[str], more: int = 0) -> dict[str, 
 
 
 def _lost(records: list[Record], why: str) -> list[dict[str, Any]]:
-    """The results of a chunk whose worker died: each record's errors, and ``why``."""
+    """The results of records left unannotated (a dead worker, no memory): their own errors,
+    and ``why``."""
     return [_finish(_unanswered(r), [*r.errors, f"line {r.line}: not annotated: {why}"],
                     r.more_errors) for r in records]
 
@@ -195,16 +196,21 @@ def _servers_shielded() -> Iterator[None]:
 
 
 @contextmanager
-def _ctrl_c_ignored() -> Iterator[None]:
-    """SIGINT ignored while the block runs (where it can be: in the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    kept = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, kept)
+def _cluster_shielded() -> Iterator[None]:
+    """While a local Dask cluster starts: its processes ignore Ctrl-C (a disposition, unlike a
+    mask, outlives their exec; each printed a traceback) and keep SIGTERM and SIGHUP blocked
+    as a pool's servers do (its resource tracker died of a hang-up, with tracebacks). A Ctrl-C
+    in that second is lost: blocking it here does not hold it, as starting the cluster
+    unblocks it (multiprocessing's resource tracker does)."""
+    with _servers_shielded():
+        if threading.current_thread() is not threading.main_thread():
+            yield           # (dispositions are set from the main thread only)
+            return
+        kept = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, kept)
 
 
 class _Runner:
@@ -256,18 +262,33 @@ class _Processes(_Runner):
             future, pool = first
             for attempt in (1, 2):
                 try:
-                    return future.result()
+                    return self._result(future, pool)
                 except BrokenProcessPool:
                     if pool is self.pool:
                         self._stop(pool)
                         self.pool = self._new_pool()
                     if attempt == 1:
                         future, pool = self._submit(records, options)
+                except HeartsError:
+                    raise
                 except Exception as e:  # annotate_chunk raises none of its own: say what did
                     return _lost(records, _one_line(e))
             return _lost(records, self.LOST)
 
         return wait
+
+    @staticmethod
+    def _result(future: Future, pool: ProcessPoolExecutor) -> list:
+        """The chunk's results, unless the thread that feeds the pool is gone: it dies when it
+        cannot start a thread of its own (out of memory), and its futures wait for ever."""
+        while True:
+            try:
+                return future.result(timeout=1)
+            except TimeoutError:
+                feeder = getattr(pool, "_executor_manager_thread", None)
+                if feeder is not None and not feeder.is_alive() and not future.done():
+                    raise HeartsError("the worker pool stopped: out of memory? (fewer --jobs, or a "
+                                      "smaller --table-mb, may fit)") from None
 
     @staticmethod
     def _stop(pool: ProcessPoolExecutor) -> None:
@@ -307,15 +328,15 @@ class _Dask(_Runner):
         warnings.filterwarnings("ignore", category=VersionMismatchWarning)
         if address == "local":
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
-            # one, 8787, it warned whenever another cluster ran on the machine. The workers
-            # start with Ctrl-C ignored (a disposition, unlike a mask, outlives their exec), as a
-            # pool's do: each printed a traceback, and this process stops them. (A Ctrl-C in
-            # the second or two the cluster takes to start is lost.)
-            with _ctrl_c_ignored():
-                self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.CRITICAL,
-                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-                self.client = Client(self.cluster)
+            # one, 8787, it warned whenever another cluster ran on the machine.
+            try:
+                with _cluster_shielded():
+                    self.cluster = LocalCluster(
+                        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                        silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                    self.client = Client(self.cluster)
+            except Exception as e:      # (out of memory, mostly: its threads or processes)
+                raise HeartsError(f"cannot start a local Dask cluster: {_one_line(e)}") from None
         else:
             self.client = _connect(Client, address)
         workers = self.client.scheduler_info().get("workers", {})

@@ -236,6 +236,13 @@ def _stop(signum: int, frame: object) -> None:
     raise Stopped(signum)
 
 
+def _thread_failed(args: threading.ExceptHookArgs) -> None:
+    """A thread that could not start one of its own (out of memory) is reported by the code
+    that waits on it, in one line: no traceback for it."""
+    if not (isinstance(args.exc_value, RuntimeError) and "can't start new thread" in str(args.exc_value)):
+        threading.__excepthook__(args)
+
+
 def main() -> None:
     """Entry point: click's own usage errors are also reduced to one line, exit 2; Ctrl-C,
     SIGTERM and SIGHUP stop a search at once and exit 128 + the signal's number (unless they
@@ -245,6 +252,7 @@ def main() -> None:
         if signal.getsignal(signum) is unset:
             signal.signal(signum, _stop)
             watch_signal(signum)
+    threading.excepthook = _thread_failed
     try:
         cli.main(standalone_mode=False)
     except click.UsageError as e:
@@ -258,6 +266,11 @@ def main() -> None:
         fail("interrupted", code=130)
     except MemoryError as e:   # the table: it is allocated whole
         fail(f"out of memory: {e} (a smaller --table-mb may fit)")
+    except RuntimeError as e:
+        if "can't start new thread" not in str(e):     # (threading's words for ENOMEM/EAGAIN)
+            raise
+        fail("out of memory: cannot start a thread (fewer --threads or --jobs, or a smaller "
+             "--table-mb, may fit)")
     except OSError as e:   # one no command caught: writing its help or usage
         if e.filename:
             fail(os_error_line(e))

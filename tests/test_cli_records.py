@@ -208,7 +208,7 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
                               *where], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)},
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(3)
+    time.sleep(6 if jobs == "dask" else 3)   # (past the second a Dask cluster takes to start)
     assert child.poll() is None, "finished before it could be stopped"
     start = time.monotonic()
     if group:
