@@ -219,6 +219,18 @@ def test_a_chunk_whose_worker_dies_runs_again_on_a_fresh_pool():
         runner.close()
 
 
+def test_a_pool_whose_feeding_thread_died_is_one_line_not_a_wait_for_ever():
+    """Out of memory, a pool's manager thread dies when it cannot start its queue's feeder
+    thread, and the chunks it held never finish."""
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+    dead = threading.Thread(target=lambda: None)
+    dead.start()
+    dead.join()
+    with pytest.raises(HeartsError, match="^the worker pool stopped: out of memory"):
+        batch._Processes._result(Future(), SimpleNamespace(_executor_manager_thread=dead))
+
+
 class _Dying(batch._Processes):
     def _submit(self, records, options):     # a chunk that kills every worker it is sent to
         return self.pool.submit(os._exit, 9), self.pool
