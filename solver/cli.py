@@ -236,10 +236,15 @@ def _stop(signum: int, frame: object) -> None:
     raise Stopped(signum)
 
 
+def _no_thread(e: BaseException | None) -> bool:
+    """Whether ``e`` is a thread that could not start (threading's words for ENOMEM, EAGAIN)."""
+    return isinstance(e, RuntimeError) and "can't start new thread" in str(e)
+
+
 def _thread_failed(args: threading.ExceptHookArgs) -> None:
     """A thread that could not start one of its own (out of memory) is reported by the code
     that waits on it, in one line: no traceback for it."""
-    if not (isinstance(args.exc_value, RuntimeError) and "can't start new thread" in str(args.exc_value)):
+    if not _no_thread(args.exc_value):
         threading.__excepthook__(args)
 
 
@@ -267,7 +272,7 @@ def main() -> None:
     except MemoryError as e:   # the table: it is allocated whole
         fail(f"out of memory: {e} (a smaller --table-mb may fit)")
     except RuntimeError as e:
-        if "can't start new thread" not in str(e):     # (threading's words for ENOMEM/EAGAIN)
+        if not _no_thread(e):
             raise
         fail("out of memory: cannot start a thread (fewer --threads or --jobs, or a smaller "
              "--table-mb, may fit)")
