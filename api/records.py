@@ -18,7 +18,7 @@ from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
 from solver.analysis import SearchAborted
-from solver.batch import AnnotateOptions, annotate_record
+from solver.batch import AnnotateOptions, annotate_record, not_annotated
 from solver.pbn import Record, read_records
 from solver.rules import Rules
 from solver.writers import make_writer
@@ -83,11 +83,8 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
 
 def _not_annotated(record: Record, seconds: float) -> dict[str, Any]:
     """The SPEC §6 line of a record the request's budget left no time for."""
-    return {"index": record.index, "deal": record.deal.pbn() if record.deal else None, "players": None,
-            "error": f"line {record.line}: not annotated: the request's compute budget of {seconds:g} s "
-                     "ran out; send fewer records at a time",
-            "line": record.line, "board": record.board, "rules": None, "leader": None, "play": None,
-            "review": None}
+    return not_annotated(record, f"the request's compute budget of {seconds:g} s ran out; send "
+                                 "fewer records at a time")
 
 
 def _take(buffer: io.BytesIO) -> bytes:

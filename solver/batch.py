@@ -41,7 +41,7 @@ from .review import Budget, replay, review, start_position
 from .rules import STANDARD, Rules
 
 __all__ = ["AnnotateOptions", "annotate_record", "annotate_chunk", "annotate_stream",
-           "default_jobs"]
+           "not_annotated", "default_jobs"]
 
 #: Seconds to wait for a Dask scheduler before giving up.
 DASK_CONNECT_TIMEOUT = 10.0
@@ -140,11 +140,15 @@ def _finish(out: dict[str, Any], errors: list[str], more: int = 0) -> dict[str, 
     return out
 
 
+def not_annotated(record: Record, why: str) -> dict[str, Any]:
+    """The result object of a record left unannotated (a dead worker, no memory, a budget spent):
+    its own errors, and ``why``."""
+    return _finish(_unanswered(record), [*record.errors, f"line {record.line}: not annotated: {why}"],
+                   record.more_errors)
+
+
 def _lost(records: list[Record], why: str) -> list[dict[str, Any]]:
-    """The results of records left unannotated (a dead worker, no memory): their own errors,
-    and ``why``."""
-    return [_finish(_unanswered(r), [*r.errors, f"line {r.line}: not annotated: {why}"],
-                    r.more_errors) for r in records]
+    return [not_annotated(r, why) for r in records]
 
 
 # -- workers ------------------------------------------------------------------------------------
@@ -167,7 +171,7 @@ def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict
         try:
             results.append(annotate_record(record, options, solver))
         except MemoryError as e:    # the table (--table-mb) or a search beyond the memory limit
-            results += _lost([record], f"out of memory ({e})")
+            results.append(not_annotated(record, f"out of memory ({e})"))
     return results
 
 

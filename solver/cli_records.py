@@ -179,7 +179,11 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     except HeartsError as e:
         _fail(str(e))
     except OSError as e:   # inputs report their own: this is the output's
-        _output_failed(e, output)
+        if e.filename:
+            _fail(os_error_line(e))
+        if output in (None, "-"):
+            stdout_failed(e)
+        _fail(f"cannot write {output}: {e.strerror or e}")
     lost = f", {len(unreadable)} input(s) not read to the end" if unreadable else ""
     click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors{lost}, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
@@ -200,14 +204,6 @@ def progress(show: bool, total: Callable[[], int | None],
         yield bar.update
     finally:
         bar.close()
-
-
-def _output_failed(e: OSError, output: str | None) -> NoReturn:
-    if e.filename:
-        _fail(os_error_line(e))
-    if output in (None, "-"):
-        stdout_failed(e)
-    _fail(f"cannot write {output}: {e.strerror or e}")
 
 
 def stdout_failed(e: OSError) -> NoReturn:
@@ -268,10 +264,7 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     """Annotate every record of PBN hand-record files (guarantees, moon, play review)."""
     options = AnnotateOptions(_rules(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
-        try:
-            writer = make_writer(fmt or format_for(output), out)    # (csv: writes its header)
-        except OSError as e:
-            _output_failed(e, output)
+        writer = make_writer(fmt or format_for(output), out)
         status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output, writer.close)
     sys.exit(status)
 

@@ -43,7 +43,7 @@ from .errors import HeartsError
 from .rules import Rules
 
 __all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "game_text",
-           "escape", "error_text", "ends_a_game", "ends_in_open_comment", "ANNOTATION_TAGS"]
+           "escape", "error_text", "ends_a_game", "ANNOTATION_TAGS"]
 
 #: Tags hearts-dd writes when annotating; re-annotation removes them before adding new ones.
 ANNOTATION_TAGS = frozenset({"HeartsOptimumTable", "HeartsPlayCostTable", "HeartsMoonTable",
@@ -130,6 +130,8 @@ class Record:
     after: bytes = field(default=b"", compare=False, repr=False)
     #: byte spans in ``raw`` of earlier hearts-dd annotation tags with their section data
     annotation_spans: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
+    #: whether the game's text ends inside a { comment left open: text after it is comment
+    open_comment: bool = field(default=False, compare=False, repr=False)
     #: problems found beyond the MAX_ERRORS in ``errors`` (see ``error_text``)
     more_errors: int = field(default=0, compare=False)
 
@@ -429,11 +431,6 @@ def _decode(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def ends_in_open_comment(raw: bytes) -> bool:
-    """Whether a game's text ends inside a { comment: anything written after it is comment."""
-    return any(_open_comment(kind, tok) for kind, tok, _, _ in _lex(_decode(raw)))
-
-
 def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     body = raw[len(BOM):] if raw.startswith(BOM) else raw
     offset0 = len(raw) - len(body)
@@ -453,9 +450,9 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     tokens = list(_lex(text))
     if not _is_game_of(tokens):
         return None
-    for kind, tok, start, _ in tokens:    # wherever they are, tags included
-        if _open_comment(kind, tok):
-            errors.append(f"line {line_of(start)}: {{ comment is not closed (a '}}' missing?)")
+    open_comments = [start for kind, tok, start, _ in tokens if _open_comment(kind, tok)]
+    for start in open_comments:     # wherever they are, tags included
+        errors.append(f"line {line_of(start)}: {{ comment is not closed (a '}}' missing?)")
     i = 0
     while i < len(tokens):
         kind, tok, start, end = tokens[i]
@@ -485,7 +482,7 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
         tags[-1].words.append((tok, line_of(start)))
         tags[-1].section_end = end
 
-    record = Record(tags={}, line=first_line, raw=raw)
+    record = Record(tags={}, line=first_line, raw=raw, open_comment=bool(open_comments))
     _resolve_tags(record, tags, context, errors, text)
     spans = []
     for t in tags:

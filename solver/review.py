@@ -75,6 +75,7 @@ class Replay:
     cards: tuple[Card, ...]
     error: str | None = None
     trick: int = 0          # the trick the error is in
+
     @property
     def end(self) -> Position:
         return self.start.play_all(self.cards)

@@ -14,7 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
-from .pbn import Record, ends_a_game, ends_in_open_comment, escape
+from .pbn import Record, ends_a_game, escape
 from .rules import Rules
 
 __all__ = ["FORMATS", "Writer", "format_for", "make_writer", "annotation_lines"]
@@ -71,18 +71,26 @@ def csv_row(result: dict[str, Any]) -> dict[str, Any]:
 
 
 class CsvWriter(Writer):
-    """One row per record, with a header line."""
+    """One row per record, with a header line (written with the first row, or at the close of
+    a run without records: making a writer writes nothing, so only the run's writes can fail)."""
 
     def __init__(self, out: BinaryIO) -> None:
         super().__init__(out)
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
         self.csv = csv.DictWriter(self.text, CSV_COLUMNS, lineterminator="\n")
-        self.csv.writeheader()
+        self.headed = False
+
+    def _head(self) -> None:
+        if not self.headed:
+            self.csv.writeheader()
+            self.headed = True
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
+        self._head()
         self.csv.writerow(csv_row(result))
 
     def close(self) -> None:
+        self._head()
         self.text.flush()
         self.text.detach()
         super().close()
@@ -169,7 +177,7 @@ def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
     except UnicodeDecodeError:
         encoding = "latin-1"
     lines = annotation_lines(result)
-    if not lines or ends_in_open_comment(raw):
+    if not lines or record.open_comment:
         return raw      # (tags after an open { would be comment text, read as none next time)
     if raw and not raw.endswith(b"\n"):
         raw += newline
