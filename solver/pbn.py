@@ -654,14 +654,15 @@ def _hand_mask(text: str) -> int:
     return mask
 
 
-def _read_deal(record: Record, value: str, line: int, context: _Context, errors: list[str]) -> None:
-    where = f"line {line}: [Deal]"
+def _four_hands(value: str, where: str, errors: list[str]) -> list[int | None] | None:
+    """The four hands of a PBN deal string ("N:hand hand hand hand", "-" for a hand not
+    given) as masks by seat, or None after recording why they cannot be read."""
     v = value.strip()
     first = Seat.N
     if len(v) >= 2 and v[1] == ":":
         if v[0].upper() not in "NESW":
             errors.append(f"{where} unknown first seat {v[0]!r}")
-            return
+            return None
         first = Seat.parse(v[0])
         v = v[2:]
     parts = v.split(" ")
@@ -670,13 +671,21 @@ def _read_deal(record: Record, value: str, line: int, context: _Context, errors:
         parts = [p for p in parts if p]
     if len(parts) != 4:
         errors.append(f"{where} expected 4 hands separated by spaces, found {len(parts)}")
-        return
+        return None
     hands: list[int | None] = [None] * 4
     try:
         for i, part in enumerate(parts):
             hands[first.next(i)] = None if part == "-" else _hand_mask(part)
     except ValueError as e:
         errors.append(f"{where} {e}")
+        return None
+    return hands
+
+
+def _read_deal(record: Record, value: str, line: int, context: _Context, errors: list[str]) -> None:
+    where = f"line {line}: [Deal]"
+    hands = _four_hands(value, where, errors)
+    if hands is None:
         return
     given = [(s, h) for s, h in zip(Seat, hands) if h is not None]
     if not given or not any(h for _, h in given):
@@ -853,20 +862,10 @@ def _read_passing(record: Record, first: Mapping[str, _Tag], errors: list[str]) 
         if direction == "hold":
             errors.append(f"line {line}: [HeartsPassed] given, but [HeartsPass] is 'hold'")
             return
-        first_seat = Seat.N
-        v = passed
-        if len(v) >= 2 and v[1] == ":" and v[0].upper() in "NESW":
-            first_seat, v = Seat.parse(v[0]), v[2:]
-        parts = v.split()
-        if len(parts) != 4:
-            errors.append(f"line {line}: [HeartsPassed] expected 4 hands separated by spaces, found {len(parts)}")
+        read = _four_hands(passed, f"line {line}: [HeartsPassed]", errors)
+        if read is None:
             return
-        try:
-            for i, part in enumerate(parts):
-                cards[first_seat.next(i)] = None if part == "-" else _hand_mask(part)
-        except ValueError as e:
-            errors.append(f"line {line}: [HeartsPassed] {e}")
-            return
+        cards = read
         seen = 0
         for seat, m in zip(Seat, cards):
             if m is None:

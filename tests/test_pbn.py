@@ -291,6 +291,12 @@ def test_passed_cards_must_be_in_the_receivers_hands():
     assert "'hold'" in held.errors[0]
     [alone] = read(f'[Deal "{deal}"]\n[HeartsPassed "{good}"]\n')
     assert alone.errors == ["line 2: [HeartsPassed] needs a [HeartsPass] tag (left, right or across)"]
+    # the passed cards are read as the [Deal] is, with the same messages
+    for passed, error in [("X:J..Q.J 8.6.8. 4..5.5 A.K..A", "unknown first seat 'X'"),
+                          ("N:J..Q.J  8.6.8. 4..5.5 A.K..A", "hands must be separated by single spaces"),
+                          ("N:J..Q.J 8.6.8. 4..5.5", "expected 4 hands separated by spaces, found 3")]:
+        [bad] = read(f'[Deal "{deal}"]\n[HeartsPass "left"]\n[HeartsPassed "{passed}"]\n')
+        assert bad.errors[0] == f"line 3: [HeartsPassed] {error}"
 
 
 def test_reading_streams_one_game_at_a_time():
