@@ -235,6 +235,10 @@ class _Runner:
         pass
 
 
+def _started() -> None:
+    """A worker's first task: it ran, so workers can start."""
+
+
 class _Processes(_Runner):
     """A pool of worker processes. A worker that dies (killed, out of memory) takes the pool
     with it: each chunk the pool held runs once more on a fresh pool, and a chunk that breaks
@@ -248,6 +252,20 @@ class _Processes(_Runner):
         self.jobs = jobs
         self.window = 4 * jobs
         self.pool = self._new_pool()
+        self._check_workers_start()
+
+    def _check_workers_start(self) -> None:
+        """Fail the run in one line when no worker can start, rather than every record: a
+        worker imports the main module again, and a script that starts a pool outside
+        ``if __name__ == "__main__":`` makes each worker die doing so."""
+        with _servers_shielded():
+            started = self.pool.submit(_started)
+        try:
+            self._result(started, self.pool)
+        except BrokenProcessPool:
+            self._stop(self.pool)
+            raise HeartsError("no worker process could start (out of memory? a script must start "
+                              'the workers under if __name__ == "__main__":)') from None
 
     # a pool starts the resource tracker, and its first submit the fork server (and a submit
     # the workers): each is started with SIGTERM and SIGHUP blocked (_servers_shielded)

@@ -7,6 +7,8 @@ import io
 import os
 import random
 import socket
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -229,6 +231,31 @@ def test_a_pool_whose_feeding_thread_died_is_one_line_not_a_wait_for_ever():
     dead.join()
     with pytest.raises(HeartsError, match="^the worker pool stopped: out of memory"):
         batch._Processes._result(Future(), SimpleNamespace(_executor_manager_thread=dead))
+
+
+def test_workers_that_cannot_start_fail_the_run_in_one_line(tmp_path):
+    """Each worker imports the main module again: a script that starts the pool outside
+    ``if __name__ == "__main__":`` kills every worker so, which once lost each record in turn
+    as "its worker process died"."""
+    script = tmp_path / "unguarded.py"
+    script.write_text("import io\n"
+                      "from solver.batch import annotate_stream\n"
+                      "from solver.pbn import read_records\n"
+                      "games = read_records(io.BytesIO(b'[Deal \"N:.A..2 .2..3 .3..4 .4..5\"]\\n'))\n"
+                      "for record, result in annotate_stream(games, jobs=2):\n"
+                      "    print(result['error'])\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.rstrip().splitlines()[-1] == (
+        "solver.errors.HeartsError: no worker process could start (out of memory? a script must "
+        'start the workers under if __name__ == "__main__":)')
+    guarded = script.read_text().replace("games =", "if __name__ == '__main__':\n    games =").replace(
+        "for record", "    for record").replace("    print", "        print")
+    script.write_text(guarded)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert (run.returncode, run.stdout) == (0, "None\n"), run.stderr
 
 
 class _Dying(batch._Processes):
