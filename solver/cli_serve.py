@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import os
 import runpy
+import shlex
 import socket
 import sys
 from importlib.util import find_spec
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -51,8 +53,8 @@ def serve(host: str, port: int, workers: int | None) -> None:
 def settings_problem() -> str | None:
     """What is wrong with the ``HEARTS_DD_*`` settings, which each worker would otherwise
     report with a traceback or a page of log while gunicorn gives up. The budgets are checked
-    against the timeouts of api/gunicorn.conf.py (the workers check them again, with any
-    ``GUNICORN_CMD_ARGS`` applied)."""
+    against the timeouts gunicorn will use: api/gunicorn.conf.py's, or ``GUNICORN_CMD_ARGS``'s
+    (the workers check them again, for gunicorn started some other way)."""
     from api import create_app
     from api.config import budget_problem
     try:
@@ -60,7 +62,29 @@ def settings_problem() -> str | None:
     except ValueError as e:
         return f"{e} (from the HEARTS_DD_* environment)"
     conf = runpy.run_path(str(gunicorn_config()))
-    return budget_problem(app.config, conf["timeout"], conf["graceful_timeout"], conf["BUDGET_MARGIN"])
+    timeouts = {"timeout": conf["timeout"], "graceful_timeout": conf["graceful_timeout"]}
+    try:
+        timeouts.update(gunicorn_env_timeouts())
+    except ValueError as e:
+        return f"GUNICORN_CMD_ARGS: {e}"
+    return budget_problem(app.config, timeouts["timeout"], timeouts["graceful_timeout"],
+                          conf["BUDGET_MARGIN"])
+
+
+def gunicorn_env_timeouts() -> dict[str, int]:
+    """The timeouts ``GUNICORN_CMD_ARGS`` sets, read with gunicorn's own parser, as gunicorn
+    reads them over the config file; ValueError for arguments gunicorn would refuse (it would
+    print its whole usage)."""
+    from gunicorn.config import Config
+
+    def refuse(message: str) -> NoReturn:
+        raise ValueError(message)
+
+    parser = Config().parser()
+    parser.error = refuse  # type: ignore[method-assign]
+    args = parser.parse_args(shlex.split(os.environ.get("GUNICORN_CMD_ARGS", "")))
+    return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
+            if getattr(args, name, None) is not None}
 
 
 def listen_problem(host: str, port: int) -> str | None:

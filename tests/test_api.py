@@ -23,11 +23,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from api import create_app
-from api.testing import served
+from api.testing import free_port, served
 from record_files import small_deal
 from solver.analysis import Solver
 from solver.cards import Seat
 from solver.cli import cli
+from solver.cli_serve import gunicorn_argv
 from solver.deal import Deal
 from solver.position import Position
 from solver.rules import PRESETS, KEYS, Rules
@@ -444,7 +445,12 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
                              (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
                              ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
                              ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "30"}, "at least 5 s below the worker timeout"),
-                             ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)")]:
+                             ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)"),
+                             ([], {"GUNICORN_CMD_ARGS": "--timeout 12"}, "below the worker timeout (12 s)"),
+                             ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
+                             ([], {"GUNICORN_CMD_ARGS": "-t abc"}, "GUNICORN_CMD_ARGS: argument -t/--timeout"),
+                             ([], {"GUNICORN_CMD_ARGS": "--no-such"}, "GUNICORN_CMD_ARGS: unrecognized"),
+                             ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing")]:
         p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env})
         assert p.returncode == 2 and p.stdout == "", p
@@ -452,8 +458,8 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
 
 
 def test_workers_refuse_budgets_beyond_a_timeout_given_to_gunicorn():
-    """``hearts-dd serve`` checks the budgets against the config file; a timeout given in
-    GUNICORN_CMD_ARGS is the workers' to check."""
-    with pytest.raises(RuntimeError, match="at least 5 s below the worker timeout"):
-        with served(workers=1, env={"GUNICORN_CMD_ARGS": "--timeout 10"}, start_timeout=20):
-            pass
+    """Gunicorn started with the config file but without ``hearts-dd serve``, which checks
+    the budgets first: each worker checks them against the timeout gunicorn gives it."""
+    argv = gunicorn_argv("127.0.0.1", free_port(), 1) + ["--timeout", "10"]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "at least 5 s below the worker timeout (10 s)" in p.stderr
