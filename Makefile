@@ -2,14 +2,14 @@
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-SOURCES := pyproject.toml setup.py $(wildcard solver/*.pyx solver/*.pxd)
+SOURCES := Makefile pyproject.toml setup.py $(wildcard solver/*.pyx solver/*.pxd)
 
 .PHONY: demo test bench clean
 
 $(STAMP): $(SOURCES)
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
 demo: $(STAMP)  ## annotate the bundled sample hand records: guarantees, moons, play reviews
@@ -19,7 +19,6 @@ test: $(STAMP)  ## the whole test suite
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)  ## benchmarks, with DDS for comparison
-	$(BIN)/pip install --quiet -e '.[test,bench]'
 	$(BIN)/python -m pytest benchmarks -q --benchmark-only
 
 clean:
