@@ -17,7 +17,7 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import Seconds, annotate, countable, moon, os_error_line, progress, stdout_failed
+from .cli_records import Seconds, annotate, countable, counted, moon, os_error_line, progress, stdout_failed
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError
@@ -200,7 +200,7 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
                 step()
     except OSError as e:
         fail(os_error_line(e))
-    click.echo(f"hearts-dd: {lines} positions, {lines - failed} answered, {failed} with errors, "
+    click.echo(f"hearts-dd: {counted(lines, 'position')}, {lines - failed} answered, {failed} with errors, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
 

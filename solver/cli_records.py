@@ -76,6 +76,15 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
             unreadable.append(path)
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless one: the summary lines' counts.
+
+    >>> counted(1, "record"), counted(0, "record")
+    ('1 record', '0 records')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def countable(path: str) -> bool:
     """Whether ``path`` is a regular file, which a progress bar may read ahead to count (a
     pipe, standard input included, can be read only once)."""
@@ -184,8 +193,8 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
         if output in (None, "-"):
             stdout_failed(e)
         _fail(f"cannot write {output}: {e.strerror or e}")
-    lost = f", {len(unreadable)} input(s) not read to the end" if unreadable else ""
-    click.echo(f"hearts-dd: {records} records, {annotated} annotated, {failed} with errors{lost}, "
+    lost = f", {counted(len(unreadable), 'input')} not read to the end" if unreadable else ""
+    click.echo(f"hearts-dd: {counted(records, 'record')}, {annotated} annotated, {failed} with errors{lost}, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed or unreadable else 0
 

@@ -23,7 +23,7 @@ from solver.pbn import ANNOTATION_TAGS, read_records
 ROOT = Path(__file__).resolve().parent.parent
 PBN = Path(__file__).parent / "data" / "pbn"
 SAMPLE = ROOT / "data" / "sample.pbn"
-SUMMARY = re.compile(r"^hearts-dd: (\d+) records, (\d+) annotated, (\d+) with errors, [\d.]+ s$")
+SUMMARY = re.compile(r"^hearts-dd: (\d+) records?, (\d+) annotated, (\d+) with errors, [\d.]+ s$")
 
 
 def run(*args: str, cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -343,7 +343,7 @@ def test_an_unreadable_input_is_reported_and_the_others_are_annotated():
     assert len(p.stdout.decode().splitlines()) == 5                       # the sample's records
     first, last = p.stderr.decode().strip().splitlines()
     assert first.startswith("hearts-dd: error: /proc/self/mem: ") and "missing" in first
-    assert "1 input(s) not read to the end" in last
+    assert "1 input not read to the end" in last
 
 
 def test_the_progress_bar_does_not_read_a_pipe_before_the_run(tmp_path):
