@@ -138,6 +138,12 @@ def clear_interrupt():
     hdd_interrupted = 0
 
 
+cdef str _why_aborted():
+    """What stopped a search short: a signal (from a thread other than the main one, which
+    gets KeyboardInterrupt) or the limits."""
+    return "search interrupted" if hdd_interrupted else "search budget exhausted"
+
+
 cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
     """Whether a search stopped short has run out of ``limit`` (0: none) or of its time, or
     was interrupted (Ctrl-C)."""
@@ -1089,7 +1095,7 @@ cdef class Engine:
             moon_open = self._others_moon(moon_budget, 1)
             if self.s.aborted:
                 self._count()
-                raise SearchAborted("search budget exhausted")
+                raise SearchAborted(_why_aborted())
             if moon_open == 1:
                 lo = g = floor
             moon_open = moon_open == 2
@@ -1145,7 +1151,7 @@ cdef class Engine:
             g = v
         self._count()
         if self.s.aborted:
-            raise SearchAborted("search budget exhausted", lo if lo > -INF else None,
+            raise SearchAborted(_why_aborted(), lo if lo > -INF else None,
                                 hi if hi < INF else None)
         return g
 
@@ -1329,7 +1335,7 @@ cdef class Engine:
             v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
         self._count()
         if self.s.aborted:
-            raise SearchAborted("search budget exhausted")
+            raise SearchAborted(_why_aborted())
         return v
 
     def moon(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
@@ -1345,7 +1351,7 @@ cdef class Engine:
             r = moon_search(&self.g, &self.s, &self.tt, -1, &rel)
         self._count()
         if self.s.aborted:
-            raise SearchAborted("search budget exhausted")
+            raise SearchAborted(_why_aborted())
         return bool(r)
 
     def move_groups(self, hands, trick, int leader, bint broken, bint first_trick,

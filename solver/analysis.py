@@ -8,17 +8,20 @@
 """
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import math
 import os
 import queue
+import sys
 import threading
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, Callable, Iterable, Iterator, Literal, overload
+from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar, cast, overload
 
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
@@ -107,13 +110,53 @@ def new_engine(rules: Rules, table_bytes: int) -> Engine:
 
 
 def _setting(name: str, value: Any, low: float, high: float, real: bool = False) -> Any:
-    """A Solver argument, checked: an integer (or with ``real`` any number, not NaN) in range."""
+    """A Solver argument, checked: an integer (or with ``real`` any number, not NaN, as a
+    float) in range."""
     kinds = (int, float) if real else (int,)
     if isinstance(value, bool) or not isinstance(value, kinds) or value != value:
         raise HeartsError(f"Solver {name}: expected {'a number' if real else 'an integer'}, got {value!r}")
     if not low <= value <= high:
         raise HeartsError(f"Solver {name}: {value!r} is out of range ({low:g}..{high:g})")
+    if real:
+        return math.inf if value > sys.float_info.max else float(value)
     return value
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _one_call_at_a_time(method: F) -> F:
+    """A public Solver call, run while no other thread's call is: the engines, their table and
+    the current rules are the solver's one state. Calls from several threads wait their turn
+    (a solver per thread runs them at once); a call made inside another (a watch function's,
+    or the solver's own pool threads') goes straight in."""
+    @functools.wraps(method)
+    def call(self: Solver, *args: Any, **kwargs: Any) -> Any:
+        me = threading.get_ident()
+        if self._caller == me or getattr(self._local, "pooled", False):
+            return method(self, *args, **kwargs)
+        with self._calls:
+            self._caller = me
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self._caller = None
+
+    return cast(F, call)
+
+
+_solvers: weakref.WeakSet[Solver] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while another thread was in a solver's call gets that solver empty: the
+    thread is not in the child, and its engines, borrowed and mid-search, never come back."""
+    for solver in list(_solvers):
+        if solver._caller not in (None, threading.get_ident()):
+            solver._reset()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Solver:
@@ -127,14 +170,25 @@ class Solver:
 
     ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised,
     with the bounds on the seat's guarantee that the finished passes proved (``low``, ``high``).
+
+    One call runs at a time: calls from several threads wait their turn (make a solver per
+    thread to run them at once). A copy or a pickle of a solver is a new solver with the same
+    settings: the tables are a cache, not state.
     """
 
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
                  time_limit: float = 0.0, threads: int = 1) -> None:
-        self.table_mb = _setting("table_mb", table_mb, 1, 1 << 16)
-        self.node_limit = _setting("node_limit", node_limit, 0, 1 << 62)
-        self.time_limit = _setting("time_limit", time_limit, 0, math.inf, real=True)
-        self.threads = _setting("threads", threads, 1, 256)
+        self._table_mb = _setting("table_mb", table_mb, 1, 1 << 16)
+        self.node_limit = node_limit
+        self.time_limit = time_limit
+        self._threads = _setting("threads", threads, 1, 256)
+        self._reset()
+        _solvers.add(self)
+
+    def _reset(self) -> None:
+        """No engines, tables or pool yet: as new."""
+        self._calls = threading.Lock()
+        self._caller: int | None = None  # the thread whose call is running
         self._engines: list[Engine] = []
         # last in, first out: questions one after another keep to one engine and its caches
         self._free: queue.LifoQueue[Engine] = queue.LifoQueue()
@@ -151,6 +205,37 @@ class Solver:
         self._local = threading.local()
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
+
+    def __reduce__(self) -> tuple[type[Solver], tuple[int, int, float, int]]:
+        return Solver, (self.table_mb, self.node_limit, self.time_limit, self.threads)
+
+    @property
+    def table_mb(self) -> int:
+        """The transposition table's size (MB), shared by the solver's threads."""
+        return self._table_mb
+
+    @property
+    def threads(self) -> int:
+        """Threads that search, each with an engine over the one table."""
+        return self._threads
+
+    @property
+    def node_limit(self) -> int:
+        """Nodes one search may visit (0: no limit)."""
+        return self._node_limit
+
+    @node_limit.setter
+    def node_limit(self, value: int) -> None:
+        self._node_limit = _setting("node_limit", value, 0, 1 << 62)
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds one public call may take (0: no limit)."""
+        return self._time_limit
+
+    @time_limit.setter
+    def time_limit(self, value: float) -> None:
+        self._time_limit = _setting("time_limit", value, 0, math.inf, real=True)
 
     @property
     def engines(self) -> tuple[Engine, ...]:
@@ -261,6 +346,7 @@ class Solver:
             if e in self._invited:
                 self._invited.remove(e)
 
+    @_one_call_at_a_time
     def prepare(self, rules: Rules | str | None = None) -> None:
         """Allocate the tables for ``rules`` (a Rules, or what ``Rules.parse`` reads) or empty
         those there are, and have the system map their memory now. A fresh table is otherwise
@@ -270,6 +356,7 @@ class Solver:
         for e in self._engines:
             e.touch()
 
+    @_one_call_at_a_time
     def clear(self) -> None:
         """Forget what earlier solves learnt (tables, move-ordering history), keeping the memory:
         the next solve runs, node for node, as on a fresh solver. Entries of other deals are
@@ -309,6 +396,7 @@ class Solver:
         results: list[Any] = [None] * len(items)
         todo = iter(enumerate(items))
         failed: list[BaseException] = []
+        over = False  # the call has ended (Ctrl-C, say): start no more items
         meter = getattr(self._local, "meter", None)
         deadline = getattr(self._local, "deadline", 0.0)
         self._waiting = len(items)
@@ -319,7 +407,7 @@ class Solver:
             self._local.deadline = deadline
             while not failed:
                 with self._lock:
-                    i, x = next(todo, (-1, None))
+                    i, x = next(todo, (-1, None)) if not over else (-1, None)
                     if i < 0:
                         return
                     self._waiting -= 1
@@ -334,11 +422,17 @@ class Solver:
             # leaves the pool's threads behind
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="hearts-dd")
             self._pool_pid = os.getpid()
+        jobs = [self._pool.submit(work) for _ in range(min(self.threads, len(items)))]
         try:
-            for job in [self._pool.submit(work) for _ in range(min(self.threads, len(items)))]:
+            for job in jobs:
                 job.result()
         finally:
-            self._waiting = 0
+            with self._lock:
+                over = True
+                self._waiting = 0
+            # a call left early (Ctrl-C, which stops their searches too) waits for the items
+            # its threads are on: they hold engines that the next call may set up anew
+            concurrent.futures.wait(jobs)
         if failed:
             raise failed[0]
         return results
@@ -395,6 +489,7 @@ class Solver:
             return e.moon(*self._args(p), state, side, **self._budget())
 
     # -- questions -------------------------------------------------------------------
+    @_one_call_at_a_time
     def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
         """The lowest score ``seat`` can make sure of (its side's, with partnerships)."""
         self._start()
@@ -408,6 +503,7 @@ class Solver:
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
                    partial: Literal[True]) -> list[int | None]: ...
 
+    @_one_call_at_a_time
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
                    partial: bool = False) -> list[int] | list[int | None]:
         """``guarantee`` of each (position, seat), searched in parallel on the solver's threads
@@ -427,19 +523,25 @@ class Solver:
         return self._each(lambda q: self._guarantee(q[0], q[0].side(Seat.of(q[1]))), questions,
                           partial)
 
+    @_one_call_at_a_time
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
         return self._moon(p, p.side(Seat.of(seat)))
 
+    @_one_call_at_a_time
     def move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         """Legal cards of the player to move, grouped into runs of equivalent cards."""
+        return self._move_groups(p)
+
+    def _move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         if p.is_over:
             return []
         with self._engine(p) as e:
             groups = e.move_groups(*self._args(p))
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
+    @_one_call_at_a_time
     def analyze(self, p: Position, seats: Iterable[Seat | str] | None = None,
                 moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
@@ -464,6 +566,7 @@ class Solver:
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
                  ) -> list[Analysis | None]: ...
 
+    @_one_call_at_a_time
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  ) -> list[Analysis] | list[Analysis | None]:
@@ -538,7 +641,7 @@ class Solver:
         side = p.side(mover) if mover is not None else -1  # -1: the hand is over
         base = by_side.get(side)
         if moves and base is not None:
-            groups = self.move_groups(p)
+            groups = self._move_groups(p)
             if len(groups) == 1:
                 # a forced choice: the card's values are the position's own
                 values = [(base.guarantee, base.moon_possible)]
@@ -564,6 +667,7 @@ class Solver:
                               for r in rows), key=lambda r: (r.card.suit, -r.card.rank))
         return players, results
 
+    @_one_call_at_a_time
     def line(self, p: Position, target: Seat | str) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
         the others maximise it.
@@ -579,7 +683,7 @@ class Solver:
             mover = p.to_move
             assert mover is not None
             minimizing = p.side(mover) == tside
-            for rep, _run in self.move_groups(p):
+            for rep, _run in self._move_groups(p):
                 child = p.play(rep)
                 if self._keeps(child, tside, value, minimizing):
                     out.append(LineStep(mover, rep, value))

@@ -13,6 +13,7 @@ import pytest
 
 from endgames import Scenario, random_endgame
 from record_files import small_deal
+from solver._search import watch_signal
 from solver.analysis import Analysis, SearchAborted, Solver
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
@@ -54,6 +55,59 @@ def answers_for(a: Analysis) -> tuple:
 def test_solver_settings_are_checked_when_it_is_made(settings: dict, words: str) -> None:
     with pytest.raises(HeartsError, match=re.escape(words)):
         Solver(**settings)
+
+
+def test_limits_set_later_are_checked_too() -> None:
+    """The limits are meant to be set between calls (a budget per request): as checked as at
+    the start, where a string or NaN once failed or meant no limit only at the next search."""
+    solver = Solver(time_limit=10 ** 400)    # more seconds than a float holds: no limit
+    assert solver.time_limit == float("inf")
+    for name, value, words in [("time_limit", "x", "expected a number"),
+                               ("time_limit", float("nan"), "expected a number"),
+                               ("time_limit", -1, "-1 is out of range"), ("node_limit", 1.5, "expected an integer")]:
+        with pytest.raises(HeartsError, match=f"Solver {name}: {words}"):
+            setattr(solver, name, value)
+    with pytest.raises(AttributeError):
+        solver.threads = 2                  # type: ignore[misc]  # the engines are made for it
+
+
+def test_a_copy_or_a_pickle_is_a_new_solver_with_the_same_settings() -> None:
+    """The tables are a cache: a copy sharing the first solver's engines would let two calls
+    run on them at once."""
+    import copy
+    import pickle
+    pos = endgames({}, 1, "copy")[0]
+    solver = Solver(table_mb=16, node_limit=10 ** 9, time_limit=30, threads=2)
+    expected = answers(solver, pos)
+    for other in (copy.copy(solver), copy.deepcopy(solver), pickle.loads(pickle.dumps(solver))):
+        assert other.engines == () and other.engines is not solver.engines
+        assert (other.table_mb, other.node_limit, other.time_limit, other.threads) == (16, 10 ** 9, 30, 2)
+        assert answers(other, pos) == expected
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_solver_shared_by_several_threads_answers_each_as_alone(threads: int) -> None:
+    """Calls from several threads take turns. They once ran at once on the one engine: wrong
+    answers, then a crash, and a rule change under another's search."""
+    specs = [{}, {"preset": "omnibus"}, {"moon": "subtract", "partnership": True}, {}]
+    work = [endgames(spec, 40, f"shared{i}", cards=(12, 20)) for i, spec in enumerate(specs)]
+    expected = [[answers(Solver(table_mb=16), pos) for pos in positions] for positions in work]
+    shared = Solver(table_mb=16, threads=threads)
+    got: list[list[tuple]] = [[] for _ in work]
+    failures: list[BaseException] = []
+
+    def ask(i: int) -> None:
+        try:
+            got[i] = [answers(shared, pos) for pos in work[i]]
+        except BaseException as e:
+            failures.append(e)
+
+    callers = [threading.Thread(target=ask, args=(i,)) for i in range(len(work))]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert failures == [] and got == expected
 
 
 def test_json_has_the_spec_shape_with_a_row_for_every_legal_card() -> None:
@@ -274,6 +328,95 @@ def test_a_two_thread_solver_still_answers_in_a_forked_child() -> None:
         os.waitpid(pid, 0)
         pytest.fail("the forked child's solver did not answer within 60 s")
     assert os.waitstatus_to_exitcode(done[1]) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threads: int) -> None:
+    """The searching thread is not in the child, nor are the engines it had borrowed: the
+    child once waited for them for ever."""
+    pos = endgames({}, 1, "fork mid-search", cards=(24, 24))[0]
+    expected = answers(Solver(table_mb=16), pos)
+    solver = Solver(table_mb=16, threads=threads)
+    busy = threading.Event()
+
+    def search() -> None:
+        hard = Position.start(Deal.random(2))   # many seconds: in its call when we fork
+        busy.set()
+        try:
+            solver.guarantee(hard, Seat.N)
+        except SearchAborted:
+            pass
+
+    searcher = threading.Thread(target=search)
+    solver.time_limit = 3
+    searcher.start()
+    busy.wait()
+    time.sleep(0.3)
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            signal.alarm(60)
+            solver.time_limit = 0
+            ok = answers(solver, pos) == expected
+        finally:
+            os._exit(0 if ok else 1)
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        searcher.join()
+
+
+def test_ctrl_c_during_a_parallel_call_stops_its_threads_before_it_returns() -> None:
+    """The threads of a parallel ``analyses`` went on with their questions after Ctrl-C had
+    ended the call, into the next one, which found no idle engine to help its search."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    watch_signal(signal.SIGINT)    # as at import, where the test runner might have ignored it
+    try:
+        solver = Solver(table_mb=16, threads=2)
+        many = [(Position.start(Deal.random(seed)), None) for seed in (2, 4, 11, 43)]
+        timer = threading.Timer(0.5, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                solver.analyses(many, partial=True)
+        finally:
+            timer.cancel()
+        assert solver._waiting == 0 and solver.lend() is not None
+        pos = endgames({}, 1, "after a parallel ctrl-c")[0]
+        assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_search_in_another_thread_stopped_by_ctrl_c_says_so() -> None:
+    """Only the main thread gets KeyboardInterrupt; a search elsewhere once said its budget
+    was spent, where it had none."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    watch_signal(signal.SIGINT)
+    stopped: list[BaseException] = []
+    over = threading.Event()
+
+    def search() -> None:
+        try:
+            Solver(table_mb=16).guarantee(Position.start(Deal.random(2)), Seat.N)
+        except SearchAborted as e:
+            stopped.append(e)
+        finally:
+            over.set()
+
+    try:
+        threading.Thread(target=search).start()
+        timer = threading.Timer(0.3, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            while not over.is_set():
+                time.sleep(0.05)    # (an interrupted Thread.join can leave the thread as if over)
+        assert over.wait(10) and [str(e) for e in stopped] == ["search interrupted"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_partners_share_their_answers() -> None:
