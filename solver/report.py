@@ -36,12 +36,11 @@ def render(a: Analysis) -> str:
     lines = [diagram(p.hands), ""]
     if p.trick:
         lines.append("Trick {}: {}".format(
-            p.trick_number, " ".join(f"{p.leader.next(i)}:{c}" for i, c in enumerate(p.trick))))
+            p.trick_number, "  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))))
     if p.to_move is None:
         lines.append("The hand is over.")
     else:
-        lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.preset}"
-                     + ("" if p.rules.to_dict()["values"] == {} else " (values changed)"))
+        lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
     lines += ["", "Seat  Guarantee  Moon possible"]
     for seat, r in a.players.items():
         lines.append(f"{str(seat):<6}{r.guarantee:>9}  {'yes' if r.moon_possible else 'no'}")
@@ -70,9 +69,10 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
     Trick 1  (N SQ)  E SA  S SK  W SJ  → E, 13 points
     Trick 2  E H3  S H4  W H5  N H2  → W, 4 points
     """
+    who = start.side_name(start.side(target))     # with partnerships, the side's line
     if not steps:
-        return f"Optimal line for {target}: the hand is over."
-    lines = [f"Optimal line for {target} (guarantee {steps[0].value}):"]
+        return f"Optimal line for {who}: the hand is over."
+    lines = [f"Optimal line for {who} (guarantee {steps[0].value}):"]
     p = start
     row = [f"({p.leader.next(i)} {c})" for i, c in enumerate(p.trick)]
     for step in steps:

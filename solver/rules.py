@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
@@ -213,6 +214,35 @@ class Rules:
                 "first_trick_points": self.first_trick_points, "hearts_break": self.hearts_break,
                 "first_lead": self.first_lead, "trick_points": self.trick_points,
                 "partnership": self.partnership}
+
+    def describe(self) -> str:
+        """The preset's name and the settings that differ from it, for reports.
+
+        >>> Rules.parse({"preset": "standard", "moon": "none", "values": {"H": 2, "DJ": -10}}).describe()
+        'standard with values={"H": 2, "DJ": -10}, moon="none"'
+        """
+        base = _preset(self.preset)
+        changed = []
+        values = self._values_unlike(base)
+        if values:
+            changed.append(f"values={json.dumps(values)}")
+        mine, theirs = self.to_dict(), base.to_dict()
+        changed += [f"{key}={json.dumps(value)}" for key, value in mine.items()
+                    if key not in ("preset", "values") and value != theirs[key]]
+        return f"{self.preset} with " + ", ".join(changed) if changed else self.preset
+
+    def _values_unlike(self, base: "Rules") -> dict[str, int]:
+        """The card values unlike ``base``'s: a whole suit by its letter where all its cards
+        differ and are alike."""
+        unlike: dict[str, int] = {}
+        for suit, letter in enumerate(SUITS):
+            cards = [int(c) for c in cards_of(DECK) if c.suit == suit]
+            differ = [c for c in cards if self.values[c] != base.values[c]]
+            if len(differ) == len(cards) and len({self.values[c] for c in cards}) == 1:
+                unlike[letter] = self.values[cards[0]]
+            else:
+                unlike.update({str(Card.from_index(c)): self.values[c] for c in differ})
+        return unlike
 
     def with_(self, **changes: Any) -> "Rules":
         return replace(self, **changes)

@@ -228,28 +228,36 @@ def text_report(result: dict[str, Any]) -> list[str]:
 
 
 def rules_text(rules: str | dict[str, Any] | None) -> str:
-    """A preset's name, or the preset and the settings that differ from it."""
-    if not isinstance(rules, dict):
-        return str(rules)
-    base = Rules.parse(rules["preset"]).to_dict()
-    changed = [f"{k}={json.dumps(v)}" for k, v in rules.items() if k != "preset" and v != base[k]]
-    return f"{rules['preset']} with " + ", ".join(changed) if changed else rules["preset"]
+    """A result's rules (a preset's name, or the whole rule object) as ``Rules.describe`` says
+    them; "unreadable" for a record whose rules could not be read."""
+    if rules is None:
+        return "unreadable"
+    return rules if isinstance(rules, str) else Rules.parse(rules).describe()
 
 
 def moon_story(review: dict[str, Any]) -> list[str]:
-    """One phrase per seat that could force a moon at some point of the recorded play."""
-    out = []
+    """One phrase per seat (per side, where partners share the moon) that could force a moon
+    at some point of the recorded play."""
+    out: list[str] = []
+    told: dict[str, str] = {}   # a story already told, for the partner who shares it
+    end = "to the end" if review.get("complete") else "to the end of the recorded play"
     for seat, m in review["moon"].items():
         runs = []
         for run in m["segments"]:
             given, lost = run["given_by"], run["lost_with"]
             since = "from the start" if given is None else \
-                f"from trick {run['from'] // 4 + 1} (handed over by {given['seat']}'s {given['card']})"
-            until = "to the end" if lost is None else \
-                f"until {lost['seat']}'s {lost['card']} at trick {lost['trick']}"
+                f"from {given['seat']}'s {given['card']} at trick {given['trick']}"
+            until = end if lost is None else f"until {lost['seat']}'s {lost['card']} at trick {lost['trick']}"
             runs.append(f"{since} {until}")
-        if runs:
-            out.append(f"{seat} could force it " + ", then ".join(runs))
+        story = ", then ".join(runs)
+        if not runs:
+            continue
+        partner = next((s for s, t in told.items() if t == story), None)
+        if partner is not None:     # only partners can both force it: their side's moon
+            out[list(told).index(partner)] = f"{partner}/{seat} could force it {story}"
+            continue
+        told[seat] = story
+        out.append(f"{seat} could force it {story}")
     return out or ["nobody could force one during the recorded play"]
 
 

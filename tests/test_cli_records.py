@@ -150,7 +150,7 @@ def test_csv_and_text_formats_follow_the_output_name(tmp_path):
     assert len(rows) == 5 and rows[0]["N_moon_possible"] == "True" and rows[1]["shot_the_foot"] == "S"
     text = tmp_path / "sample.txt"
     run("annotate", str(SAMPLE), "-o", str(text), "-j", "1")
-    assert "W could force it from trick 3 (handed over by S's D3) until W's H3 at trick 4" in text.read_text()
+    assert "W could force it from S's D3 at trick 3 until W's H3 at trick 4" in text.read_text()
 
 
 def test_moon_command():
@@ -160,7 +160,7 @@ def test_moon_command():
     assert lines[0] == ("Record 0 (line 1, board 1): at the start: N; "
                         "N could force it from the start to the end")
     assert re.match(r"Record 3 \(line \d+, board 4\): at the start: E; E could force it from the "
-                    r"start until E's C4 at trick 1, then from trick 2 \(handed over by N's S4\) to the end$",
+                    r"start until E's C4 at trick 1, then from N's S4 at trick 2 to the end$",
                     lines[3])
     as_json = run("moon", str(SAMPLE), "-j", "1", "--json")
     first = json.loads(as_json.stdout.decode().splitlines()[0])
