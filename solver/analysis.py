@@ -122,6 +122,26 @@ def _setting(name: str, value: Any, low: float, high: float, real: bool = False)
     return value
 
 
+def _position(p: Any) -> Position:
+    """``p``, checked to be a Position: a wrong argument is named, not an attribute missing
+    deep inside."""
+    if not isinstance(p, Position):
+        raise HeartsError(f"expected a Position, got {type(p).__name__}")
+    return p
+
+
+def _questions(questions: Iterable[Any], second: str) -> list[tuple]:
+    """The (position, ``second``) pairs of a many-question call, checked."""
+    if isinstance(questions, (str, bytes, Position)) or not isinstance(questions, Iterable):
+        raise HeartsError(f"expected (position, {second}) pairs, got {type(questions).__name__}")
+    pairs = []
+    for i, q in enumerate(questions):
+        if not (isinstance(q, (tuple, list)) and len(q) == 2 and isinstance(q[0], Position)):
+            raise HeartsError(f"question {i}: expected a (position, {second}) pair, got {q!r:.80}")
+        pairs.append(tuple(q))
+    return pairs
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -493,7 +513,7 @@ class Solver:
     def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
         """The lowest score ``seat`` can make sure of (its side's, with partnerships)."""
         self._start()
-        return self._guarantee(p, p.side(Seat.of(seat)), guess)
+        return self._guarantee(_position(p), p.side(Seat.of(seat)), guess)
 
     @overload
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
@@ -520,19 +540,19 @@ class Solver:
         [2, 2, 3, 3]
         """
         self._start()
-        return self._each(lambda q: self._guarantee(q[0], q[0].side(Seat.of(q[1]))), questions,
-                          partial)
+        return self._each(lambda q: self._guarantee(q[0], q[0].side(Seat.of(q[1]))),
+                          _questions(questions, "seat"), partial)
 
     @_one_call_at_a_time
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
-        return self._moon(p, p.side(Seat.of(seat)))
+        return self._moon(_position(p), p.side(Seat.of(seat)))
 
     @_one_call_at_a_time
     def move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         """Legal cards of the player to move, grouped into runs of equivalent cards."""
-        return self._move_groups(p)
+        return self._move_groups(_position(p))
 
     def _move_groups(self, p: Position) -> list[tuple[Card, list[Card]]]:
         if p.is_over:
@@ -553,8 +573,10 @@ class Solver:
         question being a side's seats ("N", or "N/S" with partnerships) or one of the mover's
         cards ("C2"), a bound None while nothing is proved, and low == high once answered."""
         self._start()
-        return self._analyze(p, None if seats is None else [Seat.of(s) for s in seats], moves,
-                             watch)
+        if watch is not None and not callable(watch):
+            raise HeartsError(f"watch: expected a function, got {type(watch).__name__}")
+        return self._analyze(_position(p), None if seats is None else [Seat.of(s) for s in seats],
+                             moves, watch)
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
@@ -597,7 +619,7 @@ class Solver:
             finally:
                 self._local.deadline = 0.0
 
-        return self._each(one, questions, partial)
+        return self._each(one, _questions(questions, "seats"), partial)
 
     def _each(self, ask: Callable[[Any], Any], questions: Iterable[tuple],
               partial: bool) -> list[Any]:
@@ -675,6 +697,7 @@ class Solver:
         After one exact solve, each step only asks "does this card keep the value?", a single
         null-window pass per card tried, answered mostly from the table the solve filled."""
         self._start()
+        p = _position(p)
         t = Seat.of(target)
         tside = p.side(t)
         out: list[LineStep] = []

@@ -71,6 +71,23 @@ def test_limits_set_later_are_checked_too() -> None:
         solver.threads = 2                  # type: ignore[misc]  # the engines are made for it
 
 
+def test_wrong_arguments_are_named() -> None:
+    """They once failed deep inside: "'NoneType' object has no attribute 'rules'"."""
+    solver = Solver(table_mb=16)
+    pos = endgames({}, 1, "arguments")[0]
+    for call, words in [(lambda: solver.analyze(None), "expected a Position, got NoneType"),
+                        (lambda: solver.analyze(pos.deal), "expected a Position, got Deal"),
+                        (lambda: solver.guarantee("N", pos), "expected a Position, got str"),
+                        (lambda: solver.line(None, "N"), "expected a Position"),
+                        (lambda: solver.guarantees([pos]), "question 0: expected a (position, seat) pair"),
+                        (lambda: solver.guarantees(None), "expected (position, seat) pairs, got NoneType"),
+                        (lambda: solver.analyses([(pos, None), (pos,)]), "question 1: expected a (position, seats) pair"),
+                        (lambda: solver.analyze(pos, watch=5), "watch: expected a function, got int")]:
+        with pytest.raises(HeartsError, match=re.escape(words)):
+            call()
+    assert solver.guarantees([]) == [] and answers(solver, pos) == answers(Solver(table_mb=16), pos)
+
+
 def test_a_copy_or_a_pickle_is_a_new_solver_with_the_same_settings() -> None:
     """The tables are a cache: a copy sharing the first solver's engines would let two calls
     run on them at once."""
