@@ -84,7 +84,7 @@ def analyses(body: AnalysesRequest) -> Response:
     player = None if body.player is None else Seat.parse(body.player)
     items = list(read_position_objects(body.positions, rules, player))
     with solving() as solver:
-        answers = list(answer_batch(solver.limited(), items, "the request's compute budget"))
+        answers = list(answer_batch(solver.limited(), items, "no answer within the request's compute budget"))
     return jsonify({"answers": answers})
 
 

@@ -37,6 +37,7 @@ from .analysis import SearchAborted, Solver
 from .cards import Card, Seat
 from .errors import HeartsError
 from .pbn import Record, error_text
+from .report import out_of_time
 from .review import Budget, replay, review, start_position
 from .rules import STANDARD, Rules
 
@@ -131,7 +132,9 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
             out["review"] = review(budget, start, cards, analysis,
                                    costs=not options.moon_only).to_json()
     except SearchAborted:
-        errors.append(f"line {record.line}: no answer within the time limit of {options.time_limit:.3g} s")
+        # (without the bounds proved so far: how far a search got is the machine's, and a
+        # file annotated twice should come out the same)
+        errors.append(f"line {record.line}: {out_of_time(options.time_limit)}")
     return _finish(out, errors, record.more_errors)
 
 

@@ -116,16 +116,6 @@ _BY_NAME = {SUITS[s] + RANKS[r]: Card(s, r) for s in range(4) for r in range(13)
 _NAMES = tuple(SUITS[i >> 4] + RANKS[i & 15] if i & 15 < 13 else "" for i in range(64))  # by index
 
 
-def rank_index(ch: str) -> int:
-    """Index 0..12 of a rank character (``T`` or ``10`` for ten)."""
-    c = ch.upper()
-    if c == "10":
-        c = "T"
-    if len(c) != 1 or c not in RANKS:
-        raise CardError(f"unknown rank {ch!r}")
-    return RANKS.index(c)
-
-
 def cards_of(mask: int) -> Iterator[Card]:
     """Cards of a mask, highest suit lane first (S, H, D, C), high rank first."""
     for suit in range(4):
@@ -145,6 +135,3 @@ def mask_of(cards: Iterable[int]) -> int:
 def suit_mask(suit: int) -> int:
     return FULL_SUIT << (16 * suit)
 
-
-def format_cards(mask: int) -> str:
-    return " ".join(str(c) for c in cards_of(mask))

@@ -20,10 +20,10 @@ from .cards import Seat
 from .cli_records import Seconds, annotate, countable, counted, moon, os_error_line, progress, stdout_failed
 from .cli_serve import serve
 from .deal import Deal
-from .errors import HeartsError
+from .errors import HeartsError, LeaderNeeded
 from .position import Position
 from .position_lines import answer_lines, more_now, read_position_lines
-from .report import proven_so_far, render, render_line, status_line
+from .report import out_of_time, render, render_line, status_line
 from .rules import Rules
 
 class _Seat(click.ParamType):
@@ -98,6 +98,8 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         rules = Rules.parse(rules_text)
         if input_file is None:
             pos = Position.from_play(Deal.parse(deal_text), rules, play, leader)  # type: ignore[arg-type]
+    except LeaderNeeded as e:
+        fail(f"{e} (--leader SEAT)")
     except HeartsError as e:
         fail(str(e))
     solver = Solver(table_mb=table_mb, time_limit=time_limit,
@@ -117,7 +119,7 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
                     status.after = f"optimal line for {target}"
                 line = solver.line(pos, target)
     except SearchAborted as e:
-        fail(f"no answer within the time limit of {time_limit} s{proven_so_far(e)}", code=3)
+        fail(out_of_time(time_limit, e), code=3)
     out = result.to_json()
     if target is not None and line is not None:
         out["line"] = line_json(target, line)

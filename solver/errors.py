@@ -88,3 +88,8 @@ class RulesError(HeartsError):
 
 class PlayError(HeartsError):
     """A card in a play sequence that is unknown, not held, or not allowed."""
+
+
+class LeaderNeeded(PlayError):
+    """Trick 1 has no forced lead (a free first lead, or no clubs): the caller must say who
+    leads, each front end in its own terms."""

@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 from .cards import SUITS, Card, Seat, cards_of, suit_mask
 from .deal import Deal
-from .errors import CardError, DealError, PlayError
+from .errors import CardError, DealError, LeaderNeeded, PlayError
 from .rules import Rules
 
 HEART_MASK = suit_mask(SUITS.index("H"))
@@ -26,7 +26,6 @@ CLUB = SUITS.index("C")
 SQ = Card.parse("SQ")
 SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs"}
 _SEATS = tuple(Seat)
-_HOW = '(--leader SEAT, or "leader" in JSON)'
 
 
 def _legal(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broken: bool,
@@ -47,19 +46,24 @@ def _legal(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broke
     return legal
 
 
+def lowest_club(deal: Deal) -> Card | None:
+    """The card that leads trick 1 unless the lead is free: the 2 of clubs in a full deal."""
+    clubs = deal.all_cards & suit_mask(CLUB)
+    return Card.from_index((clubs & -clubs).bit_length() - 1) if clubs else None
+
+
 def first_leader(deal: Deal, rules: Rules, leader: Seat | int | str | None = None) -> Seat:
     """Who leads trick 1: the holder of the lowest club, or the given seat with a free lead."""
     given = None if leader is None else Seat.of(leader)
     if rules.first_lead == "free":
         if given is None:
-            raise PlayError(f"the rules have a free first lead: give the leader {_HOW}")
+            raise LeaderNeeded("the rules have a free first lead: give the leader")
         return given
-    clubs = deal.all_cards & suit_mask(CLUB)
-    if not clubs:
+    low = lowest_club(deal)
+    if low is None:
         if given is None:
-            raise PlayError(f"the deal has no clubs to lead: give the leader {_HOW}")
+            raise LeaderNeeded("the deal has no clubs to lead: give the leader")
         return given
-    low = Card.from_index((clubs & -clubs).bit_length() - 1)
     holder = deal.holder(low)
     assert holder is not None
     if given is not None and given != holder:
@@ -121,8 +125,7 @@ class Position:
         """The card that must lead trick 1 (the lowest club), if the rules force one."""
         if self.played or self.rules.first_lead != "C2":
             return None
-        clubs = self.deal.all_cards & suit_mask(CLUB)
-        return Card.from_index((clubs & -clubs).bit_length() - 1) if clubs else None
+        return lowest_club(self.deal)
 
     def side(self, seat: Seat) -> int:
         return int(seat) & 1 if self.rules.partnership else int(seat)

@@ -29,8 +29,9 @@ from typing import IO, Any
 from .analysis import Solver
 from .cards import Seat
 from .deal import Deal
-from .errors import HeartsError, JsonError, json_type, read_json
+from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
 from .position import Position
+from .report import out_of_time
 from .rules import STANDARD, Rules
 
 __all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
@@ -111,6 +112,8 @@ def _read_object(obj: Any, index: int, where: str, known: dict[str, Rules],
         player = _seat(obj, "player")
         if player is None:
             player = default_player
+    except LeaderNeeded as e:
+        return PositionLine(index, where, ident, has_id, error=f'{where}: {e} ("leader" in the line)')
     except HeartsError as e:
         return PositionLine(index, where, ident, has_id, error=f"{where}: {e}")
     return PositionLine(index, where, ident, has_id, position, None if player is None else [player])
@@ -145,8 +148,8 @@ def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHU
     at a time, or fewer when ``more_now`` says no more input can be read at once (a program
     that writes a question and waits for its answer). The solver's time limit holds for each
     position, and a position that runs out of time is one line's error."""
-    limit = (f"the time limit of {solver.time_limit:g} s" if solver.time_limit
-             else "the solver's node limit")
+    limit = (out_of_time(solver.time_limit) if solver.time_limit
+             else "no answer within the solver's node limit")
     batch: list[PositionLine] = []
     for item in items:
         batch.append(item)
@@ -157,16 +160,16 @@ def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHU
         yield from answer_batch(solver, batch, limit, each=True)
 
 
-def answer_batch(solver: Solver, batch: list[PositionLine], limit: str,
+def answer_batch(solver: Solver, batch: list[PositionLine], why: str,
                  each: bool = False) -> Iterator[dict[str, Any]]:
     """The answers of positions read, in order, from one ``Solver.analyses`` call: a position
     the solver's limits cut short (for each position with ``each``, else for the call) is its
-    own error, "no answer within ``limit``"."""
+    own error, ``why``."""
     ready = [(item, item.position) for item in batch if item.position is not None]
     analyses = solver.analyses([(position, item.seats) for item, position in ready],
                                partial=True, each=each)
     results: dict[int, dict[str, Any] | str] = {
-        item.index: a.to_json() if a is not None else f"{item.where}: no answer within {limit}"
+        item.index: a.to_json() if a is not None else f"{item.where}: {why}"
         for (item, _), a in zip(ready, analyses)}
     for item in batch:
         out: dict[str, Any] = {"index": item.index}

@@ -116,6 +116,15 @@ def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list
     return " · ".join(parts + [f"{seconds:.0f} s"])
 
 
+def out_of_time(seconds: float, e: SearchAborted | None = None) -> str:
+    """The one-line error of a question the time limit cut short, with what it had proved.
+
+    >>> out_of_time(2.0, SearchAborted("x", None, 12, "W"))
+    "no answer within the time limit of 2 s; so far W's guarantee is at most 12"
+    """
+    return f"no answer within the time limit of {seconds:g} s" + (proven_so_far(e) if e else "")
+
+
 def proven_so_far(e: SearchAborted) -> str:
     """What a search cut short had proved of the guarantee asked, for its one-line message
     (or nothing).
