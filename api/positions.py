@@ -17,13 +17,14 @@ from solver.deal import Deal
 from solver.errors import HeartsError
 from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
+from solver.review import review
 from solver.rules import Rules
 
 from .docs import problem_responses
 from .problems import ApiProblem
 from .schemas import (AnalysesRequest, AnalysesResult, AnalyzeRequest, AnalyzeResult, MoonReport,
                       PositionRequest)
-from .solving import BudgetedSolver, solving
+from .solving import solving
 
 bp = APIBlueprint("positions", __name__, tag="Analysis")
 
@@ -58,11 +59,11 @@ def analyze(body: AnalyzeRequest) -> Response:
     """
     _, position = positions_of(body)
     seats = None if body.player is None else [Seat.parse(body.player)]
-    with solving() as solver:
-        out = solver.analyze(position, seats).to_json()
+    with solving() as budget:
+        out = budget.limited().analyze(position, seats).to_json()
         if body.line is not None:
             target = Seat.parse(body.line)
-            out["line"] = line_json(target, solver.line(position, target))
+            out["line"] = line_json(target, budget.limited().line(position, target))
     return jsonify(out)
 
 
@@ -83,19 +84,9 @@ def analyses(body: AnalysesRequest) -> Response:
     rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
     player = None if body.player is None else Seat.parse(body.player)
     items = list(read_position_objects(body.positions, rules, player))
-    with solving() as solver:
-        answers = list(answer_batch(solver.limited(), items, "no answer within the request's compute budget"))
+    with solving() as budget:
+        answers = list(answer_batch(budget.limited(), items, "no answer within the request's compute budget"))
     return jsonify({"answers": answers})
-
-
-def _moon_flags(solver: BudgetedSolver, position: Position) -> dict[str, bool]:
-    """moon_possible for every seat, one search per side."""
-    by_side: dict[int, bool] = {}
-    for seat in Seat:
-        side = position.side(seat)
-        if side not in by_side:
-            by_side[side] = solver.moon_possible(position, seat)
-    return {str(seat): by_side[position.side(seat)] for seat in Seat}
 
 
 @bp.post("/moon")
@@ -110,23 +101,20 @@ def moon(body: PositionRequest) -> Response:
     reach for good (null if it never was forceable, or still is at the end of `play`).
     """
     start, end = positions_of(body)
-    with solving() as solver:
-        flags = first = _moon_flags(solver, start)
-        lost: dict[str, dict[str, Any] | None] = {str(s): None for s in Seat}
-        timeline = []
-        position = start
-        for index, card in enumerate(end.played):
-            step = {"index": index, "trick": position.trick_number, "seat": str(position.to_move),
-                    "card": str(card)}
-            position = position.play(card)
-            now = _moon_flags(solver, position)
-            for seat, possible in now.items():
-                if possible:
-                    lost[seat] = None
-                elif flags[seat]:
-                    lost[seat] = step
-            flags = now
-            timeline.append({**step, "moon_possible": now})
+    with solving() as budget:
+        moon = review(budget, start, end.played, costs=False).moon
+    steps, timeline = [], []
+    position = start
+    for index, card in enumerate(end.played):
+        steps.append({"index": index, "trick": position.trick_number, "seat": str(position.to_move),
+                      "card": str(card)})
+        timeline.append({**steps[-1], "moon_possible": {str(s): moon[s].forceable[index + 1] for s in Seat}})
+        position = position.play(card)
+    lost: dict[str, dict[str, Any] | None] = {}
+    for seat, line in moon.items():
+        k = line.last_forceable      # the moon was never again forceable after card k
+        lost[str(seat)] = steps[k] if k is not None and k < len(steps) else None
+    first = {str(s): moon[s].at_start for s in Seat}
     return jsonify({"deal": start.deal.pbn(), "play": " ".join(map(str, end.played)),
-                          "rules": start.rules.to_dict(), "start": first, "timeline": timeline,
-                          "lost": lost})
+                    "rules": start.rules.to_dict(), "start": first, "timeline": timeline,
+                    "lost": lost})

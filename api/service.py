@@ -78,8 +78,8 @@ def health() -> Response:
     t0 = time.perf_counter()
     position = Position.start(Deal.parse(HEALTH_DEAL))
     try:
-        with solving(HEALTH_SECONDS) as solver:
-            result = solver.analyze(position)
+        with solving(HEALTH_SECONDS) as budget:
+            result = budget.limited().analyze(position)
         got = {str(s): (r.guarantee, r.moon_possible) for s, r in result.players.items()}
         if got != HEALTH_ANSWER:
             raise RuntimeError(f"wrong answer {got}")

@@ -11,48 +11,15 @@ left, and the engine itself stops (``SearchAborted``) when they run out.
 from __future__ import annotations
 
 import threading
-import time
 from contextlib import contextmanager
 from typing import Iterator
 
 from flask import Flask, current_app
 
-from solver.analysis import Analysis, LineStep, SearchAborted, Solver
-from solver.cards import Seat
-from solver.position import Position
+from solver.analysis import Solver
+from solver.review import Budget
 
 _EXTENSION = "hearts_dd.solver"
-
-
-class BudgetedSolver:
-    """The solver calls the API makes, each limited to what is left of one request's budget.
-
-    ``seconds`` (0: none) is for the whole request, ``nodes`` (0: none) for each search.
-    """
-
-    def __init__(self, solver: Solver, seconds: float, nodes: int) -> None:
-        self.solver = solver
-        self.seconds = seconds
-        self.nodes = nodes
-        self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
-
-    def limited(self) -> Solver:
-        """The solver, limited to the rest of the budget; ``SearchAborted`` when none is left."""
-        left = self.deadline - time.monotonic() if self.deadline else 0.0
-        if self.deadline and left <= 0:
-            raise SearchAborted("time budget exhausted")
-        self.solver.time_limit = left
-        self.solver.node_limit = self.nodes
-        return self.solver
-
-    def analyze(self, position: Position, seats: list[Seat] | None = None) -> Analysis:
-        return self.limited().analyze(position, seats)
-
-    def line(self, position: Position, seat: Seat) -> list[LineStep]:
-        return self.limited().line(position, seat)
-
-    def moon_possible(self, position: Position, seat: Seat) -> bool:
-        return self.limited().moon_possible(position, seat)
 
 
 def init_app(app: Flask) -> None:
@@ -61,13 +28,14 @@ def init_app(app: Flask) -> None:
 
 
 @contextmanager
-def solving(seconds: float | None = None) -> Iterator[BudgetedSolver]:
+def solving(seconds: float | None = None) -> Iterator[Budget]:
     """The app's solver for one request, under the configured budget (or ``seconds``).
 
-    Held under a lock, so a threaded server never runs two searches on one engine.
+    Held under a lock for the whole request: its budget is set on the shared solver's limits,
+    which a threaded server's other requests would otherwise change under it.
     """
     config = current_app.config
     lock, solver = current_app.extensions[_EXTENSION]
     with lock:
-        yield BudgetedSolver(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
-                             config["SOLVER_NODE_LIMIT"])
+        yield Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
+                     config["SOLVER_NODE_LIMIT"])

@@ -188,8 +188,9 @@ class Solver:
     does those it is given, and a search gets any idle engine as its helper thread, pass by
     pass; the engine releases the GIL while it searches.
 
-    ``node_limit`` / ``time_limit`` bound every public call; past them ``SearchAborted`` is raised,
-    with the bounds on the seat's guarantee that the finished passes proved (``low``, ``high``).
+    ``time_limit`` bounds every public call and ``node_limit`` each search it makes; past them
+    ``SearchAborted`` is raised, with the bounds on the seat's guarantee that the finished
+    passes proved (``low``, ``high``).
 
     One call runs at a time: calls from several threads wait their turn (make a solver per
     thread to run them at once). A copy or a pickle of a solver is a new solver with the same

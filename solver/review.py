@@ -220,26 +220,38 @@ class Budget:
     """One deadline for many solver calls: ``with budget as solver: solver.analyze(...)``.
 
     The solver's own ``time_limit`` bounds a single call; this sets it, call by call, to the
-    time left (0 seconds: no limit) and raises ``SearchAborted`` once nothing is left.
+    time left (0 seconds: no limit), and ``nodes`` (if given) as each search's node limit, and
+    raises ``SearchAborted`` once no time is left. Leaving the ``with`` restores the solver's
+    limits; ``limited()`` sets them for good (a solver serving one request at a time).
     """
 
-    def __init__(self, solver: Solver, seconds: float = 0.0) -> None:
+    def __init__(self, solver: Solver, seconds: float = 0.0, nodes: int | None = None) -> None:
         self.solver = solver
-        self.seconds = seconds
+        self.nodes = nodes
         self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
-        self._saved = solver.time_limit
+        self._saved: list[tuple[float, int]] = []
 
-    def __enter__(self) -> Solver:
-        self._saved = self.solver.time_limit
+    def limited(self) -> Solver:
+        """The solver, limited to what is left of the budget."""
         if self.deadline:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise SearchAborted("time budget exhausted")
             self.solver.time_limit = left
+        if self.nodes is not None:
+            self.solver.node_limit = self.nodes
         return self.solver
 
+    def __enter__(self) -> Solver:
+        self._saved.append((self.solver.time_limit, self.solver.node_limit))
+        try:
+            return self.limited()
+        except SearchAborted:
+            self._saved.pop()
+            raise
+
     def __exit__(self, *exc: object) -> None:
-        self.solver.time_limit = self._saved
+        self.solver.time_limit, self.solver.node_limit = self._saved.pop()
 
 
 def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],
