@@ -85,6 +85,11 @@ class Analysis:
     def to_move(self) -> Seat | None:
         return self.position.to_move
 
+    def players_json(self) -> dict[str, dict[str, Any]]:
+        """The seats' answers as SPEC §4's ``players``."""
+        return {str(s): {"guarantee": r.guarantee, "moon_possible": r.moon_possible}
+                for s, r in self.players.items()}
+
     def to_json(self) -> dict[str, Any]:
         p = self.position
         return {
@@ -93,8 +98,7 @@ class Analysis:
             "rules": p.rules.to_dict(),
             "to_move": str(p.to_move) if p.to_move is not None else None,
             "trick": p.trick_number if not p.is_over else None,
-            "players": {str(s): {"guarantee": r.guarantee, "moon_possible": r.moon_possible}
-                        for s, r in self.players.items()},
+            "players": self.players_json(),
             "moves": [{"card": str(m.card), "guarantee": m.guarantee,
                        "moon_possible": m.moon_possible, "best": m.best} for m in self.moves],
             "nodes": self.nodes,

@@ -126,8 +126,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         else:
             with budget as s:
                 analysis = s.analyze(start, moves=bool(cards) and options.review)
-            out["players"] = {str(seat): {"guarantee": r.guarantee, "moon_possible": r.moon_possible}
-                              for seat, r in analysis.players.items()}
+            out["players"] = analysis.players_json()
         if record.play is not None and (options.review or options.moon_only):
             out["review"] = review(budget, start, cards, analysis,
                                    costs=not options.moon_only).to_json()

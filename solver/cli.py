@@ -17,7 +17,8 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import Seconds, annotate, countable, counted, moon, os_error_line, progress, stdout_failed
+from .cli_records import (TABLE_MB, Seconds, annotate, countable, counted, moon, os_error_line, progress,
+                          rules_option, stdout_failed)
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded
@@ -78,7 +79,7 @@ def cli() -> None:
                    "input), one object a line with deal, play, rules, leader, player and an id to "
                    "hand back; one JSON answer a line on stdout, in input order (exit 1 when a "
                    "line had an error).")
-@click.option("--table-mb", type=click.IntRange(1, 256), default=DEFAULT_TABLE_MB, show_default=True,
+@click.option("--table-mb", type=TABLE_MB, default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
 @click.option("--time-limit", type=Seconds(), default=0.0,
               help="Seconds before giving up (0: none; with --input: for each position).")
@@ -94,8 +95,8 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     if input_file is not None and (play or leader or line_for):
         fail("analyze: --play, --leader and --line go with --deal (with --input, play and leader "
              "are fields of each line)")
+    rules = rules_option(rules_text) or Rules()
     try:
-        rules = Rules.parse(rules_text)
         if input_file is None:
             pos = Position.from_play(Deal.parse(deal_text), rules, play, leader)  # type: ignore[arg-type]
     except LeaderNeeded as e:

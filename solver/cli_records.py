@@ -228,11 +228,16 @@ def os_error_line(e: OSError) -> str:
     return f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")
 
 
-def _rules(text: str | None) -> Rules | None:
+def rules_option(text: str | None) -> Rules | None:
+    """The rules ``--rules`` gives (None without it), or exit with what is wrong with them."""
     try:
         return Rules.parse(text) if text is not None else None
     except HeartsError as e:
         _fail(f"--rules: {e}")
+
+
+#: ``--table-mb``'s range, the same for every command (the API's, too: api/config.py).
+TABLE_MB = click.IntRange(1, 4096)
 
 
 _common = [
@@ -246,7 +251,7 @@ _common = [
                  help="Seconds per record before it is given up with an error (0: none)."),
     click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=8, show_default=True,
                  help="Records sent to a worker at a time."),
-    click.option("--table-mb", type=click.IntRange(1, 1024), default=64, show_default=True,
+    click.option("--table-mb", type=TABLE_MB, default=64, show_default=True,
                  help="Transposition table of each worker."),
 ]
 
@@ -271,7 +276,7 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
              rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
              chunk_size: int, table_mb: int) -> None:
     """Annotate every record of PBN hand-record files (guarantees, moon, play review)."""
-    options = AnnotateOptions(_rules(rules_text), review, False, time_limit, table_mb)
+    options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
         status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output, writer.close)
@@ -285,7 +290,7 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
 def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
          dask: str | None, time_limit: float, chunk_size: int, table_mb: int) -> None:
     """Who could force a moon at the start of each record and, with a recorded play, until when."""
-    options = AnnotateOptions(_rules(rules_text), True, True, time_limit, table_mb)
+    options = AnnotateOptions(rules_option(rules_text), True, True, time_limit, table_mb)
     if as_json:
         writer = make_writer("jsonl", sys.stdout.buffer)
         sys.exit(_run(inputs, options, jobs, dask, chunk_size, writer.write, flush=writer.close))

@@ -53,11 +53,14 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
     pytest.param(["--deal", DEAL, "--rules", '{"values": {"XQ": 5}}'], ["values", "XQ"],
                  id="bad card in values"),
     pytest.param(["--deal", DEAL, "--rules", '{"moon": "add",'], ["not valid JSON"], id="bad JSON"),
-    pytest.param(["--deal", DEAL, "--rules", "no-such-preset"], ["no-such-preset"], id="unknown preset"),
+    pytest.param(["--deal", DEAL, "--rules", "no-such-preset"], ["--rules: unknown preset 'no-such-preset'"],
+                 id="unknown preset"),
+    pytest.param(["--deal", DEAL, "--table-mb", "5000"], ["--table-mb", "1<=x<=4096"], id="table too large"),
     pytest.param(["--deal", DEAL, "--leader", "E"], ["N holds C2"], id="wrong leader"),
     pytest.param(["--deal", DEAL, "--player", "X"], ["--player", "'X' is not a seat (N, E, S or W)"],
                  id="unknown seat"),
-    pytest.param(["--deal", DEAL, "--rules", '{"first_lead": "free"}'], ["leader"], id="free lead, no leader"),
+    pytest.param(["--deal", DEAL, "--rules", '{"first_lead": "free"}'], ["give the leader (--leader SEAT)"],
+                 id="free lead, no leader"),
 ])
 def test_bad_input_is_one_line_on_stderr_with_exit_2(args: list[str], words: list[str]) -> None:
     result = analyze(*args)
