@@ -17,13 +17,14 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_records import (TABLE_MB, Seconds, annotate, countable, counted, moon, os_error_line, progress,
-                          rules_option, stdout_failed)
+from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, os_error_line, progress,
+                         rules_option, stdout_failed)
+from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded
 from .position import Position
-from .position_lines import answer_lines, more_now, read_position_lines
+from .position_lines import answer_lines, read_position_lines
 from .report import out_of_time, render, render_line, status_line
 from .rules import Rules
 
@@ -48,12 +49,6 @@ SEAT = _Seat()
 # analyze on a terminal: a status line from this many seconds into a solve, then refreshed
 STATUS_AFTER = 0.5
 STATUS_EVERY = 0.25
-
-
-def fail(message: str, code: int = 2) -> None:
-    """Leave with one line on stderr, nothing on stdout."""
-    click.echo(f"hearts-dd: error: {message}", err=True)
-    sys.exit(code)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

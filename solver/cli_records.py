@@ -6,22 +6,22 @@ else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output 
 """
 from __future__ import annotations
 
-import math
 import os
 import stat
 import sys
 import tempfile
 import time
 from contextlib import closing, contextmanager, suppress
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, NoReturn, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 import click
 
 from .batch import AnnotateOptions, annotate_stream, default_jobs
+from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, os_error_line, progress,
+                         rules_option, stdout_failed)
 from .errors import HeartsError
 from .pbn import Record, count_games, read_records
-from .rules import Rules
-from .writers import FORMATS, format_for, make_writer, moon_story, record_place
+from .writers import FORMATS, format_for, make_writer, moon_line
 
 #: Worker processes at most, each with its own table (``--table-mb``, 64 MB by default).
 MAX_JOBS = 256
@@ -30,26 +30,6 @@ MAX_CHUNK = 100_000
 
 INPUTS = click.argument("inputs", nargs=-1, required=True,
                         type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-
-
-class Seconds(click.FloatRange):
-    """Seconds, 0 or more: a float range that also refuses ``nan`` (which compares false with
-    every bound, so a range lets it through, and as a time limit it would mean none)."""
-
-    def __init__(self) -> None:
-        super().__init__(0)
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        seconds = super().convert(value, param, ctx)
-        if math.isnan(seconds):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        return seconds
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    from .cli import fail   # imported here: solver.cli imports this module
-    fail(message, code)
-    raise SystemExit(code)  # not reached: fail exits
 
 
 def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
@@ -74,24 +54,6 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
             click.echo(f"hearts-dd: error: {name}: {e.strerror or e} (its records from there on "
                        f"are missing)", err=True)
             unreadable.append(path)
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and the noun, plural unless one: the summary lines' counts.
-
-    >>> counted(1, "record"), counted(0, "record")
-    ('1 record', '0 records')
-    """
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def countable(path: str) -> bool:
-    """Whether ``path`` is a regular file, which a progress bar may read ahead to count (a
-    pipe, standard input included, can be read only once)."""
-    try:
-        return path not in ("-", "<stdin>") and stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False        # reading it for real reports the error
 
 
 def _total(paths: Iterable[str]) -> int | None:
@@ -123,7 +85,7 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
     except FileNotFoundError:
         st = None
     except OSError as e:
-        _fail(f"cannot write {path}: {e.strerror}")
+        fail(f"cannot write {path}: {e.strerror}")
     tmp = None
     try:
         if st is not None and not stat.S_ISREG(st.st_mode):
@@ -136,7 +98,7 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
     except OSError as e:
         if tmp is not None:
             os.unlink(tmp)
-        _fail(f"cannot write {path}: {e.strerror}")
+        fail(f"cannot write {path}: {e.strerror}")
     written = False
     try:
         yield out
@@ -154,7 +116,7 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
                 with suppress(OSError):
                     os.unlink(tmp)
     if not written:
-        _fail(f"cannot write {path}: {error.strerror or error}")
+        fail(f"cannot write {path}: {error.strerror or error}")
 
 
 def _umask() -> int:
@@ -186,58 +148,17 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
                 step()
         (flush or sys.stdout.flush)()
     except HeartsError as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:   # inputs report their own: this is the output's
         if e.filename:
-            _fail(os_error_line(e))
+            fail(os_error_line(e))
         if output in (None, "-"):
             stdout_failed(e)
-        _fail(f"cannot write {output}: {e.strerror or e}")
+        fail(f"cannot write {output}: {e.strerror or e}")
     lost = f", {counted(len(unreadable), 'input')} not read to the end" if unreadable else ""
     click.echo(f"hearts-dd: {counted(records, 'record')}, {annotated} annotated, {failed} with errors{lost}, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed or unreadable else 0
-
-
-@contextmanager
-def progress(show: bool, total: Callable[[], int | None],
-             unit: str) -> Iterator[Callable[[], None]]:
-    """A function to call as each item is done: a progress bar on stderr when ``show`` (of
-    ``total()`` items, counted only then), closed however the run ends; else nothing."""
-    if not show:
-        yield lambda: None
-        return
-    from tqdm import tqdm
-    bar = tqdm(total=total(), unit=unit, file=sys.stderr, leave=False)
-    try:
-        yield bar.update
-    finally:
-        bar.close()
-
-
-def stdout_failed(e: OSError) -> NoReturn:
-    """Standard output cannot be written (a full disk, a reader gone): one line, exit 2. What
-    is still buffered goes to /dev/null, or Python's flush at exit would fail again."""
-    with suppress(OSError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    _fail(f"cannot write standard output: {e.strerror or e}")
-
-
-def os_error_line(e: OSError) -> str:
-    """An input or output error as one line: the file, then what went wrong."""
-    return f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")
-
-
-def rules_option(text: str | None) -> Rules | None:
-    """The rules ``--rules`` gives (None without it), or exit with what is wrong with them."""
-    try:
-        return Rules.parse(text) if text is not None else None
-    except HeartsError as e:
-        _fail(f"--rules: {e}")
-
-
-#: ``--table-mb``'s range, the same for every command (the API's, too: api/config.py).
-TABLE_MB = click.IntRange(1, 4096)
 
 
 _common = [
@@ -299,17 +220,3 @@ def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: i
         click.echo(moon_line(result))
 
     sys.exit(_run(inputs, options, jobs, dask, chunk_size, show))
-
-
-def moon_line(result: dict[str, Any]) -> str:
-    """``Record 3 (games.pbn line 20, board 2): at the start W; W could force it ...``."""
-    parts = []
-    players = result.get("players")
-    if players is not None:
-        seats = [s for s, p in players.items() if p["moon_possible"]]
-        parts.append("at the start: " + (" ".join(seats) if seats else "nobody"))
-    if result.get("review"):
-        parts += moon_story(result["review"])
-    if result.get("error"):
-        parts.append(f"error: {result['error']}")
-    return f"{record_place(result)}: " + "; ".join(parts)

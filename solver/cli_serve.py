@@ -12,6 +12,8 @@ from typing import NoReturn
 
 import click
 
+from .cli_common import fail
+
 
 def gunicorn_config() -> Path:
     """The gunicorn settings file that ships with the ``api`` package."""
@@ -40,7 +42,6 @@ def serve(host: str, port: int, workers: int | None) -> None:
 
     Budgets and limits come from HEARTS_DD_* environment variables (see api/config.py).
     """
-    from .cli import fail
     if find_spec("gunicorn") is None:
         fail("serve: gunicorn is not installed (pip install gunicorn)")
     problem = settings_problem() or listen_problem(host, port)

@@ -21,10 +21,9 @@ error and never stops the others.
 from __future__ import annotations
 
 import json
-import select
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from .analysis import Solver
 from .cards import Seat
@@ -35,7 +34,7 @@ from .report import out_of_time
 from .rules import STANDARD, Rules
 
 __all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
-           "answer_batch", "more_now"]
+           "answer_batch"]
 
 FIELDS = ("deal", "play", "rules", "leader", "player", "id")
 #: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
@@ -182,14 +181,3 @@ def answer_batch(solver: Solver, batch: list[PositionLine], why: str,
         else:
             out["error"] = found
         yield out
-
-
-def more_now(stream: IO[str]) -> Callable[[], bool] | None:
-    """For ``answer_lines``: whether more of ``stream`` can be read without waiting (None when
-    the stream has no file descriptor to ask, as in tests). Lines the stream has buffered
-    already are not seen: a chunk then ends early, which costs only some parallelism."""
-    try:
-        fd = stream.fileno()
-    except (OSError, AttributeError, ValueError):
-        return None
-    return lambda: bool(select.select([fd], [], [], 0)[0])

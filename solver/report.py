@@ -5,19 +5,15 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from .analysis import Analysis, LineStep, SearchAborted
-from .cards import FULL_SUIT, RANKS, SUITS, Seat, mask_of
+from .cards import Seat, mask_of
+from .deal import hand_string
 from .position import Position
 
-_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_SYMBOL = "♠♥♦♣"     # by suit, as SUITS
 
 
 def _suit_lines(mask: int) -> list[str]:
-    lines = []
-    for suit in range(4):
-        lane = (mask >> (16 * suit)) & FULL_SUIT
-        ranks = "".join(RANKS[r] for r in range(12, -1, -1) if lane >> r & 1)
-        lines.append(f"{_SYMBOL[SUITS[suit]]} {ranks or '-'}")
-    return lines
+    return [f"{symbol} {ranks or '-'}" for symbol, ranks in zip(_SYMBOL, hand_string(mask).split("."))]
 
 
 def diagram(hands: tuple[int, int, int, int]) -> str:

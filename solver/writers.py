@@ -261,6 +261,20 @@ def moon_story(review: dict[str, Any]) -> list[str]:
     return out or ["nobody could force one during the recorded play"]
 
 
+def moon_line(result: dict[str, Any]) -> str:
+    """``Record 3 (games.pbn line 20, board 2): at the start W; W could force it ...``."""
+    parts = []
+    players = result.get("players")
+    if players is not None:
+        seats = [s for s, p in players.items() if p["moon_possible"]]
+        parts.append("at the start: " + (" ".join(seats) if seats else "nobody"))
+    if result.get("review"):
+        parts += moon_story(result["review"])
+    if result.get("error"):
+        parts.append(f"error: {result['error']}")
+    return f"{record_place(result)}: " + "; ".join(parts)
+
+
 FORMATS: dict[str, type[Writer]] = {"jsonl": JsonlWriter, "csv": CsvWriter, "pbn": PbnWriter,
                                     "text": TextWriter}
 _SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".pbn": "pbn", ".txt": "text"}
