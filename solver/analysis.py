@@ -152,13 +152,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 def _one_call_at_a_time(method: F) -> F:
     """A public Solver call, run while no other thread's call is: the engines, their table and
     the current rules are the solver's one state. Calls from several threads wait their turn
-    (a solver per thread runs them at once); a call made inside another (a watch function's,
-    or the solver's own pool threads') goes straight in."""
+    (a solver per thread runs them at once); a call from inside one (a watch function's) is
+    refused, as it would search on an engine in the middle of a search."""
     @functools.wraps(method)
     def call(self: Solver, *args: Any, **kwargs: Any) -> Any:
         me = threading.get_ident()
         if self._caller == me or getattr(self._local, "pooled", False):
-            return method(self, *args, **kwargs)
+            raise HeartsError(f"Solver.{method.__name__} called inside another call of the same "
+                              "solver (from its watch function?): use another solver there")
         with self._calls:
             self._caller = me
             try:
@@ -197,7 +198,7 @@ class Solver:
     passes proved (``low``, ``high``).
 
     One call runs at a time: calls from several threads wait their turn (make a solver per
-    thread to run them at once). A copy or a pickle of a solver is a new solver with the same
+    thread to run them at once), and a watch function cannot ask its own solver. A copy or a pickle of a solver is a new solver with the same
     settings: the tables are a cache, not state.
     """
 

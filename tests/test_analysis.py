@@ -88,6 +88,16 @@ def test_wrong_arguments_are_named() -> None:
     assert solver.guarantees([]) == [] and answers(solver, pos) == answers(Solver(table_mb=16), pos)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_watch_function_cannot_ask_its_own_solver(threads: int) -> None:
+    """It would search on an engine in the middle of a search (its own thread's)."""
+    solver = Solver(table_mb=16, threads=threads)
+    pos = endgames({}, 1, "nested", cards=(32, 32))[0]
+    with pytest.raises(HeartsError, match=r"^Solver.guarantee called inside another call of the same solver"):
+        solver.analyze(pos, watch=lambda question, low, high: solver.guarantee(pos, "N"))
+    assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+
+
 def test_a_copy_or_a_pickle_is_a_new_solver_with_the_same_settings() -> None:
     """The tables are a cache: a copy sharing the first solver's engines would let two calls
     run on them at once."""
