@@ -243,12 +243,10 @@ class Budget:
         return self.solver
 
     def __enter__(self) -> Solver:
-        self._saved.append((self.solver.time_limit, self.solver.node_limit))
-        try:
-            return self.limited()
-        except SearchAborted:
-            self._saved.pop()
-            raise
+        saved = (self.solver.time_limit, self.solver.node_limit)
+        solver = self.limited()     # (which changes nothing when it raises)
+        self._saved.append(saved)
+        return solver
 
     def __exit__(self, *exc: object) -> None:
         self.solver.time_limit, self.solver.node_limit = self._saved.pop()

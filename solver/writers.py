@@ -238,8 +238,7 @@ def rules_text(rules: str | dict[str, Any] | None) -> str:
 def moon_story(review: dict[str, Any]) -> list[str]:
     """One phrase per seat (per side, where partners share the moon) that could force a moon
     at some point of the recorded play."""
-    out: list[str] = []
-    told: dict[str, str] = {}   # a story already told, for the partner who shares it
+    seats_by_story: dict[str, list[str]] = {}   # only partners can share one: their side's moon
     end = "to the end" if review.get("complete") else "to the end of the recorded play"
     for seat, m in review["moon"].items():
         runs = []
@@ -249,15 +248,9 @@ def moon_story(review: dict[str, Any]) -> list[str]:
                 f"from {given['seat']}'s {given['card']} at trick {given['trick']}"
             until = end if lost is None else f"until {lost['seat']}'s {lost['card']} at trick {lost['trick']}"
             runs.append(f"{since} {until}")
-        story = ", then ".join(runs)
-        if not runs:
-            continue
-        partner = next((s for s, t in told.items() if t == story), None)
-        if partner is not None:     # only partners can both force it: their side's moon
-            out[list(told).index(partner)] = f"{partner}/{seat} could force it {story}"
-            continue
-        told[seat] = story
-        out.append(f"{seat} could force it {story}")
+        if runs:
+            seats_by_story.setdefault(", then ".join(runs), []).append(seat)
+    out = [f"{'/'.join(seats)} could force it {story}" for story, seats in seats_by_story.items()]
     return out or ["nobody could force one during the recorded play"]
 
 
