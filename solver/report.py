@@ -2,7 +2,7 @@
 an optimal line trick by trick, and the status line of a solve under way."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .analysis import Analysis, LineStep, SearchAborted
 from .cards import Seat, mask_of
@@ -27,6 +27,19 @@ def diagram(hands: tuple[int, int, int, int]) -> str:
     return "\n".join(out)
 
 
+def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: str = "") -> list[str]:
+    """Rows of ``(name, guarantee, moon possible)`` under a ``head`` column: the one layout of
+    the seats' table (and the cards') wherever a report shows one.
+
+    >>> print("\\n".join(value_table("Seat", [("N", 3, False), ("E", 26, True)])))
+    Seat  Guarantee  Moon possible
+    N             3  no
+    E            26  yes
+    """
+    return [f"{indent}{head:<4}  Guarantee  Moon possible"] + [
+        f"{indent}{str(name):<6}{str(value):>9}  {'yes' if moon else 'no'}" for name, value, moon in rows]
+
+
 def render(a: Analysis) -> str:
     p = a.position
     lines = [diagram(p.hands), ""]
@@ -37,14 +50,10 @@ def render(a: Analysis) -> str:
         lines.append("The hand is over.")
     else:
         lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
-    lines += ["", "Seat  Guarantee  Moon possible"]
-    for seat, r in a.players.items():
-        lines.append(f"{str(seat):<6}{r.guarantee:>9}  {'yes' if r.moon_possible else 'no'}")
+    lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()))
     if a.moves:
-        lines += ["", f"Cards for {p.to_move}   (* best)", "Card  Guarantee  Moon possible"]
-        for m in a.moves:
-            mark = "*" if m.best else " "
-            lines.append(f"{mark}{str(m.card):<5}{m.guarantee:>9}  {'yes' if m.moon_possible else 'no'}")
+        lines += ["", f"Cards for {p.to_move}   (* best)"] + value_table(
+            "Card", ((("*" if m.best else " ") + str(m.card), m.guarantee, m.moon_possible) for m in a.moves))
     elif p.to_move is not None:  # analyze leaves them out when the mover's side was not asked
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]

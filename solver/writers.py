@@ -15,6 +15,7 @@ from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
 from .pbn import Record, ends_a_game, escape
+from .report import value_table
 from .rules import Rules
 
 __all__ = ["FORMATS", "Writer", "format_for", "make_writer", "annotation_lines"]
@@ -206,10 +207,8 @@ def text_report(result: dict[str, Any]) -> list[str]:
                      f"{result['leader'] or 'nobody'} leads")
     players = result.get("players")
     if players:
-        lines.append("  Seat  Guarantee  Moon possible")
-        for seat, p in players.items():
-            g = p.get("guarantee", "")
-            lines.append(f"  {seat:<4}  {g:>9}  {'yes' if p['moon_possible'] else 'no'}")
+        lines += value_table("Seat", ((seat, p.get("guarantee", ""), p["moon_possible"])
+                                      for seat, p in players.items()), indent="  ")
     rv = result.get("review")
     if rv:
         lines.append(f"  Play: {result['play'] or '(no legal card)'}")
