@@ -859,6 +859,10 @@ cdef class Engine:
     cdef public long long moon_nodes  # first budget of the root's moon search (ROOT_MOON_NODES);
                                      # tests lower it, so that even small searches have passes
                                      # cut short for it (Engine.value)
+    cdef public bint proof_cut       # 1: the full pass after a failed narrowed one may also be
+                                     # cut short for the root's moon search (Engine.value);
+                                     # 0, the default, lets it run: it is nearly always the
+                                     # final proof, which a cut only delays
     cdef public int helper_pairs_from  # cards left from which a helper also swaps the others'
                                      # two cards of a trick (Hearts rules; HELPER_PAIRS_FROM:
                                      # typical deals 5 % faster; bridge play slower)
@@ -952,6 +956,7 @@ cdef class Engine:
         self.helper_all_nodes = HELPER_ALL_NODES
         self.helper_pairs_from = HELPER_PAIRS_FROM
         self.moon_nodes = ROOT_MOON_NODES
+        self.proof_cut = 0
 
     def __dealloc__(self):
         tt_free(&self.tt)
@@ -1139,6 +1144,8 @@ cdef class Engine:
                     lo = g = v
                     continue
                 narrow_below = beta
+                if not self.proof_cut:
+                    soft = 0  # the full pass after it is nearly always the proof: let it end
             v = self._limited_pass(beta, 0, soft)
             if self.s.aborted:
                 if self._cut_short():

@@ -483,11 +483,13 @@ def test_a_cleared_solver_searches_node_for_node_as_a_fresh_one() -> None:
         assert reused.trick_nodes - tricks_before == fresh.trick_nodes
 
 
-def test_passes_cut_short_for_the_moon_search_keep_the_answer() -> None:
+@pytest.mark.parametrize("proof_cut", [0, 1])
+def test_passes_cut_short_for_the_moon_search_keep_the_answer(proof_cut: int) -> None:
     """While the root's search for another side's moon is unsettled, a pass that outgrows its
     budget stops for the search's retry and then runs again from the table (Engine.value).
     With a first budget of one node (limits are checked every 1024 nodes) passes are cut short
-    all the time, and every answer must still be a default solver's."""
+    all the time, and every answer must still be a default solver's; ``proof_cut`` 1 cuts the
+    full pass after a failed narrowed one too."""
     cuts = 0
     for i, spec in enumerate(({}, {"moon": "subtract"}, {"partnership": True})):
         for pos in endgames(spec, 4, f"moon-cut{i}", cards=(32, 40)):
