@@ -13,6 +13,7 @@ import functools
 import math
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -27,7 +28,7 @@ from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
 from .rules import Rules
-from ._search import Engine, SearchAborted, clear_interrupt
+from ._search import Engine, SearchAborted, clear_interrupt, watch_signal
 
 __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted",
            "Watch", "line_json"]
@@ -401,6 +402,10 @@ class Solver:
         that stopped an earlier call is forgotten."""
         self._deadline = time.monotonic() + self.time_limit
         clear_interrupt()
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            # Python's Ctrl-C handler set again since import (code that swapped in its own and
+            # then restored it, say) has unhooked the search's: hook it again
+            watch_signal(signal.SIGINT)
 
     def _budget(self) -> dict[str, Any]:
         if not self.time_limit:

@@ -314,22 +314,30 @@ def test_a_second_thread_works_only_far_from_the_end() -> None:
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs signal.pthread_kill")
 def test_ctrl_c_interrupts_a_search_and_the_next_question_runs() -> None:
     """SIGINT during a long search raises KeyboardInterrupt soon after, not when the search
-    would have ended; a caller that catches it can go on asking."""
-    solver = Solver(table_mb=16)
-    hard = Position.start(Deal.random(2))  # N's guarantee takes many seconds
-    main = threading.main_thread().ident
-    assert main == threading.get_ident()
-    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
-    start = time.monotonic()
-    timer.start()
+    would have ended; a caller that catches it can go on asking.
+
+    Python's own handler is set again first, as code that swaps in a handler of its own and
+    then restores Python's does: that unhooks the search's handler, which each question
+    hooks again (else the search would run on to its end, seconds later)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with pytest.raises(KeyboardInterrupt):
-            solver.guarantee(hard, Seat.N)
+        solver = Solver(table_mb=16)
+        hard = Position.start(Deal.random(2))  # N's guarantee takes many seconds
+        main = threading.main_thread().ident
+        assert main == threading.get_ident()
+        timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                solver.guarantee(hard, Seat.N)
+        finally:
+            timer.cancel()
+        assert time.monotonic() - start < 5
+        small = endgames({}, 1, "after ctrl-c")[0]
+        assert answers(solver, small) == answers(Solver(table_mb=16), small)
     finally:
-        timer.cancel()
-    assert time.monotonic() - start < 5
-    small = endgames({}, 1, "after ctrl-c")[0]
-    assert answers(solver, small) == answers(Solver(table_mb=16), small)
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -497,6 +505,7 @@ def test_passes_cut_short_for_the_moon_search_keep_the_answer(proof_cut: int) ->
             cut.prepare(pos.rules)
             for e in cut.engines:
                 e.moon_nodes = 1
+                e.proof_cut = proof_cut
             default = Solver(table_mb=16)
             for seat in Seat:
                 assert cut.guarantee(pos, seat) == default.guarantee(pos, seat), (spec, seat)
