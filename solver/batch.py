@@ -28,9 +28,10 @@ import warnings
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from itertools import islice
+from multiprocessing import resource_tracker
 from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn
 
 from .analysis import SearchAborted, Solver
@@ -203,20 +204,27 @@ def _servers_shielded() -> Iterator[None]:
 
 @contextmanager
 def _cluster_shielded() -> Iterator[None]:
-    """While a local Dask cluster starts: its processes ignore Ctrl-C (a disposition, unlike a
-    mask, outlives their exec; each printed a traceback) and keep SIGTERM and SIGHUP blocked
-    as a pool's servers do (its resource tracker died of a hang-up, with tracebacks). A Ctrl-C
-    in that second is lost: blocking it here does not hold it, as starting the cluster
-    unblocks it (multiprocessing's resource tracker does)."""
-    with _servers_shielded():
-        if threading.current_thread() is not threading.main_thread():
-            yield           # (dispositions are set from the main thread only)
-            return
-        kept = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
+    """While a local Dask cluster is imported and starts: its processes ignore Ctrl-C (a
+    disposition, unlike a mask, outlives their exec; each printed a traceback) and keep SIGTERM
+    and SIGHUP blocked as a pool's servers do (its resource tracker died of a hang-up, with
+    tracebacks). Ctrl-C is blocked too, so that one pressed in those seconds stays pending (a
+    blocked signal is held even while ignored) and stops the run once the cluster is up; from
+    before the import, so that the threads it starts (numpy's among them) block it as well
+    rather than take and drop it, and with the resource tracker started first, as its start
+    unblocks those signals in the thread that starts it."""
+    if threading.current_thread() is not threading.main_thread():
+        with _servers_shielded():   # (dispositions are set from the main thread only)
             yield
-        finally:
-            signal.signal(signal.SIGINT, kept)
+        return
+    with _servers_shielded():
+        resource_tracker.ensure_running()
+    kept_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS | {signal.SIGINT})
+    kept = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, kept)
+        signal.pthread_sigmask(signal.SIG_SETMASK, kept_mask)
 
 
 class _Runner:
@@ -335,13 +343,21 @@ class _Dask(_Runner):
     LOST = "its Dask worker died (killed, or out of memory)"
 
     def __init__(self, address: str, jobs: int) -> None:
+        self.cluster: Any = None
+        try:
+            with _cluster_shielded() if address == "local" else nullcontext():
+                self._start(address, jobs)
+        except BaseException:   # (a Ctrl-C held while a local cluster started, raised now)
+            self.close()
+            raise
+
+    def _start(self, address: str, jobs: int) -> None:
         try:
             from dask.distributed import Client, KilledWorker, LocalCluster
             from distributed.versions import VersionMismatchWarning
         except ImportError:
             raise HeartsError("--dask needs the dask extra: pip install 'hearts-dd[dask]'") from None
         self.killed = KilledWorker
-        self.cluster = None
         # Dask logs to our stderr, whose one line is the run's summary: a heartbeat that meets
         # the scheduler already closing at the end of a run, a key gathered again, or the
         # client's tries to reconnect are no news to a user (what fails reaches us as an
@@ -354,11 +370,10 @@ class _Dask(_Runner):
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
             # one, 8787, it warned whenever another cluster ran on the machine.
             try:
-                with _cluster_shielded():
-                    self.cluster = LocalCluster(
-                        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                        silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-                    self.client = Client(self.cluster)
+                self.cluster = LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                    silence_logs=logging.CRITICAL, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                self.client = Client(self.cluster)
             except Exception as e:      # (out of memory, mostly: its threads or processes)
                 raise HeartsError(f"cannot start a local Dask cluster: {_one_line(e)}") from None
         else:
