@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .cards import SUITS, Card, Seat, cards_of, suit_mask
 from .deal import Deal
@@ -79,7 +79,7 @@ class Position:
     rules: Rules
     leader0: Seat
     played: tuple[Card, ...] = ()
-    # derived state, filled by _advance
+    # derived state, filled by start and play_all
     hands: tuple[int, int, int, int] = field(default=(0, 0, 0, 0), compare=False)
     trick: tuple[Card, ...] = field(default=(), compare=False)
     leader: Seat = field(default=Seat.N, compare=False)
@@ -87,8 +87,19 @@ class Position:
     tricks_won: tuple[int, int, int, int] = field(default=(0, 0, 0, 0), compare=False)
     broken: bool = field(default=False, compare=False)
 
+    def __post_init__(self) -> None:
+        """``Position(deal, rules, leader0, played)`` made directly gets its state from the
+        cards played, checked as ``start`` and ``play_all`` check them: without it, the
+        position looked over (no cards in hand) yet equal to the real one."""
+        if any(self.hands) or self.trick or any(self.taken) or not isinstance(self.deal, Deal) \
+                or not self.deal.all_cards:
+            return
+        p = Position.start(self.deal, self.rules, self.leader0).play_all(self.played)
+        for name in ("hands", "trick", "leader", "taken", "tricks_won", "broken"):
+            object.__setattr__(self, name, getattr(p, name))
+
     @classmethod
-    def start(cls, deal: Deal, rules: Rules | str | None = None,
+    def start(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None,
               leader: Seat | int | str | None = None) -> "Position":
         """Trick 1 about to be led; ``rules`` a Rules, or what ``Rules.parse`` reads."""
         if not isinstance(deal, Deal):
@@ -99,7 +110,7 @@ class Position:
                    r.hearts_break == "none")
 
     @classmethod
-    def from_play(cls, deal: Deal, rules: Rules | str | None = None, play: str | Sequence | None = "",
+    def from_play(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None, play: str | Sequence | None = "",
                   leader: Seat | int | str | None = None) -> "Position":
         return cls.start(deal, rules, leader).play_all(play or "")
 

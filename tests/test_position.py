@@ -44,6 +44,22 @@ def test_random_legal_play_agrees_with_the_oracle_to_the_last_card(
 
 
 @PROPERTY
+@given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.integers(0, 52), st.randoms())
+def test_a_position_made_directly_from_its_cards_is_the_played_one(
+        deal: Deal, spec: dict, leader: Seat, cards: int, rng: random.Random) -> None:
+    """``Position(deal, rules, leader0, played)`` once gave a position with no cards in hand
+    (over, every guarantee 0) that compared equal to the real one."""
+    rules = Rules.parse(spec)
+    pos = start(deal, rules, leader)[0].random_play(rng, cards)
+    made = Position(deal, rules, pos.leader0, pos.played)
+    assert (made.hands, made.trick, made.leader, made.taken, made.tricks_won, made.broken) == (
+        pos.hands, pos.trick, pos.leader, pos.taken, pos.tricks_won, pos.broken)
+    if pos.played:
+        with pytest.raises(PlayError):      # checked as play_all checks them
+            Position(deal, rules, pos.leader0, pos.played[:1] * 2)
+
+
+@PROPERTY
 @given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.data())
 def test_an_illegal_card_names_card_seat_and_trick(
         deal: Deal, spec: dict, leader: Seat, data: st.DataObject) -> None:
