@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, Callable, Iterable, Iterator, Literal, TypeVar, cast, overload
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar, cast, overload
 
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
@@ -374,7 +374,7 @@ class Solver:
                 self._invited.remove(e)
 
     @_one_call_at_a_time
-    def prepare(self, rules: Rules | str | None = None) -> None:
+    def prepare(self, rules: Rules | str | Mapping[str, Any] | None = None) -> None:
         """Allocate the tables for ``rules`` (a Rules, or what ``Rules.parse`` reads) or empty
         those there are, and have the system map their memory now. A fresh table is otherwise
         mapped page by page during the first searches, which can take a tenth of a second:
@@ -534,6 +534,10 @@ class Solver:
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
                    partial: Literal[True]) -> list[int | None]: ...
 
+    @overload
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+                   partial: bool) -> list[int | None]: ...
+
     @_one_call_at_a_time
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
                    partial: bool = False) -> list[int] | list[int | None]:
@@ -573,7 +577,7 @@ class Solver:
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     @_one_call_at_a_time
-    def analyze(self, p: Position, seats: Iterable[Seat | str] | None = None,
+    def analyze(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
                 moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
         when the player to move is one of them (or its partner): asked for one seat, the
@@ -586,6 +590,8 @@ class Solver:
         self._start()
         if watch is not None and not callable(watch):
             raise HeartsError(f"watch: expected a function, got {type(watch).__name__}")
+        if isinstance(seats, Seat):
+            seats = [seats]
         return self._analyze(_position(p), None if seats is None else [Seat.of(s) for s in seats],
                              moves, watch)
 
@@ -597,6 +603,11 @@ class Solver:
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
+                 ) -> list[Analysis | None]: ...
+
+    @overload
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+                 moves: bool = True, partial: bool = False, each: bool = False,
                  ) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time

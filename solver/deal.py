@@ -85,8 +85,9 @@ class Deal:
     def __str__(self) -> str:
         return self.pbn()
 
-    def holder(self, card: int) -> Seat | None:
-        bit = 1 << int(card)
+    def holder(self, card: Card | str | int) -> Seat | None:
+        """Who holds ``card`` (a Card, its name such as "C2", or its index), None if nobody."""
+        bit = 1 << int(Card.parse(card) if isinstance(card, str) else card)
         for seat in Seat:
             if self.hands[seat] & bit:
                 return seat

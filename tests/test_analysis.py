@@ -43,6 +43,12 @@ def answers_for(a: Analysis) -> tuple:
             [(m.card, m.guarantee, m.moon_possible, m.best) for m in a.moves])
 
 
+def test_one_seat_may_be_asked_for_alone_or_in_a_list() -> None:
+    solver = Solver(table_mb=16)
+    for pos in endgames({}, 3, "one seat"):
+        assert answers_for(solver.analyze(pos, Seat.E)) == answers_for(solver.analyze(pos, ["E"]))
+
+
 @pytest.mark.parametrize("settings, words", [
     ({"time_limit": -1}, "Solver time_limit: -1 is out of range"),
     ({"time_limit": float("nan")}, "Solver time_limit: expected a number"),

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.cards import Card, Seat
+from solver.cards import Card, Seat, cards_of
 from solver.deal import Deal, hand_string
 from solver.errors import DealError
 from strategies import PROPERTY, deals
@@ -101,3 +101,12 @@ def test_a_deal_made_from_masks_is_checked_too(hands: object, words: str) -> Non
 def test_a_deal_from_a_list_of_masks_is_a_hashable_deal() -> None:
     d = Deal([1, 2, 4, 8])  # type: ignore[arg-type]
     assert d.hands == (1, 2, 4, 8) and hash(d) == hash(Deal((1, 2, 4, 8)))
+
+
+def test_holder_takes_a_card_its_name_or_its_index() -> None:
+    deal = Deal.random(3)
+    for card in cards_of(deal.all_cards):
+        seat = deal.holder(card)
+        assert seat is not None and deal.hands[seat] >> int(card) & 1
+        assert deal.holder(str(card)) == deal.holder(int(card)) == seat
+    assert Deal.parse("N:A... K... Q... J...").holder("C2") is None

@@ -14,3 +14,32 @@ def test_mypy_finds_no_errors(tmp_path: Path) -> None:
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     errors = [line for line in run.stdout.splitlines() if ": error:" in line]
     assert run.returncode == 0 and not errors, run.stdout + run.stderr
+
+
+CALLER = '''
+from solver.analysis import Analysis, Solver
+from solver.cards import Seat
+from solver.deal import Deal
+from solver.position import Position
+
+solver = Solver()
+pos = Position.start(Deal.random(1), {"preset": "omnibus"})
+solver.prepare({"preset": "standard"})
+partial: bool = bool(len(pos.played))
+some: list[Analysis | None] = solver.analyses([(pos, None)], partial=partial)
+positional: list[Analysis | None] = solver.analyses([(pos, [Seat.N])], True, True)
+whole: list[Analysis] = solver.analyses([(pos, None)])
+values: list[int | None] = solver.guarantees([(pos, Seat.N)], partial=partial)
+one: int = solver.guarantee(pos, "N")
+solver.analyze(pos, Seat.N)
+'''
+
+
+def test_a_callers_typical_uses_type_check(tmp_path: Path) -> None:
+    """Uses a Monte-Carlo player's code makes: a run-time flag for ``partial``, rules as a
+    mapping, one seat for ``analyze``."""
+    script = tmp_path / "caller.py"
+    script.write_text(CALLER)
+    run = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
+                          str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
