@@ -98,10 +98,10 @@ cdef inline double _now() noexcept nogil:
 cdef extern from *:
     """
     #include <signal.h>
-    static volatile sig_atomic_t hdd_interrupted = 0;
+    static volatile sig_atomic_t hdd_interrupts = 0;
     static struct sigaction hdd_python_action[NSIG];
     static void hdd_on_signal(int sig) {
-        hdd_interrupted = 1;
+        hdd_interrupts++;
         if (hdd_python_action[sig].sa_handler != SIG_DFL
                 && hdd_python_action[sig].sa_handler != SIG_IGN)
             hdd_python_action[sig].sa_handler(sig);
@@ -118,7 +118,7 @@ cdef extern from *:
         sigaction(sig, &now, NULL);
     }
     """
-    int hdd_interrupted
+    int hdd_interrupts
     void hdd_watch(int sig)
     enum: SIGINT
 
@@ -131,24 +131,25 @@ def watch_signal(int signum):
     hdd_watch(signum)
 
 
-def clear_interrupt():
-    """Forget a Ctrl-C that the caller has dealt with: until then every search stops at once.
-    ``Solver`` calls it as each of its questions starts."""
-    global hdd_interrupted
-    hdd_interrupted = 0
+def interrupts():
+    """Ctrl-Cs (and watched signals) so far. A question passes the count at its start to the
+    engine, whose searches stop at the next one: a count, not a flag that each question clears,
+    so that one thread starting a question cannot erase the Ctrl-C another's search has yet to
+    notice."""
+    return hdd_interrupts
 
 
-cdef str _why_aborted():
+cdef str _why_aborted(const State* s):
     """What stopped a search short: a signal (from a thread other than the main one, which
     gets KeyboardInterrupt) or the limits."""
-    return "search interrupted" if hdd_interrupted else "search budget exhausted"
+    return "search interrupted" if hdd_interrupts != s.interrupts else "search budget exhausted"
 
 
 cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
     """Whether a search stopped short has run out of ``limit`` (0: none) or of its time, or
     was interrupted (Ctrl-C)."""
     return ((limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
-            or hdd_interrupted)
+            or hdd_interrupts != s.interrupts)
 
 
 cdef inline bint _tick(State* s) noexcept nogil:
@@ -1038,7 +1039,7 @@ cdef class Engine:
 
     cdef void _load(self, hands, trick, int leader, bint broken, bint first_trick,
                     int forced_lead, int moon, int target, long long node_limit,
-                    double seconds) except *:
+                    double seconds, int interrupts=-1) except *:
         cdef int i
         cdef State* s = &self.s
         s.cards_left = 0
@@ -1072,6 +1073,7 @@ cdef class Engine:
         s.trick_nodes = 0
         s.node_limit = node_limit
         s.deadline = _now() + seconds if seconds > 0 else 0
+        s.interrupts = interrupts if interrupts >= 0 else hdd_interrupts
         s.aborted = 0
         s.narrow = 0
         s.narrow_moon = 0
@@ -1083,16 +1085,17 @@ cdef class Engine:
 
     def value(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
               int moon, int target, int guess=0, long long node_limit=0, double seconds=0,
-              report=None):
+              report=None, int interrupts=-1):
         """Exact value to go for ``target`` (a seat, or a side 0/1 with partnerships): the
         points it takes from here on with best play, the moon's effect included. ``report``,
         if given, is called with the bounds proved so far (low, high; None for none yet) each
-        time a pass tightens them, for a live display of a long solve."""
+        time a pass tightens them, for a live display of a long solve. ``interrupts``, the count
+        of ``interrupts()`` when the question began (-1: now), makes any Ctrl-C since stop it."""
         cdef int lo = -INF, hi = INF, g = guess, beta, v, floor, narrow_below, moon_open
         cdef int told_lo = -INF, told_hi = INF
         cdef long long moon_budget = self.moon_nodes, moon_mark, soft
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
-                   node_limit, seconds)
+                   node_limit, seconds, interrupts)
         self.passes = []
         floor = self._moon_floor_value()
         moon_open = floor > -INF
@@ -1100,7 +1103,7 @@ cdef class Engine:
             moon_open = self._others_moon(moon_budget, 1)
             if self.s.aborted:
                 self._count()
-                raise SearchAborted(_why_aborted())
+                raise SearchAborted(_why_aborted(&self.s))
             if moon_open == 1:
                 lo = g = floor
             moon_open = moon_open == 2
@@ -1158,7 +1161,7 @@ cdef class Engine:
             g = v
         self._count()
         if self.s.aborted:
-            raise SearchAborted(_why_aborted(), lo if lo > -INF else None,
+            raise SearchAborted(_why_aborted(&self.s), lo if lo > -INF else None,
                                 hi if hi < INF else None)
         return g
 
@@ -1331,34 +1334,36 @@ cdef class Engine:
         return r
 
     def probe(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
-              int moon, int target, int beta, long long node_limit=0, double seconds=0):
+              int moon, int target, int beta, long long node_limit=0, double seconds=0,
+              int interrupts=-1):
         """One null-window pass around ``beta``: a fail-soft value, below ``beta`` exactly when
         the value to go is. Cheaper than ``value`` when only that question matters."""
         cdef int v
         cdef uint64_t rel
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
-                   node_limit, seconds)
+                   node_limit, seconds, interrupts)
         with nogil:
             v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
         self._count()
         if self.s.aborted:
-            raise SearchAborted(_why_aborted())
+            raise SearchAborted(_why_aborted(&self.s))
         return v
 
     def moon(self, hands, trick, int leader, bint broken, bint first_trick, int forced_lead,
-             int moon, int target, long long node_limit=0, double seconds=0):
+             int moon, int target, long long node_limit=0, double seconds=0,
+             int interrupts=-1):
         """Can ``target`` make sure of taking every point card of the deal?"""
         cdef int r
         cdef uint64_t rel
         if self.g.moon_total <= 0 or (moon != 0 and moon != target + 1):
             return False
         self._load(hands, trick, leader, broken, first_trick, forced_lead, moon, target,
-                   node_limit, seconds)
+                   node_limit, seconds, interrupts)
         with nogil:
             r = moon_search(&self.g, &self.s, &self.tt, -1, &rel)
         self._count()
         if self.s.aborted:
-            raise SearchAborted(_why_aborted())
+            raise SearchAborted(_why_aborted(&self.s))
         return bool(r)
 
     def move_groups(self, hands, trick, int leader, bint broken, bint first_trick,

@@ -28,7 +28,7 @@ from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
 from .rules import Rules
-from ._search import Engine, SearchAborted, clear_interrupt, watch_signal
+from ._search import Engine, SearchAborted, interrupts, watch_signal
 
 __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted",
            "Watch", "line_json"]
@@ -223,6 +223,7 @@ class Solver:
         self._retired_nodes = 0
         self._retired_trick_nodes = 0
         self._deadline = 0.0
+        self._interrupts = -1    # interrupts() when the call in progress began (_start)
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
@@ -398,10 +399,10 @@ class Solver:
                 int(fl) if fl is not None else -1)
 
     def _start(self) -> None:
-        """The time limit covers one public call, however many searches it makes; a Ctrl-C
-        that stopped an earlier call is forgotten."""
+        """The time limit covers one public call, however many searches it makes, and so does
+        Ctrl-C: one that stopped an earlier call is forgotten."""
         self._deadline = time.monotonic() + self.time_limit
-        clear_interrupt()
+        self._interrupts = interrupts()
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             # Python's Ctrl-C handler set again since import (code that swapped in its own and
             # then restored it, say) has unhooked the search's: hook it again
@@ -409,11 +410,11 @@ class Solver:
 
     def _budget(self) -> dict[str, Any]:
         if not self.time_limit:
-            return {"node_limit": self.node_limit}
+            return {"node_limit": self.node_limit, "interrupts": self._interrupts}
         left = (getattr(self._local, "deadline", 0.0) or self._deadline) - time.monotonic()
         if left <= 0:
             raise SearchAborted("time budget exhausted")
-        return {"node_limit": self.node_limit, "seconds": left}
+        return {"node_limit": self.node_limit, "seconds": left, "interrupts": self._interrupts}
 
     def _map(self, fn: Callable[[Any], Any], items: list[Any], parallel: bool) -> list[Any]:
         """``fn`` of each item, on the solver's threads if ``parallel`` (searches of positions
@@ -649,7 +650,7 @@ class Solver:
         the solver's threads; a run under other rules or moon totals than the one before waits
         for it. With ``partial``, a question the limits cut short is answered None."""
         if partial:
-            ask = _or_none_if_cut_short(ask)
+            ask = _or_none_if_cut_short(ask, self._interrupts)
         answers: list[Any] = []
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
@@ -764,12 +765,15 @@ def _points_left(p: Position) -> int | None:
     return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
 
 
-def _or_none_if_cut_short(ask: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``ask``, answering None where the limits cut it short."""
+def _or_none_if_cut_short(ask: Callable[[Any], Any], mark: int) -> Callable[[Any], Any]:
+    """``ask``, answering None where the limits cut it short; a Ctrl-C since ``interrupts()``
+    was ``mark`` is no limit, and still ends the call."""
     def answer(question: Any) -> Any:
         try:
             return ask(question)
         except SearchAborted:
+            if interrupts() != mark:
+                raise
             return None
 
     return answer

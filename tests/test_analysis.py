@@ -2,6 +2,7 @@
 and answers that do not depend on what the same solver was asked before or on threads."""
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -456,6 +457,62 @@ def test_a_search_in_another_thread_stopped_by_ctrl_c_says_so() -> None:
             while not over.is_set():
                 time.sleep(0.05)    # (an interrupted Thread.join can leave the thread as if over)
         assert over.wait(10) and [str(e) for e in stopped] == ["search interrupted"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_ctrl_c_is_not_erased_by_another_threads_questions() -> None:
+    """Each question once cleared the process's Ctrl-C flag as it began: a thread asking small
+    questions all the time erased the Ctrl-C before the main thread's long search saw it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    small = endgames({}, 1, "busy neighbour")[0]
+    done = threading.Event()
+
+    def neighbour() -> None:
+        solver = Solver(table_mb=16)
+        while not done.is_set():
+            with contextlib.suppress(SearchAborted):
+                solver.guarantee(small, Seat.N)
+
+    busy = threading.Thread(target=neighbour)
+    busy.start()
+    try:
+        timer = threading.Timer(0.3, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            Solver(table_mb=16).guarantee(Position.start(Deal.random(2)), Seat.N)
+        assert time.monotonic() - start < 5
+    finally:
+        done.set()
+        busy.join()
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_partial_answers_do_not_hide_a_ctrl_c() -> None:
+    """With ``partial``, a question the limits cut short is None; one a Ctrl-C stopped is no
+    such question: in a thread other than the main one the call says it was interrupted."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    got: list[object] = []
+    over = threading.Event()
+
+    def ask() -> None:
+        try:
+            got.append(Solver(table_mb=16).analyses([(Position.start(Deal.random(2)), ["N"])],
+                                                    partial=True))
+        except SearchAborted as e:
+            got.append(str(e))
+        finally:
+            over.set()
+
+    try:
+        threading.Thread(target=ask).start()
+        timer = threading.Timer(0.3, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            while not over.is_set():
+                time.sleep(0.05)
+        assert over.wait(10) and got == ["search interrupted"]
     finally:
         signal.signal(signal.SIGINT, previous)
 
