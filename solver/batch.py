@@ -203,15 +203,16 @@ def _servers_shielded() -> Iterator[None]:
 
 
 @contextmanager
-def _cluster_shielded() -> Iterator[None]:
-    """While a local Dask cluster is imported and starts: its processes ignore Ctrl-C (a
-    disposition, unlike a mask, outlives their exec; each printed a traceback) and keep SIGTERM
-    and SIGHUP blocked as a pool's servers do (its resource tracker died of a hang-up, with
-    tracebacks). Ctrl-C is blocked too, so that one pressed in those seconds stays pending (a
-    blocked signal is held even while ignored) and stops the run once the cluster is up; from
-    before the import, so that the threads it starts (numpy's among them) block it as well
-    rather than take and drop it, and with the resource tracker started first, as its start
-    unblocks those signals in the thread that starts it."""
+def _start_shielded() -> Iterator[None]:
+    """While the processes of a run start (a pool and its fork server, or a local Dask cluster,
+    imported and started): they ignore Ctrl-C (a disposition, unlike a mask, outlives their
+    exec; a Ctrl-C to the process group made one starting interpreter, or each Dask worker,
+    print a traceback) and keep SIGTERM and SIGHUP blocked as _servers_shielded has them.
+    Ctrl-C is blocked here too, so that one pressed meanwhile stays pending (a blocked signal is
+    held even while ignored) and stops the run once they are up; for Dask from before its import,
+    so that the threads it starts (numpy's among them) block it as well rather than take and drop
+    it; and with the resource tracker started first, as its start unblocks those signals in the
+    thread that starts it."""
     if threading.current_thread() is not threading.main_thread():
         with _servers_shielded():   # (dispositions are set from the main thread only)
             yield
@@ -268,7 +269,7 @@ class _Processes(_Runner):
         """Fail the run in one line when no worker can start, rather than every record: a
         worker imports the main module again, and a script that starts a pool outside
         ``if __name__ == "__main__":`` makes each worker die doing so."""
-        with _servers_shielded():
+        with _start_shielded():     # the first submit starts the fork server
             started = self.pool.submit(_started)
         try:
             self._result(started, self.pool)
@@ -277,10 +278,10 @@ class _Processes(_Runner):
             raise HeartsError("no worker process could start (out of memory? a script must start "
                               'the workers under if __name__ == "__main__":)') from None
 
-    # a pool starts the resource tracker, and its first submit the fork server (and a submit
-    # the workers): each is started with SIGTERM and SIGHUP blocked (_servers_shielded)
+    # a pool starts the resource tracker, and its first submit the fork server (_start_shielded),
+    # and a submit the workers, forked from the fork server with its signals (_servers_shielded)
     def _new_pool(self) -> ProcessPoolExecutor:
-        with _servers_shielded():
+        with _start_shielded():
             return ProcessPoolExecutor(self.jobs, mp_context=self.context, initializer=_worker_signals)
 
     def _submit(self, records: list[Record], options: AnnotateOptions) -> tuple[Future, ProcessPoolExecutor]:
@@ -345,7 +346,7 @@ class _Dask(_Runner):
     def __init__(self, address: str, jobs: int) -> None:
         self.cluster: Any = None
         try:
-            with _cluster_shielded() if address == "local" else nullcontext():
+            with _start_shielded() if address == "local" else nullcontext():
                 self._start(address, jobs)
         except BaseException:   # (a Ctrl-C held while a local cluster started, raised now)
             self.close()
