@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,22 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: 
     assert time.monotonic() - start < 5
     assert proc.returncode == status and out == ""
     assert err == f"hearts-dd: error: {message}\n"       # one line (click adds a blank one to ^C)
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Before the CLI has loaded (its handlers not yet set) Ctrl-C printed a traceback."""
+    from solver import launch
+
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    loading = types.ModuleType("solver.cli")
+    loading.__getattr__ = interrupted  # type: ignore[attr-defined]  # (PEP 562)
+    monkeypatch.setitem(sys.modules, "solver.cli", loading)
+    with pytest.raises(SystemExit) as done:
+        launch.main()
+    assert done.value.code == 130 and capsys.readouterr().err == "hearts-dd: error: interrupted\n"
 
 
 @pytest.mark.parametrize("args, output", [
