@@ -263,7 +263,11 @@ class _Processes(_Runner):
         self.jobs = jobs
         self.window = 4 * jobs
         self.pool = self._new_pool()
-        self._check_workers_start()
+        try:
+            self._check_workers_start()
+        except BaseException:   # (a Ctrl-C held while the workers started, raised now)
+            self._stop(self.pool)
+            raise
 
     def _check_workers_start(self) -> None:
         """Fail the run in one line when no worker can start, rather than every record: a
@@ -326,7 +330,7 @@ class _Processes(_Runner):
     @staticmethod
     def _stop(pool: ProcessPoolExecutor) -> None:
         """Stop a pool's workers now, whatever they are doing."""
-        processes = list(getattr(pool, "_processes", {}).values())
+        processes = list((getattr(pool, "_processes", None) or {}).values())  # (None once shut down)
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
