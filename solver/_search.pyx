@@ -117,9 +117,12 @@ cdef extern from *:
         now.sa_handler = hdd_on_signal;
         sigaction(sig, &now, NULL);
     }
+    /* a flag another thread may set while the search runs: read afresh at every check */
+    static inline int hdd_flag(const int* flag) { return flag && *(const volatile int*)flag; }
     """
     int hdd_interrupts
     void hdd_watch(int sig)
+    int hdd_flag(const int* flag) nogil
     enum: SIGINT
 
 hdd_watch(SIGINT)
@@ -140,16 +143,18 @@ def interrupts():
 
 
 cdef str _why_aborted(const State* s):
-    """What stopped a search short: a signal (from a thread other than the main one, which
-    gets KeyboardInterrupt) or the limits."""
+    """What stopped a search short: Solver.cancel(), a signal (from a thread other than the
+    main one, which gets KeyboardInterrupt) or the limits."""
+    if hdd_flag(s.cancelled):
+        return "search cancelled"
     return "search interrupted" if hdd_interrupts != s.interrupts else "search budget exhausted"
 
 
 cdef inline bint _spent(const State* s, long long limit) noexcept nogil:
     """Whether a search stopped short has run out of ``limit`` (0: none) or of its time, or
-    was interrupted (Ctrl-C)."""
+    was interrupted (Ctrl-C) or cancelled."""
     return ((limit != 0 and s.nodes >= limit) or (s.deadline > 0 and _now() > s.deadline)
-            or hdd_interrupts != s.interrupts)
+            or hdd_interrupts != s.interrupts or hdd_flag(s.cancelled))
 
 
 cdef inline bint _tick(State* s) noexcept nogil:
@@ -860,6 +865,7 @@ cdef class Engine:
     cdef public long long moon_nodes  # first budget of the root's moon search (ROOT_MOON_NODES);
                                      # tests lower it, so that even small searches have passes
                                      # cut short for it (Engine.value)
+    cdef int cancelled               # set_cancelled: its searches stop (State.cancelled)
     cdef public bint proof_cut       # 1: the full pass after a failed narrowed one may also be
                                      # cut short for the root's moon search (Engine.value);
                                      # 0, the default, lets it run: it is nearly always the
@@ -1017,6 +1023,11 @@ cdef class Engine:
         else:
             tt_follow(&self.tt, &self._owner.tt)
 
+    def set_cancelled(self, bint cancelled):
+        """Stop this engine's search in progress, and every later one until unset (from any
+        thread: Solver.cancel)."""
+        self.cancelled = cancelled
+
     def clear(self):
         """Forget what earlier searches learnt (the table, the history of cut-offs), so that
         the next search runs as on a fresh engine."""
@@ -1074,6 +1085,7 @@ cdef class Engine:
         s.node_limit = node_limit
         s.deadline = _now() + seconds if seconds > 0 else 0
         s.interrupts = interrupts if interrupts >= 0 else hdd_interrupts
+        s.cancelled = &self.cancelled
         s.aborted = 0
         s.narrow = 0
         s.narrow_moon = 0

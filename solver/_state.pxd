@@ -85,6 +85,7 @@ ctypedef struct State:
     int64_t node_limit           # 0: none
     double deadline              # 0: none; CLOCK_MONOTONIC seconds
     int interrupts               # Ctrl-Cs counted when the question began (_spent)
+    int* cancelled               # the engine's flag: Solver.cancel() stops the search (_spent)
     int aborted
     int narrow                   # > 0: a narrowed search, the others trying at most this many
                                  # cards a node (see Engine.value)

@@ -224,6 +224,7 @@ class Solver:
         self._retired_trick_nodes = 0
         self._deadline = 0.0
         self._interrupts = -1    # interrupts() when the call in progress began (_start)
+        self._cancelled = False  # cancel() was called during the call in progress
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
@@ -403,12 +404,25 @@ class Solver:
         Ctrl-C: one that stopped an earlier call is forgotten."""
         self._deadline = time.monotonic() + self.time_limit
         self._interrupts = interrupts()
+        self._cancelled = False
+        for e in self._engines:
+            e.set_cancelled(False)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             # Python's Ctrl-C handler set again since import (code that swapped in its own and
             # then restored it, say) has unhooked the search's: hook it again
             watch_signal(signal.SIGINT)
 
+    def cancel(self) -> None:
+        """Stop the call in progress, from another thread (a player's clock, say): it raises
+        SearchAborted("search cancelled") as when its time is up, or with ``partial`` answers
+        None for what it had not finished. A call that starts later is not affected."""
+        self._cancelled = True
+        for e in self._engines:
+            e.set_cancelled(True)
+
     def _budget(self) -> dict[str, Any]:
+        if self._cancelled:
+            raise SearchAborted("search cancelled")
         if not self.time_limit:
             return {"node_limit": self.node_limit, "interrupts": self._interrupts}
         left = (getattr(self._local, "deadline", 0.0) or self._deadline) - time.monotonic()

@@ -495,6 +495,26 @@ def test_a_ctrl_c_is_not_erased_by_another_threads_questions() -> None:
         signal.signal(signal.SIGINT, previous)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cancel_stops_the_call_in_progress_from_another_thread(threads: int) -> None:
+    """A player's clock thread stops a long call: SearchAborted at once, or with ``partial``
+    None for what was not finished; the solver then answers the next call in full."""
+    solver = Solver(table_mb=16, threads=threads)
+    hard = Position.start(Deal.random(2))  # N's guarantee takes many seconds
+    small = endgames({}, 2, "cancel")
+    solver.cancel()                        # between calls: no effect on the next one
+    assert answers(solver, small[0]) == answers(Solver(table_mb=16), small[0])
+    start = time.monotonic()
+    threading.Timer(0.3, solver.cancel).start()
+    with pytest.raises(SearchAborted, match="search cancelled"):
+        solver.guarantee(hard, Seat.N)
+    assert time.monotonic() - start < 5
+    threading.Timer(0.3, solver.cancel).start()
+    got = solver.analyses([(small[0], None), (hard, ["N"]), (small[1], None)], partial=True)
+    assert got[1] is None and got[0] is not None and answers_for(got[0]) == answers(Solver(table_mb=16), small[0])
+    assert answers(solver, small[1]) == answers(Solver(table_mb=16), small[1])
+
+
 def test_partners_share_their_answers() -> None:
     solver = Solver(table_mb=16)
     for pos in endgames({"partnership": True}, 6, "partners"):
