@@ -24,6 +24,7 @@ from solver.position import Position
 from solver.rules import Rules
 
 from record_files import random_play
+from signals import as_in_a_terminal
 from strategies import PROPERTY
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
@@ -91,7 +92,8 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: 
     and so SIGTERM and SIGHUP."""
     hard = Deal.random(2).pbn()
     proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", hard, "--threads", threads, "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_in_a_terminal)
     time.sleep(1.5)  # past start-up, into the search
     start = time.monotonic()
     proc.send_signal(signum)

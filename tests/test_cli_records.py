@@ -18,6 +18,7 @@ from typing import Iterator
 import pytest
 
 from record_files import endgame_file
+from signals import as_in_a_terminal
 from solver.pbn import ANNOTATION_TAGS, read_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,7 +209,7 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o", str(out),
                               *where], cwd=ROOT, stderr=subprocess.PIPE, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                             preexec_fn=as_in_a_terminal)
     # (past the second or two a Dask cluster takes to start, or inside it)
     time.sleep({"dask": 6, "dask-start": 1}.get(jobs, 3))
     assert child.poll() is None, "finished before it could be stopped"
