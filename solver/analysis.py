@@ -13,7 +13,6 @@ import functools
 import math
 import os
 import queue
-import signal
 import sys
 import threading
 import time
@@ -28,7 +27,7 @@ from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
 from .rules import Rules
-from ._search import Engine, SearchAborted, interrupts, watch_signal
+from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
 __all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted",
            "Watch", "line_json"]
@@ -407,10 +406,7 @@ class Solver:
         self._cancelled = False
         for e in self._engines:
             e.set_cancelled(False)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            # Python's Ctrl-C handler set again since import (code that swapped in its own and
-            # then restored it, say) has unhooked the search's: hook it again
-            watch_signal(signal.SIGINT)
+        watch_ctrl_c()
 
     def cancel(self) -> None:
         """Stop the call in progress, from another thread (a player's clock, say): it raises

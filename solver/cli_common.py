@@ -13,13 +13,13 @@ from typing import IO, Any, Callable, Iterator, NoReturn
 
 import click
 
-from .errors import HeartsError
+from .errors import HeartsError, error_line
 from .rules import Rules
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Leave with one line on stderr, nothing on stdout."""
-    click.echo(f"hearts-dd: error: {message}", err=True)
+    click.echo(error_line(message), err=True)
     sys.exit(code)
 
 

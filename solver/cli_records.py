@@ -19,7 +19,7 @@ import click
 from .batch import AnnotateOptions, annotate_stream, default_jobs
 from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, os_error_line, progress,
                          rules_option, stdout_failed)
-from .errors import HeartsError
+from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
 
@@ -51,8 +51,8 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
                     stream.close()
         except OSError as e:
             name = "standard input" if path == "-" else path
-            click.echo(f"hearts-dd: error: {name}: {e.strerror or e} (its records from there on "
-                       f"are missing)", err=True)
+            click.echo(error_line(f"{name}: {e.strerror or e} (its records from there on are "
+                                  "missing)"), err=True)
             unreadable.append(path)
 
 

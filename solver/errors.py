@@ -66,6 +66,11 @@ def show_json(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def error_line(message: str) -> str:
+    """How the command reports an error on standard error: one line, named."""
+    return f"hearts-dd: error: {message}"
+
+
 class HeartsError(ValueError):
     """Base class for every input error the library reports to users."""
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import sys
 
+from .errors import error_line
+
 
 def main() -> None:
     try:
         from .cli import main as cli_main
     except KeyboardInterrupt:
-        sys.stderr.write("hearts-dd: error: interrupted\n")
+        sys.stderr.write(error_line("interrupted") + "\n")
         sys.exit(130)
     cli_main()
