@@ -17,8 +17,8 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
 from .batch import default_jobs
 from .cards import Seat
-from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, os_error_line, progress,
-                         rules_option, stdout_failed)
+from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, os_error_line,
+                         plain_where_needed, progress, rules_option, stdout_failed)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -256,6 +256,7 @@ def main() -> None:
             signal.signal(signum, _stop)
             watch_signal(signum)
     threading.excepthook = _thread_failed
+    plain_where_needed()
     try:
         cli.main(standalone_mode=False)
     except click.UsageError as e:

@@ -3,6 +3,8 @@ errors. The commands' modules (``cli``, ``cli_records``, ``cli_serve``) import i
 none of them."""
 from __future__ import annotations
 
+import codecs
+import io
 import math
 import os
 import select
@@ -21,6 +23,29 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Leave with one line on stderr, nothing on stdout."""
     click.echo(error_line(message), err=True)
     sys.exit(code)
+
+
+#: The reports' symbols, spelt in ASCII for a console whose encoding lacks them.
+_ASCII = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "→": "->", "≥": ">=", "≤": "<=", "…": "...",
+          "·": "|", "–": "-", "§": "section "}
+
+
+def _ascii_fallback(e: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: the reports' symbols in ASCII, anything else ``?``."""
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    return "".join(_ASCII.get(ch, "?") for ch in e.object[e.start:e.end]), e.end
+
+
+codecs.register_error("hearts-dd-ascii", _ascii_fallback)
+
+
+def plain_where_needed() -> None:
+    """Standard output and error write what their encoding cannot (a cp1252 or ASCII console:
+    the diagram's suit symbols, a line's arrows) as ASCII, instead of failing mid-report."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="hearts-dd-ascii")
 
 
 class Seconds(click.FloatRange):

@@ -143,6 +143,18 @@ def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: s
     assert result.stderr == f"hearts-dd: error: cannot write standard output: {expected}\n"
 
 
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_a_console_without_the_suit_symbols_gets_letters(encoding: str) -> None:
+    small = "N:9.2.K.A4 .A64.T.8 Q8..64.7 62.9.AJ."
+    result = subprocess.run([str(COMMAND), "analyze", "--deal", small, "--line", "N"],
+                            capture_output=True, timeout=120,
+                            env={**os.environ, "PYTHONIOENCODING": encoding})
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode(encoding)
+    assert "S 62" in out and "H A64" in out and "-> S, 14 points" in out
+    assert "?" not in out and result.stderr == b""
+
+
 def test_a_table_beyond_the_memory_limit_is_one_line() -> None:
     import resource
     limit = 200 << 20        # room for Python, not for the table
