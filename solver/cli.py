@@ -62,7 +62,8 @@ def cli() -> None:
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
 @click.option("--rules", "rules_text", default=None,
               help="Preset name or JSON rule object (with --input: for lines without rules).")
-@click.option("--leader", type=SEAT, default=None, help="Leader of trick 1 (with a free first lead).")
+@click.option("--leader", type=SEAT, default=None,
+              help="Leader of trick 1 (with a free first lead, or a deal without clubs).")
 @click.option("--player", type=SEAT, default=None,
               help="Only this seat's guarantee and moon flag, and its cards' values when it is to "
                    "move (with --input: for lines without a player).")
@@ -77,7 +78,8 @@ def cli() -> None:
 @click.option("--table-mb", type=TABLE_MB, default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
 @click.option("--time-limit", type=Seconds(), default=0.0,
-              help="Seconds before giving up (0: none; with --input: for each position).")
+              help="Seconds before giving up, with exit status 3 and what was proved (0: none; with "
+                   "--input: for each position, whose line then has the error).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
                    "searched by two, far enough from the end to pay [default: all cores].")

@@ -47,7 +47,7 @@ __all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "
 
 #: Tags hearts-dd writes when annotating; re-annotation removes them before adding new ones.
 ANNOTATION_TAGS = frozenset({"HeartsOptimumTable", "HeartsPlayCostTable", "HeartsMoonTable",
-                             "HeartsShotTheFoot", "HeartsScore", "HeartsError"})
+                             "HeartsShotTheMoon", "HeartsShotTheFoot", "HeartsScore", "HeartsError"})
 #: Tags whose value PBN forbids to inherit with "#" or "##" (PBN 2.1 §4.8).
 NOT_INHERITED = frozenset({"Dealer", "Vulnerable", "Deal", "Declarer", "Contract", "Auction",
                            "Play", "Note"})
@@ -870,8 +870,10 @@ def _read_passing(record: Record, first: Mapping[str, _Tag], errors: list[str]) 
         for seat, m in zip(Seat, cards):
             if m is None:
                 continue
-            if bin(m).count("1") != 3:
-                errors.append(f"line {line}: [HeartsPassed] {seat} passed {bin(m).count('1')} cards (3 expected)")
+            n = m.bit_count()
+            if n != 3:
+                errors.append(f"line {line}: [HeartsPassed] {seat} passed {n} card{'' if n == 1 else 's'} "
+                              "(3 expected)")
                 return
             if seen & m:
                 errors.append(f"line {line}: [HeartsPassed] card {next(cards_of(seen & m))} passed twice")

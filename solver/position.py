@@ -206,7 +206,7 @@ class Position:
 
     def _why_illegal(self, card: Card, seat: Seat) -> str:
         h = self.hands[seat]
-        verb = "follow with" if self.trick else "lead"
+        verb = "discard" if self.trick else "lead"   # (a card of the led suit is refused above)
         if not h >> card & 1:
             holder = self.deal.holder(card)
             if holder is None:

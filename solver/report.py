@@ -27,17 +27,28 @@ def diagram(hands: tuple[int, int, int, int]) -> str:
     return "\n".join(out)
 
 
-def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: str = "") -> list[str]:
+def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: str = "",
+                value: str = "Guarantee") -> list[str]:
     """Rows of ``(name, guarantee, moon possible)`` under a ``head`` column: the one layout of
-    the seats' table (and the cards') wherever a report shows one.
+    the seats' table (and the cards') wherever a report shows one (``value``: the second
+    column's name).
 
     >>> print("\\n".join(value_table("Seat", [("N", 3, False), ("E", 26, True)])))
     Seat  Guarantee  Moon possible
     N             3  no
     E            26  yes
     """
-    return [f"{indent}{head:<4}  Guarantee  Moon possible"] + [
+    return [f"{indent}{head:<4}  {value:>9}  Moon possible"] + [
         f"{indent}{str(name):<6}{str(value):>9}  {'yes' if moon else 'no'}" for name, value, moon in rows]
+
+
+def guarantee_means(partnership: bool) -> str:
+    """The seats' table's footnote: what a guarantee is (SPEC §3), which a 26 beside every
+    seat's "no" moon would otherwise leave a reader to guess."""
+    if partnership:
+        return "(guarantee: the fewest points a side can make sure of against the other side)"
+    return ("(guarantee: the fewest points a seat can make sure of against the other three\n"
+            " together, who may let one of them shoot the moon)")
 
 
 def render(a: Analysis) -> str:
@@ -50,7 +61,14 @@ def render(a: Analysis) -> str:
         lines.append("The hand is over.")
     else:
         lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
-    lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()))
+        if p.trick_number > 1:
+            sides = sorted({p.side(s) for s in a.players})
+            lines.append("Points taken so far: " + ", ".join(
+                f"{p.side_name(side)} {p.raw_points(side)}" for side in sides))
+    lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()),
+                                value="Score" if p.is_over else "Guarantee")
+    if not p.is_over:
+        lines.append(guarantee_means(p.rules.partnership))
     if a.moves:
         lines += ["", f"Cards for {p.to_move}   (* best)"] + value_table(
             "Card", ((("*" if m.best else " ") + str(m.card), m.guarantee, m.moon_possible) for m in a.moves))

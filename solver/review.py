@@ -1,4 +1,5 @@
-"""Review of a recorded play: what each card cost, when a moon was lost, who shot the foot.
+"""Review of a recorded play: what each card cost, when a moon was lost, who shot the moon or
+the foot.
 
 A recorded play (``solver.pbn.RecordedPlay``) gives each trick's cards by seat; ``replay``
 recovers the order they were played in (the winner of a trick, under the rules in force,
@@ -6,15 +7,19 @@ leads the next) and stops at the first illegal or missing card. ``review`` then 
 solver about every position of the play:
 
 - **cost** of a card: the mover's guarantee after it minus the best guarantee the mover had
-  before it (0 for a best card; a card's cost is in the mover's own score points);
+  before it (0 for a best card; a card's cost is in the mover's own score points), with the
+  cards that kept the best;
 - **moon timeline** per seat: where a moon was forceable (SPEC §3 ``moon_possible``), the last
   position at which it still was, and the card that lost it; the runs of positions where it
   was forceable, with the card that handed each over and the card that lost it. Only the
   side's own cards can lose a forceable moon and only the others' cards can hand one back,
   which keeps the number of searches low;
-- **shot the foot**: after a complete play, a side that took every point card but a few:
-  it missed at least one point, and at most ``FOOT_MARGIN`` points' worth and a quarter of
-  the moon total (so no moon but nearly all the points: 23 to 25 of 26 in standard Hearts).
+- **shot the moon**: after a complete play under rules with a moon, the side that took every
+  point card;
+- **shot the foot**: after a complete play under rules with a moon, a side that took every
+  point card but a few: it missed at least one point, and at most ``FOOT_MARGIN`` points' worth
+  and a quarter of the moon total (so no moon but nearly all the points: 23 to 25 of 26 in
+  standard Hearts).
 
 >>> from solver.deal import Deal
 >>> from solver.analysis import Solver
@@ -28,8 +33,8 @@ solver about every position of the play:
 >>> rv = review(Solver(table_mb=1), start, r.cards)
 >>> [(str(c.card), c.cost) for c in rv.cards if c.cost]
 []
->>> rv.scores[Seat.W], rv.scores[Seat.E], rv.moon[Seat.W].at_start, rv.shot_the_foot
-(0, 3, True, ())
+>>> rv.scores[Seat.W], rv.scores[Seat.E], rv.moon[Seat.W].at_start, rv.shot_the_moon, rv.shot_the_foot
+(0, 3, True, (<Seat.W: 3>,), ())
 """
 from __future__ import annotations
 
@@ -127,6 +132,7 @@ class CardCost:
     card: Card
     guarantee: int   # the mover's guarantee after the card
     best: int        # the best guarantee the mover could have kept
+    best_cards: tuple[Card, ...] = ()   # the cards that kept it
 
     @property
     def cost(self) -> int:
@@ -134,7 +140,8 @@ class CardCost:
 
     def to_json(self) -> dict[str, Any]:
         return {"trick": self.trick, "seat": str(self.seat), "card": str(self.card),
-                "guarantee": self.guarantee, "best": self.best, "cost": self.cost}
+                "guarantee": self.guarantee, "best": self.best, "cost": self.cost,
+                "best_cards": [str(c) for c in self.best_cards]}
 
 
 @dataclass(frozen=True)
@@ -199,14 +206,19 @@ class Review:
     moon: dict[Seat, MoonLine]
     scores: dict[Seat, int] | None       # hand scores, when the play is complete
     shot_the_foot: tuple[Seat, ...] | None
+    shot_the_moon: tuple[Seat, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
+        def seats(found: tuple[Seat, ...] | None) -> list[str] | None:
+            return None if found is None else [str(s) for s in found]
+
         return {
             "cards": [c.to_json() for c in self.cards],
             "moon": {str(s): line.to_json() for s, line in self.moon.items()},
             "complete": self.scores is not None,
             "scores": None if self.scores is None else {str(s): v for s, v in self.scores.items()},
-            "shot_the_foot": None if self.shot_the_foot is None else [str(s) for s in self.shot_the_foot],
+            "shot_the_moon": seats(self.shot_the_moon),
+            "shot_the_foot": seats(self.shot_the_foot),
         }
 
 
@@ -286,7 +298,9 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str]
                 with budget as s:
                     a = s.analyze(p, seats=[mover])
             row = next(m for m in a.moves if m.card == card)
-            card_costs.append(CardCost(k // 4 + 1, mover, card, row.guarantee, a.players[mover].guarantee))
+            best = tuple(m.card for m in a.moves if m.best) if not row.best else ()
+            card_costs.append(CardCost(k // 4 + 1, mover, card, row.guarantee, a.players[mover].guarantee,
+                                       best))
             mover_flag = row.moon_possible
         else:
             mover_flag = flags[mover_side][k] and _moon(budget, after, mover_side)
@@ -302,7 +316,7 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str]
     if not end.is_over:
         return Review(tuple(card_costs), moon, None, None)
     scores = {seat: end.score(seat) for seat in Seat}
-    return Review(tuple(card_costs), moon, scores, _shot_the_foot(end))
+    return Review(tuple(card_costs), moon, scores, _shot_the_foot(end), _shot_the_moon(end))
 
 
 def _moon(budget: Budget, p: Position, side: int) -> bool:
@@ -315,9 +329,16 @@ def _moon(budget: Budget, p: Position, side: int) -> bool:
         return s.moon_possible(p, Seat(side))
 
 
+def _shot_the_moon(end: Position) -> tuple[Seat, ...]:
+    state = end.moon_state      # at the end: the side that took every point card, plus 1
+    if end.rules.moon == "none" or end.moon_total <= 0 or state in (0, 7):
+        return ()
+    return tuple(sorted(end.side_seats(state - 1)))
+
+
 def _shot_the_foot(end: Position) -> tuple[Seat, ...]:
     total = end.moon_total
-    if total <= 0:
+    if total <= 0 or end.rules.moon == "none":
         return ()
     out: list[Seat] = []
     for side in sorted({end.side(s) for s in Seat}):

@@ -46,7 +46,7 @@ class JsonlWriter(Writer):
 CSV_COLUMNS = (["index", "file", "line", "board", "deal", "rules", "leader", "error"]
                + [f"{s}_{k}" for s in SEATS for k in ("guarantee", "moon_possible")]
                + ["play"] + [f"{s}_cost" for s in SEATS] + [f"{s}_moon_lost" for s in SEATS]
-               + [f"{s}_score" for s in SEATS] + ["shot_the_foot"])
+               + [f"{s}_score" for s in SEATS] + ["shot_the_foot", "shot_the_moon"])
 
 
 def csv_row(result: dict[str, Any]) -> dict[str, Any]:
@@ -66,8 +66,9 @@ def csv_row(result: dict[str, Any]) -> dict[str, Any]:
             lost = rv["moon"][seat]["lost_with"]
             row[f"{seat}_moon_lost"] = f"{lost['trick']}:{lost['card']}" if lost else ""
             row[f"{seat}_score"] = (rv["scores"] or {}).get(seat)
-        foot = rv["shot_the_foot"]
-        row["shot_the_foot"] = " ".join(foot) if foot is not None else None
+        for key in ("shot_the_foot", "shot_the_moon"):
+            seats = rv.get(key)
+            row[key] = " ".join(seats) if seats is not None else None
     return row
 
 
@@ -122,9 +123,9 @@ def annotation_lines(result: dict[str, Any]) -> list[str]:
         if rv["cards"]:
             lines += _table("HeartsPlayCostTable",
                             [("Trick", 2), ("Seat", 1), ("Card", 1), ("Guarantee", 3), ("Best", 3),
-                             ("Cost", 3)],
-                            [[c["trick"], c["seat"], c["card"], c["guarantee"], c["best"], c["cost"]]
-                             for c in rv["cards"]])
+                             ("Cost", 3), ("BestCards", 1)],
+                            [[c["trick"], c["seat"], c["card"], c["guarantee"], c["best"], c["cost"],
+                              ",".join(c.get("best_cards") or ()) or "-"] for c in rv["cards"]])
         rows = []
         for seat, m in rv["moon"].items():
             lost = m["lost_with"]
@@ -135,6 +136,7 @@ def annotation_lines(result: dict[str, Any]) -> list[str]:
                                             ("LastForceable", 2), ("LostWith", 1)], rows)
         if rv["scores"] is not None:
             lines.append(f"[HeartsScore {escape(';'.join(f'{s} {v}' for s, v in rv['scores'].items()))}]")
+            lines.append(f"[HeartsShotTheMoon {escape(''.join(rv.get('shot_the_moon') or ()))}]")
             lines.append(f"[HeartsShotTheFoot {escape(''.join(rv['shot_the_foot']))}]")
     if result.get("error"):
         # the tag sits in the game it is about; line numbers would shift as annotations grow
@@ -187,10 +189,26 @@ def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
 
 
 class TextWriter(Writer):
-    """A readable report, a few lines per record."""
+    """A readable report, a few lines per record, after a legend of the terms."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        super().__init__(out)
+        self.headed = False
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
-        self.out.write(("\n".join(text_report(result)) + "\n\n").encode("utf-8"))
+        head = "" if self.headed else "\n".join(TEXT_LEGEND) + "\n\n"
+        self.headed = True
+        self.out.write((head + "\n".join(text_report(result)) + "\n\n").encode("utf-8"))
+
+
+#: What the text report's numbers mean (SPEC §3), written once at its top.
+TEXT_LEGEND = [
+    "Guarantee: the fewest points a seat can make sure of, with every card seen, against the other",
+    "three playing together (so one of them may shoot the moon at its expense). A card's cost: the",
+    "points it added to its player's guarantee; in brackets, the card(s) that kept the best.",
+]
+#: A costly card's better cards named in full up to this many.
+BEST_SHOWN = 3
 
 
 def record_place(result: dict[str, Any]) -> str:
@@ -203,34 +221,73 @@ def record_place(result: dict[str, Any]) -> str:
 def text_report(result: dict[str, Any]) -> list[str]:
     lines = [record_place(result)]
     if result.get("deal"):
-        lines.append(f"  {result['deal']}   rules: {rules_text(result['rules'])}, "
-                     f"{result['leader'] or 'nobody'} leads")
+        leads = f", {result['leader']} leads" if result.get("leader") else ""
+        lines.append(f"  {result['deal']}   rules: {rules_text(result['rules'])}{leads}")
     players = result.get("players")
     if players:
         lines += value_table("Seat", ((seat, p.get("guarantee", ""), p["moon_possible"])
                                       for seat, p in players.items()), indent="  ")
     rv = result.get("review")
     if rv:
-        lines.append(f"  Play: {result['play'] or '(no legal card)'}")
+        lines += _play_lines(result["play"], rv["complete"])
         costly = [c for c in rv["cards"] if c["cost"]]
         if rv["cards"]:
-            lines.append("  Costly cards: " + (", ".join(
-                f"{c['seat']} {c['card']} at trick {c['trick']} (+{c['cost']})" for c in costly) or "none"))
+            lines += _wrapped("  Costly cards: ", [_cost(c) for c in costly] or ["none"], ", ")
         lines += [f"  Moon: {line}" for line in moon_story(rv)]
         if rv["scores"] is not None:
             scores = ", ".join(f"{s} {v}" for s, v in rv["scores"].items())
-            foot = " ".join(rv["shot_the_foot"]) or "nobody"
-            lines.append(f"  Scores: {scores}; shot the foot: {foot}")
+            shots = [f"{'/'.join(rv[key])} {words}" for key, words in
+                     (("shot_the_moon", "shot the moon"), ("shot_the_foot", "shot the foot"))
+                     if rv.get(key)]
+            lines.append(f"  Scores: {scores}" + "".join(f"; {shot}" for shot in shots))
     if result.get("error"):
         lines.append(f"  Error: {result['error']}")
     return lines
 
 
+def _play_lines(play: str | None, complete: bool) -> list[str]:
+    """The recorded play trick by trick (``|`` between tricks), wrapped; where it stops short
+    of the end, how far it goes."""
+    cards = (play or "").split()
+    if not cards:
+        return ["  Play: (no legal card)"]
+    lines = _wrapped("  Play: ", [" ".join(cards[k:k + 4]) for k in range(0, len(cards), 4)], " | ")
+    if not complete:
+        n, k = (len(cards) - 1) // 4 + 1, len(cards) % 4
+        where = f"trick {n}" if k == 0 else f"{k} card{'s' if k > 1 else ''} of trick {n}"
+        lines.append(f"  (the recorded play stops after {where}: no final scores)")
+    return lines
+
+
+def _wrapped(head: str, items: list[str], sep: str, width: int = 100) -> list[str]:
+    """``head`` and the items joined by ``sep``, in lines of up to ``width`` characters (an
+    item is never split), the lines after the first indented under the first item."""
+    lines, line = [], head
+    for k, item in enumerate(items):
+        piece = item + (sep.rstrip() if k < len(items) - 1 else "")
+        if line.strip() and line != head and len(line) + len(piece) > width:
+            lines.append(line.rstrip())
+            line = " " * len(head)
+        line += piece + (" " if k < len(items) - 1 else "")
+    return lines + [line.rstrip()]
+
+
+def _cost(c: dict[str, Any]) -> str:
+    """``S SQ at trick 3 +14 (S8 kept 0)``: a costly card, and the cards that kept the best."""
+    best = c.get("best_cards") or []
+    if len(best) > BEST_SHOWN:
+        named = ", ".join(best[:BEST_SHOWN]) + " …"
+    else:
+        named = " or ".join(filter(None, [", ".join(best[:-1]), best[-1] if best else ""]))
+    return f"{c['seat']} {c['card']} at trick {c['trick']} +{c['cost']}" + (
+        f" ({named} kept {c['best']})" if named else "")
+
+
 def rules_text(rules: str | dict[str, Any] | None) -> str:
     """A result's rules (a preset's name, or the whole rule object) as ``Rules.describe`` says
-    them; "unreadable" for a record whose rules could not be read."""
+    them; "not read" for a record whose rules could not be read (its error says why)."""
     if rules is None:
-        return "unreadable"
+        return "not read"
     return rules if isinstance(rules, str) else Rules.parse(rules).describe()
 
 

@@ -149,6 +149,7 @@ def test_csv_and_text_formats_follow_the_output_name(tmp_path):
     assert run("annotate", str(SAMPLE), "-o", str(out), "-j", "1").returncode == 0
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 5 and rows[0]["N_moon_possible"] == "True" and rows[1]["shot_the_foot"] == "S"
+    assert [r["shot_the_moon"] for r in rows] == ["N", "", "", "E", "N"]
     text = tmp_path / "sample.txt"
     run("annotate", str(SAMPLE), "-o", str(text), "-j", "1")
     assert "W could force it from S's D3 at trick 3 until W's H3 at trick 4" in text.read_text()

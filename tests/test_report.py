@@ -30,3 +30,17 @@ def test_with_partnerships_the_line_is_the_side_s():
     steps = solver.line(pos, Seat.E)
     header = render_line(pos, Seat.E, steps).splitlines()[0]
     assert header == f"Optimal line for E/W (guarantee {solver.guarantee(pos, Seat.E)}):"
+
+
+def test_the_seats_table_says_what_a_guarantee_is_and_what_was_taken():
+    solver = Solver(table_mb=16)
+    pos = Position.from_play(DEAL, Rules(), "C4 C8 S9 C5")
+    text = render(solver.analyze(pos))
+    assert "Points taken so far: N 0, E 0, S 0, W 0\n" in text
+    assert "(guarantee: the fewest points a seat can make sure of" in text
+    assert "Seat  Guarantee  Moon possible" in text
+    over = pos.play_all([m.card for m in solver.line(pos, Seat.N)])
+    text = render(solver.analyze(over))
+    assert "Seat      Score  Moon possible" in text and "guarantee:" not in text
+    text = render(solver.analyze(Position.start(DEAL, Rules.parse({"partnership": True}))))
+    assert "the fewest points a side can make sure of against the other side" in text

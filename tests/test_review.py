@@ -139,6 +139,32 @@ def test_shot_the_foot(solver):
     assert review(solver, start, [str(c) for c in r.cards]) == rv        # the cards' names will do
 
 
+def test_a_moon_shot_is_named_and_no_foot_is_shot_without_a_moon(solver):
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+    cards = replay(Position.start(deal), play("W", "C2 SA SK D3", "D2 HK HA HQ")).cards
+    rv = review(solver, Position.start(deal), cards)           # W takes the 3 hearts
+    assert rv.shot_the_moon == (Seat.W,) and rv.to_json()["shot_the_moon"] == ["W"]
+    assert review(solver, Position.start(deal), cards[:4]).shot_the_moon is None
+    # the foot of test_shot_the_foot, with no moon to miss: nobody shot either
+    deal = Deal.parse("N:.AK..2 Q.Q..3 ..32.4 .2.4.5")
+    start = Position.start(deal, Rules.parse({"moon": "none"}))
+    r = replay(start, play("N", "C2 C3 C4 C5", "HA SQ D3 D4", "HK HQ D2 H2"))
+    rv = review(solver, start, r.cards)
+    assert rv.shot_the_foot == () and rv.shot_the_moon == ()
+
+
+def test_a_costly_card_names_the_cards_that_kept_the_best(solver):
+    deal = Deal.parse("N:9.2.K.A4 .A64.T.8 Q8..64.7 62.9.AJ.")
+    start = Position.start(deal)
+    cards = start.play_all("C4 C8 C7 S6 DT D6 DJ DK S9 H4 SQ S2").played
+    costs = {str(c.card): c for c in review(solver, start, cards).cards}
+    sq = costs["SQ"]                     # S gives itself the queen; S8 let it go to N's S9
+    assert (sq.cost, sq.best, [str(c) for c in sq.best_cards]) == (14, 0, ["S8"])
+    a = solver.analyze(start.play_all(cards[:10]), seats=[Seat.S])
+    assert {m.card for m in a.moves if m.best} == set(sq.best_cards)
+    assert costs["C4"].best_cards == () and costs["C4"].to_json()["best_cards"] == []
+
+
 def test_no_foot_without_nearly_all_points(solver):
     deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")         # 3 points: a quarter is 0
     start = Position.start(deal)

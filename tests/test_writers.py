@@ -1,7 +1,9 @@
 """The output formats' wording (solver/writers.py): the moon story and the rules."""
 from __future__ import annotations
 
-from solver.writers import moon_story, rules_text
+import io
+
+from solver.writers import TEXT_LEGEND, TextWriter, moon_story, rules_text, text_report
 
 NEVER = {"at_start": False, "at_end": False, "last_forceable": None, "lost_with": None, "segments": []}
 
@@ -40,5 +42,57 @@ def test_partners_who_share_the_moon_are_one_side_in_the_story():
 
 def test_rules_are_named_by_preset_and_what_differs():
     assert rules_text("omnibus") == "omnibus"
-    assert rules_text(None) == "unreadable"
+    assert rules_text(None) == "not read"
     assert rules_text({"preset": "standard", "moon": "none", "partnership": False}) != "standard"
+
+
+def result(cards: list[dict], play: str, scores: dict | None, **shots: list[str]) -> dict:
+    review = {"cards": cards, "moon": {seat: NEVER for seat in "NESW"}, "complete": scores is not None,
+              "scores": scores, "shot_the_moon": shots.get("moon", []),
+              "shot_the_foot": shots.get("foot", [])}
+    return {"index": 0, "line": 1, "deal": "N:...", "rules": "standard", "leader": "N",
+            "play": play, "review": review, "error": None}
+
+
+def cost(card: str, extra: int, kept: int, *best: str) -> dict:
+    return {"trick": 3, "seat": "S", "card": card, "guarantee": kept + extra, "best": kept,
+            "cost": extra, "best_cards": list(best)}
+
+
+def test_a_costly_card_says_which_cards_kept_the_best():
+    lines = text_report(result([cost("SQ", 14, 0, "S8"), cost("C3", 8, 18, "SK", "ST", "S2"),
+                                cost("H9", 1, 2, "D2", "D3", "D4", "D5"), cost("S2", 0, 0)],
+                               "C2 C3", None))
+    costly = next(line for line in lines if "Costly" in line)
+    assert costly == ("  Costly cards: S SQ at trick 3 +14 (S8 kept 0), S C3 at trick 3 +8 "
+                      "(SK, ST or S2 kept 18),")
+    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 … kept 2)"
+
+
+def test_the_play_goes_by_tricks_and_says_where_it_stops():
+    cards = " ".join(f"{s}{r}" for s in "SHDC" for r in "AKQJT98765432")
+    lines = text_report(result([], cards[:3 * 42 - 1], None))
+    play = [line for line in lines if line.startswith(("  Play:", "        "))]
+    assert play[0].startswith("  Play: SA SK SQ SJ | ST S9 S8 S7 |") and len(play) == 2
+    assert all(len(line) <= 100 and not line.endswith("|  ") for line in play)
+    tricks = [t.split() for line in play for t in line.removeprefix("  Play:").split("|") if t.strip()]
+    assert [len(t) for t in tricks] == [4] * 10 + [2]     # tricks are never split
+    assert "  (the recorded play stops after 2 cards of trick 11: no final scores)" in lines
+
+
+def test_a_shot_moon_is_said_with_the_scores():
+    lines = text_report(result([], "C2", {"N": 0, "E": 26, "S": 26, "W": 26}, moon=["N"]))
+    assert lines[-1] == "  Scores: N 0, E 26, S 26, W 26; N shot the moon"
+    lines = text_report(result([], "C2", {"N": 24, "E": 2, "S": 0, "W": 0}, foot=["N"]))
+    assert lines[-1] == "  Scores: N 24, E 2, S 0, W 0; N shot the foot"
+    assert text_report(result([], "C2", {"N": 9, "E": 9, "S": 8, "W": 0}))[-1] == \
+        "  Scores: N 9, E 9, S 8, W 0"
+
+
+def test_the_text_report_explains_its_terms_once_at_its_top():
+    out = io.BytesIO()
+    writer = TextWriter(out)
+    for _ in range(2):
+        writer.write(None, result([], "C2", None))  # type: ignore[arg-type]
+    text = out.getvalue().decode()
+    assert text.startswith("\n".join(TEXT_LEGEND)) and text.count(TEXT_LEGEND[0]) == 1
