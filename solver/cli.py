@@ -8,7 +8,6 @@ import signal
 import sys
 import threading
 import time
-from contextlib import nullcontext
 from typing import IO
 
 import click
@@ -109,15 +108,15 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
     line = None
+    status = _StatusLine(solver, pos, seats, shown=sys.stderr.isatty())
     try:
-        with _StatusLine(solver, pos, seats) if sys.stderr.isatty() else nullcontext() as status:
-            result = solver.analyze(pos, seats=seats, watch=status.watch if status else None)
+        with status:
+            result = solver.analyze(pos, seats=seats, watch=status.watch)
             if target is not None:
-                if status:
-                    status.after = f"optimal line for {target}"
+                status.after = f"optimal line for {target}"
                 line = solver.line(pos, target)
     except SearchAborted as e:
-        fail(out_of_time(time_limit, e), code=3)
+        fail(status.cut_short(out_of_time(time_limit, e), out_of_time(time_limit)), code=3)
     out = result.to_json()
     if target is not None and line is not None:
         out["line"] = line_json(target, line)
@@ -133,11 +132,13 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
 
 
 class _StatusLine:
-    """One line on stderr kept up to date, from STATUS_AFTER seconds into an analysis until it
-    ends (however it ends), with what is proved so far (report.status_line): ``watch`` is
-    ``Solver.analyze``'s, and ``after`` names a later step (the optimal line)."""
+    """What an analysis has proved so far (report.status_line), for the message of one cut
+    short and, if ``shown``, on a line of stderr kept up to date from STATUS_AFTER seconds into
+    it until it ends (however it ends): ``watch`` is ``Solver.analyze``'s, and ``after`` names
+    a later step (the optimal line)."""
 
-    def __init__(self, solver: Solver, pos: Position, seats: list[Seat] | None) -> None:
+    def __init__(self, solver: Solver, pos: Position, seats: list[Seat] | None,
+                 shown: bool = True) -> None:
         sides = sorted({pos.side(s) for s in (seats or list(Seat))})
         self.names = [pos.side_name(side) for side in sides]
         mover = pos.to_move
@@ -146,12 +147,23 @@ class _StatusLine:
         self.bounds: dict[str, tuple[int | None, int | None]] = {}
         self.after = ""
         self.shown = False
+        self._show = shown
         self._done = threading.Event()
         self._start = time.monotonic()
         self._ticker = threading.Thread(target=self._tick, name="hearts-dd status", daemon=True)
 
     def watch(self, question: str, low: int | None, high: int | None) -> None:
         self.bounds[question] = (low, high)
+
+    def cut_short(self, alone: str, head: str) -> str:
+        """The message of an analysis the time limit cut short: ``alone`` (what the search cut
+        short had proved) when nothing else was, else ``head`` and every bound proved."""
+        if not any(low is not None or high is not None for low, high in self.bounds.values()):
+            return alone
+        proved = status_line(self.bounds, self.names, self.cards, None)
+        if self.after:
+            return f"{head} for the {self.after}; the analysis was done: {proved}"
+        return f"{head}; proved so far: {proved}"
 
     def _tick(self) -> None:
         try:
@@ -168,12 +180,14 @@ class _StatusLine:
             self.shown = True
 
     def __enter__(self) -> _StatusLine:
-        self._ticker.start()
+        if self._show:
+            self._ticker.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._done.set()
-        self._ticker.join()
+        if self._show:
+            self._ticker.join()
         if self.shown:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()

@@ -122,10 +122,10 @@ def _span(low: int | None, high: int | None) -> str:
 
 
 def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list[str],
-                cards: int, seconds: float) -> str:
+                cards: int, seconds: float | None) -> str:
     """One line of what an analysis under way has proved (``Solver.analyze``'s ``watch``):
     each of ``seats``' guarantee, its bounds while it is searched; how many of the mover's
-    ``cards`` (questions that are not seats) are valued.
+    ``cards`` (questions that are not seats) are valued; the time taken, if ``seconds``.
 
     >>> status_line({"N": (6, 6), "E": (19, None), "S": (None, 12), "C2": (5, 5)},
     ...             ["N", "E", "S", "W"], 3, 14.2)
@@ -136,7 +136,7 @@ def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list
         valued = sum(1 for q, (low, high) in list(bounds.items())
                      if q not in seats and low is not None and low == high)
         parts.append(f"cards {valued}/{cards}")
-    return " · ".join(parts + [f"{seconds:.0f} s"])
+    return " · ".join(parts + ([] if seconds is None else [f"{seconds:.0f} s"]))
 
 
 def out_of_time(seconds: float, e: SearchAborted | None = None) -> str:

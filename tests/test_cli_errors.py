@@ -81,6 +81,27 @@ def test_time_limit_is_exit_3_with_one_line() -> None:
     assert "time limit" in result.stderr
 
 
+def test_time_limit_says_what_the_analysis_had_proved() -> None:
+    """N's guarantee (26) takes a tenth of a second, the others' many seconds: the message once
+    named only the seat being searched when the time ran out."""
+    result = analyze("--deal", Deal.random(1).pbn(), "--time-limit", "2")
+    assert result.returncode == 3 and result.stdout == ""
+    assert "the time limit of 2 s; proved so far: N 26 · E " in result.stderr
+
+
+def test_a_line_cut_short_says_the_analysis_was_done() -> None:
+    from solver.analysis import Solver
+    from solver.cli import _StatusLine
+    pos = Position.start(Deal.random(1), Rules())
+    status = _StatusLine(Solver(table_mb=1), pos, None, shown=False)
+    assert status.cut_short("alone", "head") == "alone"            # nothing proved
+    for seat, value in zip("NESW", (26, 4, 22, 17)):
+        status.watch(seat, value, value)
+    status.after = "optimal line for W"
+    assert status.cut_short("alone", "head") == (       # (N's C2 is forced: no cards to value)
+        "head for the optimal line for W; the analysis was done: N 26 · E 4 · S 22 · W 17")
+
+
 @pytest.mark.parametrize("threads, signum, status, message", [
     ("1", signal.SIGINT, 130, "interrupted"), ("2", signal.SIGINT, 130, "interrupted"),
     ("1", signal.SIGTERM, 143, "stopped by SIGTERM"), ("2", signal.SIGHUP, 129, "stopped by SIGHUP"),
