@@ -118,6 +118,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         if played.error:
             errors.append(f"line {record.play.line_of(played.trick) or record.line}: [Play] {played.error}")
     budget = Budget(solver, options.time_limit)
+    stage = ""      # what the time limit would cut short, beyond the start's values
     try:
         if options.moon_only:
             with budget as s:
@@ -129,12 +130,13 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
                 analysis = s.analyze(start, moves=bool(cards) and options.review)
             out["players"] = analysis.players_json()
         if record.play is not None and (options.review or options.moon_only):
+            stage = " (in the review of the play)"
             out["review"] = review(budget, start, cards, analysis,
                                    costs=not options.moon_only).to_json()
     except SearchAborted:
         # (without the bounds proved so far: how far a search got is the machine's, and a
         # file annotated twice should come out the same)
-        errors.append(f"line {record.line}: {out_of_time(options.time_limit)}")
+        errors.append(f"line {record.line}: {out_of_time(options.time_limit)}{stage}")
     return _finish(out, errors, record.more_errors)
 
 

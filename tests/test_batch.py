@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from record_files import endgame_file, small_deal
-from solver.analysis import Solver
+from solver.analysis import SearchAborted, Solver
 from solver.cards import Seat, cards_of
 from solver import batch
 from solver.batch import AnnotateOptions, annotate_record, annotate_stream
@@ -108,6 +108,17 @@ def test_a_time_limit_gives_up_the_record_with_an_error():
     result = one(f'[Deal "{deal}"]\n', Solver(table_mb=16), time_limit=0.05)
     assert result["deal"] == deal and result["players"] is None
     assert result["error"] == "line 1: no answer within the time limit of 0.05 s"
+
+
+def test_a_time_limit_in_the_review_says_so_and_keeps_the_start(solver, monkeypatch):
+    def out_of_time(*args, **kwargs):
+        raise SearchAborted("time budget exhausted")
+
+    monkeypatch.setattr(batch, "review", out_of_time)
+    text = '[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n[Play "N"]\nC2 C3 C4 C5\n'
+    result = one(text, solver, time_limit=5)
+    assert result["players"]["N"] == {"guarantee": 0, "moon_possible": True}
+    assert result["error"] == "line 1: no answer within the time limit of 5 s (in the review of the play)"
 
 
 def test_moon_only(solver):
