@@ -223,6 +223,13 @@ def text_report(result: dict[str, Any]) -> list[str]:
     if result.get("deal"):
         leads = f", {result['leader']} leads" if result.get("leader") else ""
         lines.append(f"  {result['deal']}   rules: {rules_text(result['rules'])}{leads}")
+    passing = result.get("pass")
+    if passing:
+        passed = "; ".join(f"{seat} {cards}" for seat, cards in passing["cards"].items())
+        if passing["direction"] == "hold":
+            lines.append("  No passing (hold)")
+        else:
+            lines.append(f"  Passing {passing['direction']}" + (f": {passed}" if passed else ""))
     players = result.get("players")
     if players:
         lines += value_table("Seat", ((seat, p.get("guarantee", ""), p["moon_possible"])

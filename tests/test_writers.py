@@ -96,3 +96,10 @@ def test_the_text_report_explains_its_terms_once_at_its_top():
         writer.write(None, result([], "C2", None))  # type: ignore[arg-type]
     text = out.getvalue().decode()
     assert text.startswith("\n".join(TEXT_LEGEND)) and text.count(TEXT_LEGEND[0]) == 1
+
+
+def test_the_passing_is_shown_when_the_record_gives_it():
+    passing = {**result([], "C2", None), "pass": {"direction": "left", "cards": {"N": "S2 HQ DA"}}}
+    assert "  Passing left: N S2 HQ DA" in text_report(passing)
+    held = {**result([], "C2", None), "pass": {"direction": "hold", "cards": {}}}
+    assert "  No passing (hold)" in text_report(held)
