@@ -314,7 +314,10 @@ class Solver:
                 if meter is not None:
                     meter[0] += e.nodes - before
             return
-        e = self._free.get()
+        own = getattr(self._local, "own", None)     # a pool thread's engine (see _map)
+        if own is not None:
+            self._local.own = None      # (a question inside a question takes another)
+        e = own or self._free.get()
         before = e.nodes
         try:
             e.set_lender(self if p.cards_left >= PARALLEL_FROM_CARDS else None)
@@ -324,7 +327,10 @@ class Solver:
             if meter is not None:
                 with self._lock:
                     meter[0] += e.nodes - before
-            self.give_back(e)
+            if own is not None:
+                self._local.own = own
+            else:
+                self.give_back(e)
 
     @contextmanager
     def _metered(self) -> Iterator[list[int]]:
@@ -430,7 +436,10 @@ class Solver:
         """``fn`` of each item, on the solver's threads if ``parallel`` (searches of positions
         near the end take less time than handing them to another thread). Each thread takes
         the next item as it falls free, so a slow question does not hold up the rest; after an
-        error no further item is started."""
+        error no further item is started. Each thread keeps one engine for all its items, and
+        gives it back (to help another's search) only when no item is left to start: lent
+        between two questions of an item, it would hold up the item's next question until the
+        pass it helps ended (an easy position waited out a hard one's time limit)."""
         # (a pool thread's own questions run in line: the other threads are busy with theirs)
         pooled = getattr(self._local, "pooled", False)
         if self.threads == 1 or len(items) < 2 or not parallel or pooled:
@@ -447,16 +456,21 @@ class Solver:
             self._local.pooled = True
             self._local.meter = meter
             self._local.deadline = deadline
-            while not failed:
-                with self._lock:
-                    i, x = next(todo, (-1, None)) if not over else (-1, None)
-                    if i < 0:
-                        return
-                    self._waiting -= 1
-                try:
-                    results[i] = fn(x)
-                except BaseException as e:
-                    failed.append(e)
+            self._local.own = own = self._free.get()
+            try:
+                while not failed:
+                    with self._lock:
+                        i, x = next(todo, (-1, None)) if not over else (-1, None)
+                        if i < 0:
+                            return
+                        self._waiting -= 1
+                    try:
+                        results[i] = fn(x)
+                    except BaseException as e:
+                        failed.append(e)
+            finally:
+                self._local.own = None
+                self.give_back(own)
 
         if self._pool is None or self._pool_pid != os.getpid():
             # kept for the solver's life (starting threads for each call cost more than the

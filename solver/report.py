@@ -28,9 +28,9 @@ def diagram(hands: tuple[int, int, int, int]) -> str:
 
 
 def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: str = "",
-                value: str = "Guarantee") -> list[str]:
+                column: str = "Guarantee") -> list[str]:
     """Rows of ``(name, guarantee, moon possible)`` under a ``head`` column: the one layout of
-    the seats' table (and the cards') wherever a report shows one (``value``: the second
+    the seats' table (and the cards') wherever a report shows one (``column``: the second
     column's name).
 
     >>> print("\\n".join(value_table("Seat", [("N", 3, False), ("E", 26, True)])))
@@ -38,7 +38,7 @@ def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: 
     N             3  no
     E            26  yes
     """
-    return [f"{indent}{head:<4}  {value:>9}  Moon possible"] + [
+    return [f"{indent}{head:<4}  {column:>9}  Moon possible"] + [
         f"{indent}{str(name):<6}{str(value):>9}  {'yes' if moon else 'no'}" for name, value, moon in rows]
 
 
@@ -66,7 +66,7 @@ def render(a: Analysis) -> str:
             lines.append("Points taken so far: " + ", ".join(
                 f"{p.side_name(side)} {p.raw_points(side)}" for side in sides))
     lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()),
-                                value="Score" if p.is_over else "Guarantee")
+                                column="Score" if p.is_over else "Guarantee")
     if not p.is_over:
         lines.append(guarantee_means(p.rules.partnership))
     if a.moves:

@@ -16,7 +16,7 @@ import pytest
 from endgames import Scenario, random_endgame
 from record_files import small_deal
 from solver._search import watch_signal
-from solver.analysis import Analysis, SearchAborted, Solver
+from solver.analysis import Analysis, PlayerResult, SearchAborted, Solver
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
 from solver.deal import Deal
@@ -255,6 +255,17 @@ def test_partial_answers_leave_out_only_what_the_limits_cut_short(threads: int) 
         by_nodes.analyses(questions)
     by_time = Solver(table_mb=16, time_limit=0.3, threads=1).analyses(questions, partial=True)
     assert answers_for(by_time[0]) == expected[0] and by_time[1:] == [None, None]  # type: ignore[arg-type]
+
+
+def test_a_position_beside_a_hard_one_keeps_its_engine_between_its_questions() -> None:
+    """Two threads, the hard position first: the easy one's guarantee took 0.7 s, after which
+    its engine went to help the hard search and its moon question waited for an engine until
+    the time limit (a probe found it answered None, and `analyze --input` said "no answer")."""
+    hard, easy = Position.start(Deal.random(79)), Position.start(Deal.random(19))
+    solver = Solver(table_mb=16, time_limit=5, threads=2)
+    got = solver.analyses([(hard, ["N"]), (easy, ["N"])], partial=True)
+    assert got[0] is None and got[1] is not None
+    assert got[1].players[Seat.N] == PlayerResult(6, False)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
