@@ -37,10 +37,13 @@ def checked(config: Mapping[str, Any]) -> dict[str, Any]:
         value = config.get(name, default)
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ValueError(f"setting {name}: expected a number, got {value!r}")
+        expected = "an integer" if kind is int else "a number"
         try:
             number = kind(value)
-        except ValueError:
-            raise ValueError(f"setting {name}: expected a number, got {value!r}") from None
+        except (ValueError, OverflowError):     # (int of an infinity overflows)
+            raise ValueError(f"setting {name}: expected {expected}, got {value!r}") from None
+        if number != value and not isinstance(value, str):   # int() cut a fraction off
+            raise ValueError(f"setting {name}: expected {expected}, got {value!r}")
         if not low <= number <= high:
             raise ValueError(f"setting {name}: {value!r} is out of range ({low:g}..{high:g})")
         out[name] = number
@@ -53,10 +56,12 @@ def budget_problem(config: Mapping[str, Any], timeout: float, graceful_timeout: 
     ``timeout`` seconds and given ``graceful_timeout`` to finish when it stops (None when they
     do): each budget must be set and ``margin`` seconds below both, so that a slow question is
     answered "budget exceeded" rather than cut off."""
-    deadline = min(timeout, graceful_timeout)
+    # (gunicorn's timeout 0 is none: only a stop's graceful timeout then ends a request)
+    deadline = min(timeout, graceful_timeout) if timeout > 0 else graceful_timeout
     budgets = {name: config[name] for name in ("SOLVER_TIME_LIMIT", "ANNOTATE_TIME_LIMIT")}
     if all(0 < seconds <= deadline - margin for seconds in budgets.values()):
         return None
     given = ", ".join(f"{name} {seconds:g} s" for name, seconds in budgets.items())
-    return (f"request budgets ({given}) must be set (not 0) and at least {margin:g} s below the "
-            f"worker timeout ({timeout:g} s) and the graceful timeout ({graceful_timeout:g} s)")
+    worker = f"the worker timeout ({timeout:g} s) and " if timeout > 0 else ""
+    return (f"request budgets ({given}) must be set (not 0) and at least {margin:g} s below "
+            f"{worker}the graceful timeout ({graceful_timeout:g} s)")

@@ -249,7 +249,7 @@ class Solver:
 
     @property
     def node_limit(self) -> int:
-        """Nodes one search may visit (0: no limit)."""
+        """Nodes one search may visit (0: no limit), checked every 1,024 nodes."""
         return self._node_limit
 
     @node_limit.setter

@@ -136,7 +136,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
     except SearchAborted:
         # (without the bounds proved so far: how far a search got is the machine's, and a
         # file annotated twice should come out the same)
-        errors.append(f"line {record.line}: {out_of_time(options.time_limit)}{stage}")
+        errors.append(f"line {record.line}: {out_of_time(options.time_limit, nodes=solver.node_limit)}{stage}")
     return _finish(out, errors, record.more_errors)
 
 

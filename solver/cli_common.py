@@ -56,10 +56,13 @@ class Seconds(click.FloatRange):
         super().__init__(0)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        seconds = super().convert(value, param, ctx)
-        if math.isnan(seconds):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):     # (click would say "not a valid float range")
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        return seconds
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def rules_option(text: str | None) -> Rules | None:

@@ -147,8 +147,7 @@ def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHU
     at a time, or fewer when ``more_now`` says no more input can be read at once (a program
     that writes a question and waits for its answer). The solver's time limit holds for each
     position, and a position that runs out of time is one line's error."""
-    limit = (out_of_time(solver.time_limit) if solver.time_limit
-             else "no answer within the solver's node limit")
+    limit = out_of_time(solver.time_limit, nodes=solver.node_limit)
     batch: list[PositionLine] = []
     for item in items:
         batch.append(item)

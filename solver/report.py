@@ -139,13 +139,20 @@ def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list
     return " · ".join(parts + ([] if seconds is None else [f"{seconds:.0f} s"]))
 
 
-def out_of_time(seconds: float, e: SearchAborted | None = None) -> str:
-    """The one-line error of a question the time limit cut short, with what it had proved.
+def out_of_time(seconds: float, e: SearchAborted | None = None, nodes: int = 0) -> str:
+    """The one-line error of a question the limits cut short (the time limit, and the node
+    limit of each search if there is one), with what it had proved.
 
     >>> out_of_time(2.0, SearchAborted("x", None, 12, "W"))
     "no answer within the time limit of 2 s; so far W's guarantee is at most 12"
+    >>> out_of_time(2.0, nodes=1000), out_of_time(0, nodes=1000)
+    ('no answer within the limits of 2 s and 1000 nodes per search', 'no answer within the node limit of 1000 nodes per search')
     """
-    return f"no answer within the time limit of {seconds:g} s" + (proven_so_far(e) if e else "")
+    if nodes and seconds:
+        limits = f"the limits of {seconds:g} s and {nodes} nodes per search"
+    else:
+        limits = f"the node limit of {nodes} nodes per search" if nodes else f"the time limit of {seconds:g} s"
+    return f"no answer within {limits}" + (proven_so_far(e) if e else "")
 
 
 def proven_so_far(e: SearchAborted) -> str:

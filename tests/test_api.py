@@ -429,11 +429,27 @@ def test_budget_problem_says_what_was_proved():
 
 @pytest.mark.parametrize("settings, words", [
     ({"SOLVER_TIME_LIMIT": -1}, "SOLVER_TIME_LIMIT: -1 is out of range"),
-    ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected a number"),
+    ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected an integer"),
+    ({"SOLVER_TABLE_MB": float("inf")}, "SOLVER_TABLE_MB: expected an integer, got inf"),
+    ({"SOLVER_TABLE_MB": 1.5}, "SOLVER_TABLE_MB: expected an integer, got 1.5"),
+    ({"SOLVER_NODE_LIMIT": 1e-300}, "SOLVER_NODE_LIMIT: expected an integer"),   # not 0: no limit
+    ({"SOLVER_TIME_LIMIT": float("nan")}, "SOLVER_TIME_LIMIT: expected a number, got nan"),
 ])
 def test_bad_settings_are_refused_with_one_line(settings, words):
     with pytest.raises(ValueError, match=words):
         create_app(settings)
+
+
+def test_a_worker_timeout_of_0_is_none():
+    """gunicorn's ``--timeout 0`` never kills a worker: only the graceful timeout bounds the
+    budgets then (it was refused as "5 s below the worker timeout (0 s)")."""
+    from api.config import budget_problem
+    budgets = {"SOLVER_TIME_LIMIT": 10.0, "ANNOTATE_TIME_LIMIT": 20.0}
+    assert budget_problem(budgets, 0, 30, 5) is None
+    assert budget_problem(budgets, 0, 20, 5) == (
+        "request budgets (SOLVER_TIME_LIMIT 10 s, ANNOTATE_TIME_LIMIT 20 s) must be set (not 0) and "
+        "at least 5 s below the graceful timeout (20 s)")
+    assert "worker timeout (12 s)" in budget_problem(budgets, 12, 30, 5)
 
 
 def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):

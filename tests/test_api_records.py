@@ -15,6 +15,7 @@ from api import create_app
 from api.testing import served
 from record_files import endgame_file
 from solver.cli_records import annotate
+from solver.deal import Deal
 
 # endgame records (4 cards a hand), some with a recorded play, one broken game between them
 PBN = endgame_file(6, seed=3, hand_size=4, play_cards=7) + b'\n[Event "broken"]\n[Deal "N:AK.. .AK.. ..AK."]\n\n' \
@@ -91,3 +92,11 @@ def test_records_past_the_request_budget_get_an_error_line_each():
     assert [line["index"] for line in lines] == list(range(10))
     assert all("compute budget of 1e-06 s ran out" in line["error"] for line in lines)
     assert all(line["players"] is None for line in lines)
+
+
+def test_a_record_stopped_by_the_node_limit_says_so():
+    """It said "no answer within the time limit of 2 s" after a millisecond."""
+    app = create_app({"SOLVER_TIME_LIMIT": 2.0, "SOLVER_NODE_LIMIT": 1000})
+    body = f'[Deal "{Deal.random(19).pbn()}"]\n'.encode()
+    [line] = [json.loads(x) for x in app.test_client().post("/api/v1/annotate", data=body).get_data().splitlines()]
+    assert line["error"] == "line 1: no answer within the limits of 2 s and 1000 nodes per search"

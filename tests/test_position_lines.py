@@ -205,6 +205,7 @@ def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> No
     (["--input", "/no/such/file.jsonl"], "/no/such/file.jsonl"),
     (["--input", "-", "--rules", "nonsense"], "nonsense"),
     (["--input", "-", "--time-limit", "nan"], "'nan' is not a number of seconds"),
+    (["--input", "-", "--time-limit", "abc"], "'abc' is not a number of seconds"),
 ])
 def test_a_bad_invocation_is_one_line_exit_2(args: list[str], words: str) -> None:
     p = run("analyze", *args, stdin=json.dumps(SMALL) + "\n")
