@@ -21,7 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar, cast, overload
+from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, TypeVar, cast,
+                    overload)
 
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
@@ -29,8 +30,8 @@ from .position import Position
 from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
-__all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "SearchAborted",
-           "Watch", "line_json"]
+__all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "Bounds",
+           "SearchAborted", "Watch", "line_json"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
@@ -50,6 +51,17 @@ _SHARER_BYTES = 1 << 20  # the table an engine allocates before it shares anothe
 PARALLEL_FROM_CARDS = 25
 PARALLEL_LIST_FROM_CARDS = 21
 PARALLEL_CARDS_FROM = 29
+
+
+class Bounds(NamedTuple):
+    """What is proved of a guarantee: ``low <= guarantee <= high``, None for a side not
+    proved; equal when it is solved (``Solver.guarantee_bounds``)."""
+    low: int | None
+    high: int | None
+
+    @property
+    def exact(self) -> bool:
+        return self.low is not None and self.low == self.high
 
 
 @dataclass(frozen=True)
@@ -584,6 +596,26 @@ class Solver:
                           _questions(questions, "seat"), partial)
 
     @_one_call_at_a_time
+    def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | str]]) -> list[Bounds]:
+        """``guarantees(questions, partial=True)`` with what the limits left proved of each
+        guarantee instead of None: a player sampling deals for its turn keeps the hard deals'
+        bounds rather than only the easy deals' values. A solved question's bounds are equal.
+
+        >>> from solver.deal import Deal
+        >>> hard = Position.start(Deal.random(19))        # N's guarantee: 6, in about 7 M nodes
+        >>> Solver(table_mb=16, node_limit=300_000).guarantee_bounds([(hard, "N")])
+        [Bounds(low=5, high=None)]
+        """
+        self._start()
+
+        def ask(q: tuple[Position, Seat | str]) -> Bounds:
+            value = self._guarantee(q[0], q[0].side(Seat.of(q[1])))
+            return Bounds(value, value)
+
+        return self._each(_unless_cut_short(ask, self._interrupts, lambda e: Bounds(e.low, e.high)),
+                          _questions(questions, "seat"), False)
+
+    @_one_call_at_a_time
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
@@ -674,7 +706,7 @@ class Solver:
         the solver's threads; a run under other rules or moon totals than the one before waits
         for it. With ``partial``, a question the limits cut short is answered None."""
         if partial:
-            ask = _or_none_if_cut_short(ask, self._interrupts)
+            ask = _unless_cut_short(ask, self._interrupts)
         answers: list[Any] = []
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
@@ -789,16 +821,18 @@ def _points_left(p: Position) -> int | None:
     return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
 
 
-def _or_none_if_cut_short(ask: Callable[[Any], Any], mark: int) -> Callable[[Any], Any]:
-    """``ask``, answering None where the limits cut it short; a Ctrl-C since ``interrupts()``
-    was ``mark`` is no limit, and still ends the call."""
+def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
+                      otherwise: Callable[[SearchAborted], Any] = lambda e: None,
+                      ) -> Callable[[Any], Any]:
+    """``ask``, answering ``otherwise(e)`` (None) where the limits cut it short; a Ctrl-C since
+    ``interrupts()`` was ``mark`` is no limit, and still ends the call."""
     def answer(question: Any) -> Any:
         try:
             return ask(question)
-        except SearchAborted:
+        except SearchAborted as e:
             if interrupts() != mark:
                 raise
-            return None
+            return otherwise(e)
 
     return answer
 

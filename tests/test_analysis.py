@@ -16,7 +16,7 @@ import pytest
 from endgames import Scenario, random_endgame
 from record_files import small_deal
 from solver._search import watch_signal
-from solver.analysis import Analysis, PlayerResult, SearchAborted, Solver
+from solver.analysis import Analysis, Bounds, PlayerResult, SearchAborted, Solver
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
 from solver.deal import Deal
@@ -255,6 +255,22 @@ def test_partial_answers_leave_out_only_what_the_limits_cut_short(threads: int) 
         by_nodes.analyses(questions)
     by_time = Solver(table_mb=16, time_limit=0.3, threads=1).analyses(questions, partial=True)
     assert answers_for(by_time[0]) == expected[0] and by_time[1:] == [None, None]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_guarantee_bounds_keep_what_the_limits_left_proved(threads: int) -> None:
+    easy = endgames({}, 3, "bounds")
+    hard = Position.start(Deal.random(19))                      # N's guarantee is 6
+    questions = [(easy[0], Seat.N), (hard, Seat.N), (easy[1], Seat.E), (easy[2], "W")]
+    exact = Solver(table_mb=16).guarantees(questions)
+    assert Solver(table_mb=16, threads=threads).guarantee_bounds(questions) == [
+        Bounds(v, v) for v in [*exact[:1], 6, *exact[2:]]]
+    got = Solver(table_mb=16, node_limit=300_000, threads=threads).guarantee_bounds(questions)
+    low, high = got[1]
+    assert not got[1].exact and (low, high) != (None, None)
+    assert (low is None or low <= 6) and (high is None or high >= 6)
+    assert [b for k, b in enumerate(got) if k != 1] == [Bounds(v, v) for k, v in enumerate(exact) if k != 1]
+    assert all(b.exact for k, b in enumerate(got) if k != 1)
 
 
 def test_a_position_beside_a_hard_one_keeps_its_engine_between_its_questions() -> None:
