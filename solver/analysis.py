@@ -329,7 +329,7 @@ class Solver:
         own = getattr(self._local, "own", None)     # a pool thread's engine (see _map)
         if own is not None:
             self._local.own = None      # (a question inside a question takes another)
-        e = own or self._free.get()
+        e = own if own is not None else self._free.get()
         before = e.nodes
         try:
             e.set_lender(self if p.cards_left >= PARALLEL_FROM_CARDS else None)
