@@ -584,6 +584,9 @@ class Solver:
         rules or moon totals than the one before wait for those before them. The time limit
         covers the whole call; with ``partial``, a question the limits cut short is answered
         None instead of ending the call (a player's time for its turn: what was solved in time).
+        Questions start in the order given, one a thread: when as many hard questions as
+        threads come first, the call's time runs out before the later ones start, so put the
+        questions most wanted first (``analyses`` with ``each`` gives each its own limit).
 
         >>> from solver.deal import Deal
         >>> d, bridge = Deal.parse("N:AK.Q.. Q.AK.. J.J.A. T.T..A"), Rules.parse("bridge")

@@ -81,7 +81,8 @@ def cli() -> None:
                    "--input: for each position, whose line then has the error).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
-                   "searched by two, far enough from the end to pay [default: all cores].")
+                   "searched by two, far enough from the end to pay; more threads than cores "
+                   "share the cores, each slower [default: all cores].")
 def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: str | None,
             player: str | None, line_for: str | None, as_json: bool, table_mb: int,
             time_limit: float, threads: int | None, input_file: IO[bytes] | None) -> None:
