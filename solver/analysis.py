@@ -584,9 +584,9 @@ class Solver:
         rules or moon totals than the one before wait for those before them. The time limit
         covers the whole call; with ``partial``, a question the limits cut short is answered
         None instead of ending the call (a player's time for its turn: what was solved in time).
-        Each question first gets its share of the time (``threads`` / questions of it), and
-        those that ran out of it go on with what is left, so that hard questions early in the
-        list do not spend the time of the easy ones after them.
+        Questions start in the order given, one a thread: when as many hard questions as
+        threads come first, the call's time runs out before the later ones start, so put the
+        questions most wanted first (``analyses`` with ``each`` gives each its own limit).
 
         >>> from solver.deal import Deal
         >>> d, bridge = Deal.parse("N:AK.Q.. Q.AK.. J.J.A. T.T..A"), Rules.parse("bridge")
@@ -596,7 +596,7 @@ class Solver:
         """
         self._start()
         return self._each(lambda q: self._guarantee(q[0], q[0].side(Seat.of(q[1]))),
-                          _questions(questions, "seat"), _none if partial else None)
+                          _questions(questions, "seat"), partial)
 
     @_one_call_at_a_time
     def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | str]]) -> list[Bounds]:
@@ -615,7 +615,8 @@ class Solver:
             value = self._guarantee(q[0], q[0].side(Seat.of(q[1])))
             return Bounds(value, value)
 
-        return self._each(ask, _questions(questions, "seat"), _tighter)
+        return self._each(_unless_cut_short(ask, self._interrupts, lambda e: Bounds(e.low, e.high)),
+                          _questions(questions, "seat"), False)
 
     @_one_call_at_a_time
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
@@ -700,67 +701,21 @@ class Solver:
             finally:
                 self._local.deadline = 0.0
 
-        return self._each(one, _questions(questions, "seats"), _none if partial else None, each)
+        return self._each(one, _questions(questions, "seats"), partial)
 
     def _each(self, ask: Callable[[Any], Any], questions: Iterable[tuple],
-              partial: Partial | None, each: bool = False) -> list[Any]:
+              partial: bool) -> list[Any]:
         """``ask`` of each question (a tuple whose first item is its position), in order, on
         the solver's threads; a run under other rules or moon totals than the one before waits
-        for it. With ``partial``, a question the limits cut short is answered
-        ``partial(e, before)`` (``e`` the SearchAborted, ``before`` None or the answer of an
-        earlier round) instead of ending the call.
-
-        Under the call's time limit (not ``each`` question's own), questions are taken in two
-        rounds: in the first each has its share of the time, ``threads`` / questions of it,
-        and those that ran out of their share start again in the second, with what is left
-        (the table keeps what they found). Taken once in order, as many hard questions as
-        threads at the head of the list took the whole time, and the easy ones after them
-        were never started."""
+        for it. With ``partial``, a question the limits cut short is answered None."""
+        if partial:
+            ask = _unless_cut_short(ask, self._interrupts)
         answers: list[Any] = []
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
             self._use(same[0][0])
-            parallel = any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same)
-            if partial is None:
-                answers += self._map(ask, same, parallel)
-            elif self.time_limit and not each and len(same) > 1:
-                answers += self._in_two_rounds(ask, same, parallel, partial)
-            else:
-                answers += self._map(_unless_cut_short(ask, self._interrupts, partial), same, parallel)
-        return answers
-
-    def _in_two_rounds(self, ask: Callable[[Any], Any], questions: list[tuple], parallel: bool,
-                       partial: Partial) -> list[Any]:
-        """``_each``'s rounds (see there) for one run of questions."""
-        end = self._deadline
-        share = (end - time.monotonic()) * min(self.threads, len(questions)) / len(questions)
-        again: list[int] = []
-
-        def first(item: tuple[int, tuple]) -> Any:
-            k, q = item
-            mine = time.monotonic() + share
-            self._local.deadline = min(mine, end)
-            try:
-                return ask(q)
-            except SearchAborted as e:
-                if interrupts() != self._interrupts:
-                    raise
-                if mine < end and time.monotonic() >= mine and not self._cancelled:
-                    with self._lock:
-                        again.append(k)
-                return partial(e, None)
-            finally:
-                self._local.deadline = 0.0
-
-        answers = self._map(first, list(enumerate(questions)), parallel)
-        again.sort()
-        if again and time.monotonic() < end:
-            def second(k: int) -> Any:
-                return _unless_cut_short(ask, self._interrupts,
-                                         lambda e, _: partial(e, answers[k]))(questions[k])
-
-            for k, answer in zip(again, self._map(second, again, parallel)):
-                answers[k] = answer
+            answers += self._map(ask, same,
+                                 any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
     def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool,
@@ -869,26 +824,10 @@ def _points_left(p: Position) -> int | None:
     return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)
 
 
-#: What a many-question call answers for a question the limits cut short (see Solver._each).
-Partial = Callable[[SearchAborted, Any], Any]
-
-
-def _none(e: SearchAborted, before: Any) -> None:
-    """``partial=True``'s answer to a question cut short."""
-    return None
-
-
-def _tighter(e: SearchAborted, before: Bounds | None) -> Bounds:
-    """``guarantee_bounds``' answer to a question cut short: the bounds its searches proved,
-    with those of an earlier round if tighter."""
-    lows = [b for b in (e.low, before and before.low) if b is not None]
-    highs = [b for b in (e.high, before and before.high) if b is not None]
-    return Bounds(max(lows, default=None), min(highs, default=None))
-
-
 def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
-                      partial: Partial) -> Callable[[Any], Any]:
-    """``ask``, answering ``partial(e, None)`` where the limits cut it short; a Ctrl-C since
+                      otherwise: Callable[[SearchAborted], Any] = lambda e: None,
+                      ) -> Callable[[Any], Any]:
+    """``ask``, answering ``otherwise(e)`` (None) where the limits cut it short; a Ctrl-C since
     ``interrupts()`` was ``mark`` is no limit, and still ends the call."""
     def answer(question: Any) -> Any:
         try:
@@ -896,7 +835,7 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
         except SearchAborted as e:
             if interrupts() != mark:
                 raise
-            return partial(e, None)
+            return otherwise(e)
 
     return answer
 
