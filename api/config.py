@@ -54,8 +54,9 @@ def budget_problem(config: Mapping[str, Any], timeout: float, graceful_timeout: 
                    margin: float) -> str | None:
     """Why these request budgets do not suit a server whose workers are killed after
     ``timeout`` seconds and given ``graceful_timeout`` to finish when it stops (None when they
-    do): each budget must be set and ``margin`` seconds below both, so that a slow question is
-    answered "budget exceeded" rather than cut off."""
+    do): each budget must be set and ``margin`` seconds below both (below the graceful timeout
+    alone when ``timeout`` is 0, gunicorn's "none"), so that a slow question is answered
+    "budget exceeded" rather than cut off."""
     # (gunicorn's timeout 0 is none: only a stop's graceful timeout then ends a request)
     deadline = min(timeout, graceful_timeout) if timeout > 0 else graceful_timeout
     budgets = {name: config[name] for name in ("SOLVER_TIME_LIMIT", "ANNOTATE_TIME_LIMIT")}

@@ -203,9 +203,10 @@ class TextWriter(Writer):
 
 #: What the text report's numbers mean (SPEC §3), written once at its top.
 TEXT_LEGEND = [
-    "Guarantee: the fewest points a seat can make sure of, with every card seen, against the other",
-    "three playing together (so one of them may shoot the moon at its expense). A card's cost: the",
-    "points it added to its player's guarantee; in brackets, the card(s) that kept the best.",
+    "Guarantee: the fewest points a seat (with partnerships, a side) can make sure of, with every",
+    "card seen, against all the others playing together (who may let one of them shoot the moon).",
+    "A card's cost: the points it added to its player's guarantee; in brackets, the card(s) that",
+    "kept the best.",
 ]
 #: A costly card's better cards named in full up to this many.
 BEST_SHOWN = 3
@@ -283,7 +284,7 @@ def _cost(c: dict[str, Any]) -> str:
     """``S SQ at trick 3 +14 (S8 kept 0)``: a costly card, and the cards that kept the best."""
     best = c.get("best_cards") or []
     if len(best) > BEST_SHOWN:
-        named = ", ".join(best[:BEST_SHOWN]) + " …"
+        named = ", ".join(best[:BEST_SHOWN]) + " ..."   # (the report goes out as UTF-8 bytes)
     else:
         named = " or ".join(filter(None, [", ".join(best[:-1]), best[-1] if best else ""]))
     return f"{c['seat']} {c['card']} at trick {c['trick']} +{c['cost']}" + (

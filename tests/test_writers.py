@@ -66,7 +66,7 @@ def test_a_costly_card_says_which_cards_kept_the_best():
     costly = next(line for line in lines if "Costly" in line)
     assert costly == ("  Costly cards: S SQ at trick 3 +14 (S8 kept 0), S C3 at trick 3 +8 "
                       "(SK, ST or S2 kept 18),")
-    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 … kept 2)"
+    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 ... kept 2)"
 
 
 def test_the_play_goes_by_tricks_and_says_where_it_stops():
