@@ -148,7 +148,7 @@ class _StatusLine:
         self.bounds: dict[str, tuple[int | None, int | None]] = {}
         self.after = ""
         self.shown = False
-        self._show = shown
+        self._on_terminal = shown
         self._done = threading.Event()
         self._start = time.monotonic()
         self._ticker = threading.Thread(target=self._tick, name="hearts-dd status", daemon=True)
@@ -181,13 +181,13 @@ class _StatusLine:
             self.shown = True
 
     def __enter__(self) -> _StatusLine:
-        if self._show:
+        if self._on_terminal:
             self._ticker.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._done.set()
-        if self._show:
+        if self._on_terminal:
             self._ticker.join()
         if self.shown:
             sys.stderr.write("\r\x1b[K")

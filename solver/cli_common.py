@@ -59,7 +59,7 @@ class Seconds(click.FloatRange):
         try:
             number = float(value)
         except (TypeError, ValueError):     # (click would say "not a valid float range")
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+            number = math.nan
         if math.isnan(number):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
         return super().convert(value, param, ctx)

@@ -67,7 +67,7 @@ def csv_row(result: dict[str, Any]) -> dict[str, Any]:
             row[f"{seat}_moon_lost"] = f"{lost['trick']}:{lost['card']}" if lost else ""
             row[f"{seat}_score"] = (rv["scores"] or {}).get(seat)
         for key in ("shot_the_foot", "shot_the_moon"):
-            seats = rv.get(key)
+            seats = rv[key]
             row[key] = " ".join(seats) if seats is not None else None
     return row
 
@@ -125,7 +125,7 @@ def annotation_lines(result: dict[str, Any]) -> list[str]:
                             [("Trick", 2), ("Seat", 1), ("Card", 1), ("Guarantee", 3), ("Best", 3),
                              ("Cost", 3), ("BestCards", 1)],
                             [[c["trick"], c["seat"], c["card"], c["guarantee"], c["best"], c["cost"],
-                              ",".join(c.get("best_cards") or ()) or "-"] for c in rv["cards"]])
+                              ",".join(c["best_cards"]) or "-"] for c in rv["cards"]])
         rows = []
         for seat, m in rv["moon"].items():
             lost = m["lost_with"]
@@ -136,7 +136,7 @@ def annotation_lines(result: dict[str, Any]) -> list[str]:
                                             ("LastForceable", 2), ("LostWith", 1)], rows)
         if rv["scores"] is not None:
             lines.append(f"[HeartsScore {escape(';'.join(f'{s} {v}' for s, v in rv['scores'].items()))}]")
-            lines.append(f"[HeartsShotTheMoon {escape(''.join(rv.get('shot_the_moon') or ()))}]")
+            lines.append(f"[HeartsShotTheMoon {escape(''.join(rv['shot_the_moon']))}]")
             lines.append(f"[HeartsShotTheFoot {escape(''.join(rv['shot_the_foot']))}]")
     if result.get("error"):
         # the tag sits in the game it is about; line numbers would shift as annotations grow
@@ -246,7 +246,7 @@ def text_report(result: dict[str, Any]) -> list[str]:
             scores = ", ".join(f"{s} {v}" for s, v in rv["scores"].items())
             shots = [f"{'/'.join(rv[key])} {words}" for key, words in
                      (("shot_the_moon", "shot the moon"), ("shot_the_foot", "shot the foot"))
-                     if rv.get(key)]
+                     if rv[key]]
             lines.append(f"  Scores: {scores}" + "".join(f"; {shot}" for shot in shots))
     if result.get("error"):
         lines.append(f"  Error: {result['error']}")
@@ -282,11 +282,13 @@ def _wrapped(head: str, items: list[str], sep: str, width: int = 100) -> list[st
 
 def _cost(c: dict[str, Any]) -> str:
     """``S SQ at trick 3 +14 (S8 kept 0)``: a costly card, and the cards that kept the best."""
-    best = c.get("best_cards") or []
+    best = c["best_cards"]
     if len(best) > BEST_SHOWN:
         named = ", ".join(best[:BEST_SHOWN]) + " ..."   # (the report goes out as UTF-8 bytes)
+    elif len(best) > 1:
+        named = f"{', '.join(best[:-1])} or {best[-1]}"
     else:
-        named = " or ".join(filter(None, [", ".join(best[:-1]), best[-1] if best else ""]))
+        named = "".join(best)
     return f"{c['seat']} {c['card']} at trick {c['trick']} +{c['cost']}" + (
         f" ({named} kept {c['best']})" if named else "")
 
