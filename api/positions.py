@@ -85,7 +85,9 @@ def analyses(body: AnalysesRequest) -> Response:
     player = None if body.player is None else Seat.parse(body.player)
     items = list(read_position_objects(body.positions, rules, player))
     with solving() as budget:
-        answers = list(answer_batch(budget.limited(), items, "no answer within the request's compute budget"))
+        answers = list(answer_batch(budget.limited(), items,
+                                    "no answer within the request's compute budget",
+                                    share=body.share))
     return jsonify({"answers": answers})
 
 

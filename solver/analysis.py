@@ -565,19 +565,19 @@ class Solver:
 
     @overload
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
-                   partial: Literal[False] = False) -> list[int]: ...
+                   partial: Literal[False] = False, share: float = 0.0) -> list[int]: ...
 
     @overload
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
-                   partial: Literal[True]) -> list[int | None]: ...
+                   partial: Literal[True], share: float = 0.0) -> list[int | None]: ...
 
     @overload
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
-                   partial: bool) -> list[int | None]: ...
+                   partial: bool, share: float = 0.0) -> list[int | None]: ...
 
     @_one_call_at_a_time
     def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
-                   partial: bool = False) -> list[int] | list[int | None]:
+                   partial: bool = False, share: float = 0.0) -> list[int] | list[int | None]:
         """``guarantee`` of each (position, seat), searched in parallel on the solver's threads
         over one table, as ``analyze`` answers its seats: the four leaders of a bridge deal (a
         row of DDS's table), or the deals a Monte-Carlo player samples. Questions under other
@@ -585,8 +585,12 @@ class Solver:
         covers the whole call; with ``partial``, a question the limits cut short is answered
         None instead of ending the call (a player's time for its turn: what was solved in time).
         Questions start in the order given, one a thread: when as many hard questions as
-        threads come first, the call's time runs out before the later ones start, so put the
-        questions most wanted first (``analyses`` with ``each`` gives each its own limit).
+        threads come first, the call's time runs out before the later ones start. Put the
+        questions most wanted first, or give ``share`` (with ``partial``, below 1) the part of
+        the time to share out evenly first: each question gets its part of that, and those it
+        did not settle are asked again in order with the rest of the time. An easy question
+        late in the list is then answered; the cost, where every question is hard, is that the
+        first ones have only the rest (``analyses`` with ``each`` gives each its own limit).
 
         >>> from solver.deal import Deal
         >>> d, bridge = Deal.parse("N:AK.Q.. Q.AK.. J.J.A. T.T..A"), Rules.parse("bridge")
@@ -594,29 +598,34 @@ class Solver:
         >>> [-g for g in Solver(threads=2).guarantees(leaders)]  # the leader's side's tricks
         [2, 2, 3, 3]
         """
+        _share(share, partial)
         self._start()
         return self._each(lambda q: self._guarantee(q[0], q[0].side(Seat.of(q[1]))),
-                          _questions(questions, "seat"), partial)
+                          _questions(questions, "seat"), (lambda e: None) if partial else None,
+                          share)
 
     @_one_call_at_a_time
-    def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | str]]) -> list[Bounds]:
-        """``guarantees(questions, partial=True)`` with what the limits left proved of each
-        guarantee instead of None: a player sampling deals for its turn keeps the hard deals'
-        bounds rather than only the easy deals' values. A solved question's bounds are equal.
+    def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | str]],
+                         share: float = 0.0) -> list[Bounds]:
+        """``guarantees(questions, partial=True, share=share)`` with what the limits left
+        proved of each guarantee instead of None: a player sampling deals for its turn keeps
+        the hard deals' bounds rather than only the easy deals' values. A solved question's
+        bounds are equal.
 
         >>> from solver.deal import Deal
         >>> hard = Position.start(Deal.random(19))        # N's guarantee: 6, in about 7 M nodes
         >>> Solver(table_mb=16, node_limit=300_000).guarantee_bounds([(hard, "N")])
         [Bounds(low=5, high=None)]
         """
+        _share(share, True)
         self._start()
 
         def ask(q: tuple[Position, Seat | str]) -> Bounds:
             value = self._guarantee(q[0], q[0].side(Seat.of(q[1])))
             return Bounds(value, value)
 
-        return self._each(_unless_cut_short(ask, self._interrupts, lambda e: Bounds(e.low, e.high)),
-                          _questions(questions, "seat"), False)
+        return self._each(ask, _questions(questions, "seat"), lambda e: Bounds(e.low, e.high),
+                          share)
 
     @_one_call_at_a_time
     def moon_possible(self, p: Position, seat: Seat | str) -> bool:
@@ -658,29 +667,30 @@ class Solver:
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: Literal[False] = False, each: bool = False,
-                 ) -> list[Analysis]: ...
+                 share: float = 0.0) -> list[Analysis]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
-                 ) -> list[Analysis | None]: ...
+                 share: float = 0.0) -> list[Analysis | None]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
-                 ) -> list[Analysis | None]: ...
+                 share: float = 0.0) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
-                 ) -> list[Analysis] | list[Analysis | None]:
+                 share: float = 0.0) -> list[Analysis] | list[Analysis | None]:
         """``analyze`` of each (position, seats), in the order given: on the solver's threads,
         each taking the next position as it falls free, over one table. For many positions,
         the deals a Monte-Carlo player samples at one turn say, this keeps every thread busy
         where one position's questions alone are too small to share out. Positions under other
         rules or moon totals than the one before wait for those before them; the time limit
         covers the whole call, or with ``each`` each position from its start (with ``partial``,
-        as for ``guarantees``: a position the limits cut short is answered None).
+        as for ``guarantees``: a position the limits cut short is answered None; ``share`` as
+        there, for a limit that covers the whole call).
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")
@@ -690,6 +700,7 @@ class Solver:
         ...  for a in Solver(threads=2).analyses(leads)]
         [(0, ['SK']), (13, []), (0, []), (0, [])]
         """
+        _share(share, partial, each)
         self._start()
 
         def one(q: tuple[Position, Iterable[Seat | str] | None]) -> Analysis:
@@ -701,21 +712,71 @@ class Solver:
             finally:
                 self._local.deadline = 0.0
 
-        return self._each(one, _questions(questions, "seats"), partial)
+        return self._each(one, _questions(questions, "seats"), (lambda e: None) if partial else None,
+                          share)
 
-    def _each(self, ask: Callable[[Any], Any], questions: Iterable[tuple],
-              partial: bool) -> list[Any]:
+    def _each(self, ask: Callable[[Any], Any], questions: list[tuple],
+              cut_short: Callable[[SearchAborted], Any] | None = None,
+              share: float = 0.0) -> list[Any]:
         """``ask`` of each question (a tuple whose first item is its position), in order, on
-        the solver's threads; a run under other rules or moon totals than the one before waits
-        for it. With ``partial``, a question the limits cut short is answered None."""
-        if partial:
-            ask = _unless_cut_short(ask, self._interrupts)
+        the solver's threads. A question the limits cut short ends the call, or with
+        ``cut_short`` is answered ``cut_short(e)``; ``share`` of the call's time is first shared
+        out evenly (see ``_shared``)."""
+        if cut_short is None:
+            return self._runs(ask, questions)
+        if share and self.time_limit and len(questions) > 1:
+            return self._shared(ask, questions, cut_short, share)
+        return self._runs(_unless_cut_short(ask, self._interrupts, cut_short), questions)
+
+    def _runs(self, ask: Callable[[Any], Any], questions: list[tuple]) -> list[Any]:
+        """``ask`` of each question, on the solver's threads; a run under other rules or moon
+        totals than the one before waits for it."""
         answers: list[Any] = []
         for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
             self._use(same[0][0])
             answers += self._map(ask, same,
                                  any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
+        return answers
+
+    def _shared(self, ask: Callable[[Any], Any], questions: list[tuple],
+                cut_short: Callable[[SearchAborted], Any], share: float) -> list[Any]:
+        """``ask`` of each question in two rounds. In the first, ``share`` of the call's time is
+        shared out: each question, as it starts, gets the first round's time left over the
+        questions not yet started (times the threads that take them at once), so that an easy
+        question late in the list is answered even when hard ones come first. In the second,
+        the questions that ran out of their share are asked again, in order, with the rest of
+        the call's time, as without ``share`` (the table keeps what the first round found):
+        when every question is hard, the first ones are still answered."""
+        mark = self._interrupts
+        first_end = time.monotonic() + share * (self._deadline - time.monotonic())
+        unstarted = [len(questions)]
+        again: list[int] = []
+
+        def first(question: tuple) -> Any:
+            with self._lock:
+                left = unstarted[0]
+                unstarted[0] -= 1
+            now = time.monotonic()
+            at_once = self.threads if getattr(self._local, "pooled", False) else 1
+            self._local.deadline = end = min(first_end, now + (first_end - now) * at_once / left)
+            try:
+                return ask(question[:-1])
+            except SearchAborted as e:
+                if interrupts() != mark:
+                    raise
+                if time.monotonic() >= end and not self._cancelled:
+                    with self._lock:
+                        again.append(question[-1])
+                return cut_short(e)
+            finally:
+                self._local.deadline = 0.0
+
+        answers = self._runs(first, [(*q, i) for i, q in enumerate(questions)])
+        again.sort()
+        later = self._runs(_unless_cut_short(ask, mark, cut_short), [questions[i] for i in again])
+        for i, answer in zip(again, later):
+            answers[i] = _tighter(answers[i], answer)
         return answers
 
     def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool,
@@ -838,6 +899,30 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
             return otherwise(e)
 
     return answer
+
+
+def _share(share: Any, partial: bool, each: bool = False) -> None:
+    """A many-question call's ``share``, checked: a part of the time below 1, for ``partial``
+    answers to questions under one time limit."""
+    _setting("share", share, 0, 1, real=True)
+    if share and not partial:
+        raise HeartsError("Solver share: needs partial answers (partial=True): without them the "
+                          "first question cut short by its share would end the call")
+    if share and each:
+        raise HeartsError("Solver share: with each, every question has a time limit of its own")
+    if share >= 1:
+        raise HeartsError(f"Solver share: {share!r} leaves no time for the second round (below 1)")
+
+
+def _tighter(first: Any, second: Any) -> Any:
+    """The better of two answers to one question: the second unless it is None, or of two
+    ``Bounds`` the tighter of each."""
+    if isinstance(first, Bounds) and isinstance(second, Bounds):
+        return Bounds(first.low if second.low is None else
+                      second.low if first.low is None else max(first.low, second.low),
+                      first.high if second.high is None else
+                      second.high if first.high is None else min(first.high, second.high))
+    return first if second is None else second
 
 
 def _carry(low: int | None, high: int | None, offset: int,

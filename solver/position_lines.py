@@ -159,13 +159,13 @@ def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHU
 
 
 def answer_batch(solver: Solver, batch: list[PositionLine], why: str,
-                 each: bool = False) -> Iterator[dict[str, Any]]:
+                 each: bool = False, share: float = 0.0) -> Iterator[dict[str, Any]]:
     """The answers of positions read, in order, from one ``Solver.analyses`` call: a position
-    the solver's limits cut short (for each position with ``each``, else for the call) is its
-    own error, ``why``."""
+    the solver's limits cut short (for each position with ``each``, else for the call, whose
+    time ``share`` is shared out first) is its own error, ``why``."""
     ready = [(item, item.position) for item in batch if item.position is not None]
     analyses = solver.analyses([(position, item.seats) for item, position in ready],
-                               partial=True, each=each)
+                               partial=True, each=each, share=share)
     results: dict[int, dict[str, Any] | str] = {
         item.index: a.to_json() if a is not None else f"{item.where}: {why}"
         for (item, _), a in zip(ready, analyses)}

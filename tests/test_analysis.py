@@ -16,7 +16,7 @@ import pytest
 from endgames import Scenario, random_endgame
 from record_files import small_deal
 from solver._search import watch_signal
-from solver.analysis import Analysis, Bounds, PlayerResult, SearchAborted, Solver
+from solver.analysis import Analysis, Bounds, PlayerResult, SearchAborted, Solver, _tighter
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
 from solver.deal import Deal
@@ -282,6 +282,77 @@ def test_a_position_beside_a_hard_one_keeps_its_engine_between_its_questions() -
     got = solver.analyses([(hard, ["N"]), (easy, ["N"])], partial=True)
     assert got[0] is None and got[1] is not None
     assert got[1].players[Seat.N] == PlayerResult(6, False)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_shared_time_reaches_an_easy_question_behind_hard_ones(threads: int) -> None:
+    """More hard questions than threads first: in order, the easy one at the end never starts
+    before the call's time is spent; with ``share``, each question first gets its part, so the
+    easy one is answered, and the first (0.5 s alone) is still answered in the second round."""
+    first, easy = Position.start(Deal.random(19)), endgames({}, 1, "shared")[0]
+    hard = [Position.start(Deal.random(seed)) for seed in (79, 43, 2)]   # each takes 20 s or more
+    questions = [(first, Seat.N), *[(p, Seat.N) for p in hard], (easy, Seat.E)]
+    expected = Solver(table_mb=16).guarantee(easy, Seat.E)
+    solver = Solver(table_mb=16, time_limit=4, threads=threads)
+    assert solver.guarantees(questions, partial=True) == [6, None, None, None, None]
+    solver.clear()
+    assert solver.guarantees(questions, partial=True, share=0.1) == [6, None, None, None, expected]
+    solver.clear()
+    bounds = solver.guarantee_bounds(questions, share=0.1)
+    assert [b.exact for b in bounds] == [True, False, False, False, True]
+    assert bounds[0] == Bounds(6, 6) and bounds[-1] == Bounds(expected, expected)
+    solver.clear()
+    got = solver.analyses([(p, ["N"]) for p, _ in questions[:-1]] + [(easy, ["E"])], moves=False,
+                          partial=True, share=0.1)
+    assert [a is None for a in got] == [False, True, True, True, False]
+    assert got[-1].players[Seat.E].guarantee == expected  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("cards, at_once", [(16, 1), (24, 2)])
+def test_each_question_shares_the_first_round_by_the_threads_that_take_it(
+        cards: int, at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first question of four gets a quarter of the first round, times the threads the list
+    really runs on: two far from the end, one near it (where a list stays on the caller's)."""
+    positions = endgames({}, 4, f"share {cards}", cards=(cards, cards))
+    solver = Solver(table_mb=16, time_limit=8, threads=2)
+    shares: dict[int, float] = {}
+    analyze_one = solver._analyze
+
+    def recorded(p: Position, *args, **kwargs) -> Analysis:
+        shares[positions.index(p)] = solver._local.deadline - time.monotonic()
+        return analyze_one(p, *args, **kwargs)
+
+    monkeypatch.setattr(solver, "_analyze", recorded)
+    solver.analyses([(p, ["N"]) for p in positions], moves=False, partial=True, share=0.5)
+    assert shares[0] == pytest.approx(8 * 0.5 / 4 * at_once, abs=0.25)
+
+
+def test_the_better_of_two_rounds_answers() -> None:
+    assert _tighter(Bounds(3, None), Bounds(None, 9)) == Bounds(3, 9)
+    assert _tighter(Bounds(4, 10), Bounds(3, 8)) == Bounds(4, 8)
+    assert _tighter(Bounds(4, None), Bounds(None, None)) == Bounds(4, None)
+    assert _tighter(None, 5) == _tighter(5, None) == 5
+
+
+def test_a_call_cancelled_in_the_first_round_asks_nothing_again() -> None:
+    questions = [(Position.start(Deal.random(seed)), Seat.N) for seed in (79, 43, 2, 3)]
+    solver = Solver(table_mb=16, time_limit=20, threads=2)
+    threading.Timer(0.3, solver.cancel).start()
+    start = time.monotonic()
+    assert solver.guarantees(questions, partial=True, share=0.5) == [None] * 4
+    assert time.monotonic() - start < 2
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"share": 0.5}, "needs partial answers"),
+    ({"share": 0.5, "partial": True, "each": True}, "time limit of its own"),
+    ({"share": 1, "partial": True}, "no time for the second round"),
+    ({"share": -0.1, "partial": True}, "out of range"),
+    ({"share": "half", "partial": True}, "expected a number"),
+])
+def test_share_refuses_what_it_cannot_do(kwargs: dict, message: str) -> None:
+    with pytest.raises(HeartsError, match=message):
+        Solver(table_mb=1).analyses([(Position.start(SAMPLE), None)], **kwargs)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -195,6 +195,8 @@ def test_analyses_defaults_apply_to_positions_without_their_own(base_url):
     ({"positions": []}, "invalid-request", ["positions"]),
     ({"positions": [{"deal": FULL_DEAL}], "rules": {"moon": "never"}}, "invalid-request", ["rules.moon"]),
     ({"positions": [{"deal": FULL_DEAL}], "player": "Q"}, "invalid-request", ["player"]),
+    ({"positions": [{"deal": FULL_DEAL}], "share": 1}, "invalid-request", ["share"]),
+    ({"positions": [{"deal": FULL_DEAL}], "share": "half"}, "invalid-request", ["share"]),
 ])
 def test_analyses_request_faults_are_problems(base_url, body, kind, words):
     assert_problem(post(base_url, "analyses", json=body), 422, kind, *words)
@@ -418,6 +420,16 @@ def test_time_budget_stops_the_search():
     assert resp.status_code == 422
     assert resp.get_json()["type"].endswith("budget-exceeded")
     assert "0.001 s" in resp.get_json()["detail"]
+
+
+def test_analyses_share_the_budget_to_reach_an_easy_position_behind_a_hard_one():
+    app = create_app({"SOLVER_TIME_LIMIT": 2.0})
+    hard, easy = {"deal": Deal.random(79).pbn(), "player": "N"}, request_of(CASES[0])
+    for share, reached in ((0, False), (0.2, True)):
+        resp = app.test_client().post("/api/v1/analyses", json={"positions": [hard, easy], "share": share})
+        first, second = resp.get_json()["answers"]
+        assert first["error"] == "positions[0]: no answer within the request's compute budget"
+        assert (second["error"] is None) is reached
 
 
 def test_budget_problem_says_what_was_proved():
