@@ -169,6 +169,9 @@ class AnalyzeResult(BaseModel):
     rules: RuleSet
     to_move: Optional[SeatName] = Field(description="null when the hand is over")
     trick: Optional[int] = Field(description="number of the trick in progress, null when over")
+    points_taken: dict[SeatName, int] = Field(description="each seat's card values and trick "
+                                              "points taken so far, before any moon (its side's, "
+                                              "with partnerships)")
     players: dict[SeatName, PlayerValue]
     moves: list[MoveValue] = Field(description="every legal card of the player to move (empty when "
                                    "`player` names another seat)")

@@ -110,6 +110,7 @@ class Analysis:
             "rules": p.rules.to_dict(),
             "to_move": str(p.to_move) if p.to_move is not None else None,
             "trick": p.trick_number if not p.is_over else None,
+            "points_taken": {str(seat): p.raw_points(p.side(seat)) for seat in Seat},
             "players": self.players_json(),
             "moves": [{"card": str(m.card), "guarantee": m.guarantee,
                        "moon_possible": m.moon_possible, "best": m.best} for m in self.moves],

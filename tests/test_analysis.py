@@ -170,6 +170,19 @@ def test_at_the_end_of_the_hand_the_guarantee_is_the_score() -> None:
     assert out["to_move"] is None and out["moves"] == []
 
 
+@pytest.mark.parametrize("rules, taken", [
+    ("standard", {"N": 0, "E": 13, "S": 1, "W": 4}),
+    ({"partnership": True}, {"N": 1, "E": 17, "S": 1, "W": 17}),
+    ({"trick_points": 1}, {"N": 1, "E": 14, "S": 3, "W": 6}),
+])
+def test_json_has_the_points_taken_so_far(rules: str | dict, taken: dict) -> None:
+    """Six tricks of SAMPLE: W takes CT's trick, S DQ's, N CK's, S H9's (1), E SA's over SQ
+    (13), W HA's with four hearts (4)."""
+    pos = Position.from_play(SAMPLE, Rules.parse(rules), "C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ "
+                             "C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8", None)
+    assert Solver(table_mb=16).analyze(pos, ["N"], moves=False).to_json()["points_taken"] == taken
+
+
 def test_single_questions_agree_with_analyze() -> None:
     solver = Solver(table_mb=16)
     for pos in endgames({"preset": "omnibus"}, 6, "single"):
