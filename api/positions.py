@@ -87,7 +87,7 @@ def analyses(body: AnalysesRequest) -> Response:
     with solving() as budget:
         answers = list(answer_batch(budget.limited(), items,
                                     "no answer within the request's compute budget",
-                                    share=body.share))
+                                    share=body.share or 0.0))
     return jsonify({"answers": answers})
 
 

@@ -126,11 +126,13 @@ class AnalysesRequest(BaseModel):
     rules: Optional[RulesSpec] = Field(None, description="rules of the positions without their own")
     player: Optional[SeatInput] = Field(None, description="the one seat to answer for, for the "
                                        "positions without their own `player`")
-    share: float = Field(0, ge=0, lt=1, description="the part of the compute budget shared out "
-                         "evenly first (0 to below 1): each position gets its part of it, and "
-                         "those it did not settle are answered in order with the rest, so an easy "
-                         "position behind hard ones is reached; where all are hard, the first "
-                         "ones have only the rest. 0: in order, the budget to the first ones")
+    share: Optional[float] = Field(None, ge=0, lt=1, description="the part of the compute "
+                                   "budget shared out evenly first (0 to below 1): each position "
+                                   "gets its part of it, and those it did not settle are answered "
+                                   "in order with the rest, so a position that is easy for its "
+                                   "part is reached behind hard ones; the first ones then have "
+                                   "only the rest. 0 or null: in order, the budget to the first "
+                                   "ones. The service answers one position at a time")
 
 
 class PlayerValue(BaseModel):

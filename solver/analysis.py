@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import math
+import numbers
 import os
 import queue
 import sys
@@ -126,17 +127,20 @@ def new_engine(rules: Rules, table_bytes: int) -> Engine:
                   int(Card.parse("SQ")), table_bytes)
 
 
-def _setting(name: str, value: Any, low: float, high: float, real: bool = False) -> Any:
-    """A Solver argument, checked: an integer (or with ``real`` any number, not NaN, as a
-    float) in range."""
-    kinds = (int, float) if real else (int,)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value != value:
+def _setting(name: str, value: Any, low: float, high: float, real: bool = False,
+             below: bool = False) -> Any:
+    """A Solver argument, checked: an integer (or with ``real`` any real number, not NaN, as a
+    float; numpy's too) from ``low`` to ``high`` (or to below it)."""
+    kind = numbers.Real if real else numbers.Integral
+    if isinstance(value, bool) or not isinstance(value, kind) or value != value:
         raise HeartsError(f"Solver {name}: expected {'a number' if real else 'an integer'}, got {value!r}")
-    if not low <= value <= high:
-        raise HeartsError(f"Solver {name}: {value!r} is out of range ({low:g}..{high:g})")
+    if not (low <= value < high if below else low <= value <= high):
+        span = f"{low:g} to below {high:g}" if below else f"{low:g}..{high:g}"
+        raise HeartsError(f"Solver {name}: {value!r} is out of range ({span})")
     if real:
-        return math.inf if value > sys.float_info.max else float(value)
-    return value
+        # (an integer too large for a float is an endless limit)
+        return math.inf if isinstance(value, int) and value > sys.float_info.max else float(value)
+    return int(value)
 
 
 def _position(p: Any) -> Position:
@@ -589,9 +593,10 @@ class Solver:
         threads come first, the call's time runs out before the later ones start. Put the
         questions most wanted first, or give ``share`` (with ``partial``, below 1) the part of
         the time to share out evenly first: each question gets its part of that, and those it
-        did not settle are asked again in order with the rest of the time. An easy question
-        late in the list is then answered; the cost, where every question is hard, is that the
-        first ones have only the rest (``analyses`` with ``each`` gives each its own limit).
+        did not settle are asked again in order with the rest of the time. A question easy for
+        its part is then answered wherever it stands; the first ones have only the rest, so
+        with many hard questions and time to spare fewer are answered (``analyses`` with
+        ``each`` gives each its own limit; without a time limit there is nothing to share).
 
         >>> from solver.deal import Deal
         >>> d, bridge = Deal.parse("N:AK.Q.. Q.AK.. J.J.A. T.T..A"), Rules.parse("bridge")
@@ -747,8 +752,9 @@ class Solver:
         questions not yet started (times the threads that take them at once), so that an easy
         question late in the list is answered even when hard ones come first. In the second,
         the questions that ran out of their share are asked again, in order, with the rest of
-        the call's time, as without ``share`` (the table keeps what the first round found):
-        when every question is hard, the first ones are still answered."""
+        the call's time, as without ``share`` (where the rules stay the same, the table keeps
+        what the first round found): when every question is hard, the first ones are still
+        answered."""
         mark = self._interrupts
         first_end = time.monotonic() + share * (self._deadline - time.monotonic())
         unstarted = [len(questions)]
@@ -903,16 +909,14 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
 
 
 def _share(share: Any, partial: bool, each: bool = False) -> None:
-    """A many-question call's ``share``, checked: a part of the time below 1, for ``partial``
-    answers to questions under one time limit."""
-    _setting("share", share, 0, 1, real=True)
+    """A many-question call's ``share``, checked: a part of the time below 1 (which would
+    leave none for the second round), for ``partial`` answers to questions under one limit."""
+    _setting("share", share, 0, 1, real=True, below=True)
     if share and not partial:
         raise HeartsError("Solver share: needs partial answers (partial=True): without them the "
                           "first question cut short by its share would end the call")
     if share and each:
         raise HeartsError("Solver share: with each, every question has a time limit of its own")
-    if share >= 1:
-        raise HeartsError(f"Solver share: {share!r} leaves no time for the second round (below 1)")
 
 
 def _tighter(first: Any, second: Any) -> Any:

@@ -65,6 +65,19 @@ def test_solver_settings_are_checked_when_it_is_made(settings: dict, words: str)
         Solver(**settings)
 
 
+def test_numpy_numbers_are_numbers() -> None:
+    """A Monte-Carlo player's settings often come out of numpy (float32 times, int64 sizes)."""
+    np = pytest.importorskip("numpy")
+    solver = Solver(time_limit=np.float32(1.5), table_mb=np.int64(4), threads=np.int32(2))
+    assert (solver.time_limit, solver.table_mb, solver.threads) == (1.5, 4, 2)
+    assert type(solver.table_mb) is int and type(solver.time_limit) is float
+    small = endgames({}, 2, "numpy")
+    assert solver.guarantees([(p, "N") for p in small], partial=True, share=np.float32(0.3)) \
+        == Solver(table_mb=4).guarantees([(p, "N") for p in small])
+    with pytest.raises(HeartsError, match="Solver share: expected a number"):
+        solver.guarantees([(p, "N") for p in small], partial=True, share=np.bool_(True))
+
+
 def test_limits_set_later_are_checked_too() -> None:
     """The limits are meant to be set between calls (a budget per request): as checked as at
     the start, where a string or NaN once failed or meant no limit only at the next search."""
@@ -359,12 +372,14 @@ def test_a_call_cancelled_in_the_first_round_asks_nothing_again() -> None:
 @pytest.mark.parametrize("kwargs, message", [
     ({"share": 0.5}, "needs partial answers"),
     ({"share": 0.5, "partial": True, "each": True}, "time limit of its own"),
-    ({"share": 1, "partial": True}, "no time for the second round"),
+    ({"share": 1, "partial": True}, "1 is out of range (0 to below 1)"),
     ({"share": -0.1, "partial": True}, "out of range"),
+    ({"share": float("nan"), "partial": True}, "expected a number"),
+    ({"share": True, "partial": True}, "expected a number"),
     ({"share": "half", "partial": True}, "expected a number"),
 ])
 def test_share_refuses_what_it_cannot_do(kwargs: dict, message: str) -> None:
-    with pytest.raises(HeartsError, match=message):
+    with pytest.raises(HeartsError, match=re.escape(message)):
         Solver(table_mb=1).analyses([(Position.start(SAMPLE), None)], **kwargs)
 
 

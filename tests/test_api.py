@@ -425,7 +425,7 @@ def test_time_budget_stops_the_search():
 def test_analyses_share_the_budget_to_reach_an_easy_position_behind_a_hard_one():
     app = create_app({"SOLVER_TIME_LIMIT": 2.0})
     hard, easy = {"deal": Deal.random(79).pbn(), "player": "N"}, request_of(CASES[0])
-    for share, reached in ((0, False), (0.2, True)):
+    for share, reached in ((0, False), (None, False), (0.2, True)):
         resp = app.test_client().post("/api/v1/analyses", json={"positions": [hard, easy], "share": share})
         first, second = resp.get_json()["answers"]
         assert first["error"] == "positions[0]: no answer within the request's compute budget"
