@@ -131,7 +131,7 @@ def _setting(name: str, value: Any, low: float, high: float, real: bool = False,
              below: bool = False) -> Any:
     """A Solver argument, checked: an integer (or with ``real`` any real number, not NaN, as a
     float; numpy's too) from ``low`` to ``high`` (or to below it)."""
-    kind = numbers.Real if real else numbers.Integral
+    kind: Any = numbers.Real if real else numbers.Integral
     if isinstance(value, bool) or not isinstance(value, kind) or value != value:
         raise HeartsError(f"Solver {name}: expected {'a number' if real else 'an integer'}, got {value!r}")
     if not (low <= value < high if below else low <= value <= high):
