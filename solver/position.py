@@ -28,10 +28,11 @@ SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs"}
 _SEATS = tuple(Seat)
 
 
-def _legal(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broken: bool,
-           forced: Card | None) -> int:
+def legal_cards(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broken: bool,
+                forced: Card | None) -> int:
     """The legal cards of ``h``, the hand of the player to move (``forced``: the card that must
-    lead trick 1, if any)."""
+    lead trick 1, if any): for a position, and for a hand the play only partly shows
+    (``sampling``)."""
     if trick:
         follow = h & suit_mask(trick[0] >> 4)
         legal = follow or h
@@ -198,7 +199,7 @@ class Position:
         seat = self.to_move
         if seat is None:
             return 0
-        return _legal(self.rules, self.hands[seat], self.trick, self.first_trick, self.broken,
+        return legal_cards(self.rules, self.hands[seat], self.trick, self.first_trick, self.broken,
                       self.forced_lead)
 
     def legal_moves(self) -> list[Card]:
@@ -252,7 +253,7 @@ class Position:
                 raise PlayError(f"play card {i + 1} (trick {i // 4 + 1}): {e}") from None
             seat = (leader + len(trick)) & 3
             bit = 1 << c
-            if not (trick or hands[0] | hands[1] | hands[2] | hands[3]) or not bit & _legal(
+            if not (trick or hands[0] | hands[1] | hands[2] | hands[3]) or not bit & legal_cards(
                     rules, hands[seat], trick, len(played) < 4, broken, None if played else forced):
                 raise position()._refusal(c)
             hands[seat] &= ~bit

@@ -1,0 +1,170 @@
+"""Samples of the deals a player cannot tell apart: each fits the play by the brute-force
+oracle's rules (not the solver's), and each deal that fits is equally likely."""
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+
+import pytest
+
+from brute import Game
+from endgames import Scenario, play_down, random_endgame, small_deal
+from solver import sampling
+from solver.cards import Card, Seat, cards_of
+from solver.deal import Deal
+from solver.errors import HeartsError
+from solver.position import Position
+from solver.sampling import samples
+from test_bruteforce import RULE_SETS
+
+
+def position_of(s: Scenario) -> Position:
+    return Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+
+
+def fits(p: Position, deal: Deal) -> bool:
+    """Whether ``p``'s play is legal in ``deal`` with the same first leader, by the oracle."""
+    try:
+        game = Game(deal, p.rules, p.leader0 if p.rules.first_lead == "free" else None)
+    except ValueError:
+        return False
+    if game.leader != p.leader0:
+        return False
+    for c in p.played:
+        if not game.legal_mask() >> c & 1:
+            return False
+        game.play(c)
+    return True
+
+
+def the_deals_that_fit(p: Position, seat: Seat) -> set[Deal]:
+    """Every way to deal the cards ``seat`` has not seen, kept where the play fits."""
+    others = [s for s in Seat if s != seat]
+    unseen = [c for s in others for c in cards_of(p.hands[s])]
+    played = {s: sum(c.mask for c, by in zip(p.played, sampling._players(p)) if by == s) for s in Seat}
+    sizes = [p.hands[s].bit_count() for s in others]
+    out = set()
+    for first in itertools.combinations(unseen, sizes[0]):
+        rest = [c for c in unseen if c not in first]
+        for second in itertools.combinations(rest, sizes[1]):
+            third = [c for c in rest if c not in second]
+            hands = dict(zip(others, (first, second, third)))
+            deal = Deal(tuple(played[s] | (p.hands[s] if s == seat else sum(c.mask for c in hands[s]))
+                              for s in Seat))  # type: ignore[arg-type]
+            if fits(p, deal):
+                out.add(deal)
+    return out
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_every_sample_fits_the_play_with_no_draw_refused(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the play shows (voids, a heart led before hearts broke, points given on trick 1)
+    is worked out before drawing: a draw the replay refuses would mean one was missed."""
+    monkeypatch.setattr(sampling, "TRIES", 0)
+    rng = random.Random(f"fit {name}")
+    checked = 0
+    while checked < 30:
+        if rng.random() < 0.5:
+            scenario = random_endgame(RULE_SETS[name], rng, rng.randint(4, 51))
+        else:
+            start = small_deal(RULE_SETS[name], rng, rng.randint(2, 5))
+            scenario = play_down(start, rng, rng.randint(1, 4 * len(list(cards_of(start.deal.hands[0])))))
+        if scenario is None:
+            continue
+        p = position_of(scenario)
+        seat = Seat(rng.randrange(4))
+        for q in samples(p, 20, seat, seed=rng.randrange(1 << 30)):
+            assert q.hands[seat] == p.hands[seat] and q.played == p.played and q.leader0 == p.leader0
+            assert [h.bit_count() for h in q.hands] == [h.bit_count() for h in p.hands]
+            assert fits(p, q.deal), f"{scenario} seen by {seat}: {q.deal.pbn()}"
+        checked += 1
+
+
+@pytest.mark.parametrize("name", ["standard", "omnibus", "queen-breaks", "no-break", "free-lead",
+                                  "first-trick-points", "partnership", "custom-negative"])
+def test_each_deal_that_fits_is_as_likely(name: str) -> None:
+    """Small positions whose fitting deals the test counts out: the samples reach every one,
+    and no other, about equally often (a chi-squared statistic within five of its standard
+    deviations; seeded, so it cannot flake)."""
+    rng = random.Random(f"uniform {name}")
+    cases = 0
+    while cases < 6:
+        start = small_deal(RULE_SETS[name], rng, rng.randint(3, 4))
+        scenario = play_down(start, rng, rng.randint(5, 10))
+        if scenario is None:
+            continue
+        p = position_of(scenario)
+        seat = Seat(rng.randrange(4))
+        fitting = the_deals_that_fit(p, seat)
+        if not 2 <= len(fitting) <= 80:
+            continue
+        draws = 50 * len(fitting)
+        counts = Counter(q.deal for q in samples(p, draws, seat, seed=cases))
+        assert set(counts) == fitting, f"{scenario} seen by {seat}"
+        expected = draws / len(fitting)
+        chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
+        df = len(fitting) - 1
+        assert chi2 < df + 5 * (2 * df) ** 0.5, f"{scenario} seen by {seat}: chi2 {chi2:.1f}, df {df}"
+        cases += 1
+
+
+def test_a_heart_led_before_hearts_broke_shows_a_hand_of_hearts() -> None:
+    """W leads a heart on trick 1 (a free lead): it held nothing else, so every sample gives W
+    three of the five hearts N has not seen, and each three-heart hand turns up."""
+    deal = Deal.parse("N:A.2.A.A K.3.K.K Q.4.Q.Q .AKQJ..")
+    p = Position.from_play(deal, {"first_lead": "free"}, "HA", "W")
+    hearts = Card.parse("H2").mask * 0x1FFF
+    west = {q.hands[Seat.W] for q in samples(p, 200, "N", seed=1)}
+    assert all(h & ~hearts == 0 and h.bit_count() == 3 for h in west) and len(west) == 10
+
+
+def test_known_cards_stay_with_their_seat() -> None:
+    p = Position.start(Deal.random(3))
+    seat = p.to_move
+    assert seat is not None
+    other = seat.next()
+    passed = list(cards_of(p.deal.hands[other]))[:3]
+    for q in samples(p, 20, seat, seed=4, known={str(other): passed}):
+        assert all(q.deal.holder(c) == other for c in passed)
+    assert len({q.deal for q in samples(p, 20, seat, seed=4)}) == 20
+
+
+@pytest.mark.parametrize("known, words", [
+    ({"E": "SA"}, "is in N's own hand"),
+    ({"E": "XX"}, "XX"),
+    ({"Q": "SA"}, "samples: known 'Q': "),
+    ({"E": 5}, "samples: known 'E': expected cards, got 5"),
+    ({"E": "H3", "S": "H3"}, "known card H3 given for both E and S"),
+])
+def test_known_cards_that_cannot_be_are_named(known: dict, words: str) -> None:
+    deal = Deal.parse("N:A.2.A.A3 K.3.K.K4 Q.4.Q.Q5 J.AKQ..2")
+    p = Position.from_play(deal, {"first_lead": "free"}, "", "N")
+    with pytest.raises(HeartsError, match=words):
+        samples(p, 1, "N", known=known)
+
+
+def test_a_known_card_played_by_another_or_against_the_play_is_refused() -> None:
+    deal = Deal.parse("N:A.2.A.A3 K.3.K.K4 Q.4.Q.Q5 J.AKQ..2")
+    p = Position.from_play(deal, {"first_lead": "free"}, "CA CK CQ", "N")   # W to play, has C2
+    with pytest.raises(HeartsError, match="known card CK of S was played by E"):
+        samples(p, 1, "N", known={"S": "CK"})
+    p = Position.from_play(deal, {"first_lead": "free"}, "CA CK CQ C2 SA SK SQ SJ", "N")
+    with pytest.raises(HeartsError, match="known card D5 of S"):  # not in the deal
+        samples(p, 1, "N", known={"S": "D5"})
+
+
+def test_samples_repeat_with_a_seed_and_check_their_arguments() -> None:
+    p = Position.start(Deal.random(5)).random_play(random.Random(5), 9)
+    assert samples(p, 5, seed=11) == samples(p, 5, seed=11) != samples(p, 5, seed=12)
+    assert samples(p, 0) == []
+    for bad, words in [(-1, "count"), (1.5, "count"), (True, "count")]:
+        with pytest.raises(HeartsError, match=words):
+            samples(p, bad)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="expected a Position"):
+        samples("N:...", 1)  # type: ignore[arg-type]
+    over = Position.from_play(Deal.parse("N:A... K... Q... J..."), {"first_lead": "free"},
+                              "SA SK SQ SJ", "N")
+    with pytest.raises(HeartsError, match="the hand is over"):
+        samples(over, 1)
+    assert samples(over, 2, "E") == [over, over]
