@@ -1,4 +1,5 @@
-"""``POST /analyze`` and ``POST /moon``: questions about one position; ``POST /analyses``: many.
+"""``POST /analyze`` and ``POST /moon``: questions about one position; ``POST /analyses``: many;
+``POST /samples``: the deals a player cannot tell from one (to analyse as many).
 
 A request is read field by field (rules, deal, leader, play) so a problem names the field it
 is in; only then is the solver asked, under the request's compute budget. Answers are returned
@@ -19,11 +20,12 @@ from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
 from solver.review import review
 from solver.rules import Rules
+from solver.sampling import samples as sampled
 
 from .docs import problem_responses
 from .problems import ApiProblem
 from .schemas import (AnalysesRequest, AnalysesResult, AnalyzeRequest, AnalyzeResult, MoonReport,
-                      PositionRequest)
+                      PositionRequest, SamplesRequest, SamplesResult)
 from .solving import solving
 
 bp = APIBlueprint("positions", __name__, tag="Analysis")
@@ -89,6 +91,33 @@ def analyses(body: AnalysesRequest) -> Response:
                                     "no answer within the request's compute budget",
                                     share=body.share or 0.0))
     return jsonify({"answers": answers})
+
+
+@bp.post("/samples")
+@bp.input(SamplesRequest, arg_name="body")
+@bp.output(SamplesResult, description="the deals, as positions to send to `/analyses`")
+@bp.doc(responses=problem_responses(400, 413, 422))
+def samples(body: SamplesRequest) -> Response:
+    """Deals a player cannot tell from this one
+
+    For a Monte-Carlo player: `count` positions with the same rules, leader and play, the
+    seat's own hand, and the cards it has not seen dealt at random to the others, each deal
+    that fits what it has seen equally likely (voids and what else the rules made the play
+    show, and the `known` cards). Send them to `/analyses` and compare the cards' values.
+    """
+    _, position = positions_of(body)
+    seat = None if body.seat is None else Seat.parse(body.seat)
+    known = {Seat.parse(s): cards for s, cards in (body.known or {}).items()}
+    try:
+        drawn = sampled(position, body.count, seat, body.seed, known)
+    except HeartsError as e:
+        field = "seat" if position.is_over else "known"
+        message = str(e).removeprefix("samples: ").removeprefix("known ")
+        raise ApiProblem.for_field("invalid-request", field, message) from None
+    rules, play = position.rules.to_dict(), " ".join(map(str, position.played))
+    return jsonify({"seat": str(seat or position.to_move),
+                    "positions": [{"deal": q.deal.pbn(), "play": play, "rules": rules,
+                                   "leader": str(q.leader0)} for q in drawn]})
 
 
 @bp.post("/moon")

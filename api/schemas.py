@@ -109,6 +109,32 @@ class AnalyzeRequest(PositionRequest):
                                      "to raise it), as `line` in the answer")
 
 
+class SamplesRequest(PositionRequest):
+    """A position, and the seat whose view the sampled deals keep."""
+
+    seat: Optional[SeatInput] = Field(None, description="the seat that cannot tell the deals "
+                                     "apart (its hand is kept); the player to move when omitted")
+    count: int = Field(20, ge=1, le=1000, description="how many deals")
+    seed: Optional[int] = Field(None, ge=0, lt=2 ** 63, description="makes the draw repeatable")
+    known: Optional[dict[SeatInput, str]] = Field(None, description="cards the seat knows "
+                                                  "another was dealt (those it passed, say): "
+                                                  "`{\"E\": \"SQ H2 H3\"}`",
+                                                  examples=[{"E": "SQ H2 H3"}])
+
+
+class SampledPosition(BaseModel):
+    deal: str
+    play: str
+    rules: RuleSet
+    leader: SeatName
+
+
+class SamplesResult(BaseModel):
+    seat: SeatName
+    positions: list[SampledPosition] = Field(description="the deals, each a position as "
+                                             "`/analyses` takes them")
+
+
 class AnalysesRequest(BaseModel):
     """Many positions at once, each read and answered on its own (as the lines of
     ``hearts-dd analyze --input``)."""

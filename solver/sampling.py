@@ -108,9 +108,9 @@ def _known(position: Position, players: list[Seat], observer: Seat,
             tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
             mask = mask_of(c if isinstance(c, Card) else Card.parse(c) for c in tokens)
         except HeartsError as e:
-            raise HeartsError(f"samples: known {who!r}: {e}") from None
+            raise HeartsError(f"samples: known {_name(who)}: {e}") from None
         except TypeError:
-            raise HeartsError(f"samples: known {who!r}: expected cards, got {cards!r:.40}") from None
+            raise HeartsError(f"samples: known {_name(who)}: expected cards, got {cards!r:.40}") from None
         for c in cards_of(mask):
             twice = [t for t, m in out.items() if m & c.mask]
             if twice:
@@ -125,6 +125,10 @@ def _known(position: Position, players: list[Seat], observer: Seat,
                 raise HeartsError(f"samples: known card {c} of {s} was played by {by}")
         out[s] = out.get(s, 0) | mask
     return out
+
+
+def _name(seat: object) -> str:
+    return str(seat) if isinstance(seat, Seat) else repr(seat)
 
 
 def _allowed(position: Position, players: list[Seat], observer: Seat,

@@ -422,6 +422,37 @@ def test_time_budget_stops_the_search():
     assert "0.001 s" in resp.get_json()["detail"]
 
 
+def test_samples_keep_the_seat_s_view_and_go_straight_to_analyses():
+    client = create_app({}).test_client()
+    body = request_of(CASES[0])
+    seen = Position.from_play(Deal.parse(body["deal"]), Rules.parse(body.get("rules")),
+                              body["play"], body.get("leader"))
+    resp = client.post("/api/v1/samples", json={**body, "count": 5, "seed": 3})
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    out = resp.get_json()
+    assert out["seat"] == str(seen.to_move) and len(out["positions"]) == 5
+    assert out == client.post("/api/v1/samples", json={**body, "count": 5, "seed": 3}).get_json()
+    for p in out["positions"]:
+        assert p["play"] == " ".join(map(str, seen.played)) and p["leader"] == str(seen.leader0)
+        assert Deal.parse(p["deal"]).hands[seen.to_move] == seen.deal.hands[seen.to_move]
+    answers = client.post("/api/v1/analyses", json={"positions": out["positions"]}).get_json()["answers"]
+    assert [a["error"] for a in answers] == [None] * 5
+
+
+@pytest.mark.parametrize("extra, field, words", [
+    ({"count": 0}, "count", "greater than or equal to 1"),
+    ({"count": 1001}, "count", "less than or equal to 1000"),
+    ({"known": {"E": "ZZ"}}, "known", "E: cannot read card 'ZZ'"),
+    ({"known": {"E": "C2"}}, "known", "card C2 of E"),
+    ({"seat": "X"}, "seat", "X"),
+])
+def test_samples_name_what_is_wrong(extra, field, words):
+    body = {"deal": FULL_DEAL, "play": "C2 C6 C5 CT", **extra}
+    resp = create_app({}).test_client().post("/api/v1/samples", json=body)
+    assert resp.status_code == 422
+    assert resp.get_json()["detail"].startswith(f"{field}") and words in resp.get_json()["detail"]
+
+
 def test_analyses_share_the_budget_to_reach_an_easy_position_behind_a_hard_one():
     app = create_app({"SOLVER_TIME_LIMIT": 2.0})
     hard, easy = {"deal": Deal.random(79).pbn(), "player": "N"}, request_of(CASES[0])
