@@ -62,8 +62,10 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
         raise HeartsError("samples: the hand is over and no seat was given")
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     players = _players(position)
-    allowed = _allowed(position, players, observer, _known(position, players, observer, known or {}))
-    draw = _Drawer(allowed, [0 if s == observer else h.bit_count() for s, h in zip(Seat, position.hands)])
+    pinned = _known(position, players, observer, known or {})
+    allowed = _allowed(position, players, observer, pinned)
+    draw = _Drawer(allowed, [0 if s == observer else h.bit_count()
+                             for s, h in zip(Seat, position.hands)])
     played = [mask_of(c for c, by in zip(position.played, players) if by == s) for s in Seat]
     out: list[Position] = []
     refused = 0
@@ -110,7 +112,8 @@ def _known(position: Position, players: list[Seat], observer: Seat,
         except HeartsError as e:
             raise HeartsError(f"samples: known {_name(who)}: {e}") from None
         except TypeError:
-            raise HeartsError(f"samples: known {_name(who)}: expected cards, got {cards!r:.40}") from None
+            raise HeartsError(f"samples: known {_name(who)}: expected cards, "
+                              f"got {cards!r:.40}") from None
         for c in cards_of(mask):
             twice = [t for t, m in out.items() if m & c.mask]
             if twice:
