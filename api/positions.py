@@ -107,7 +107,7 @@ def samples(body: SamplesRequest) -> Response:
     """
     _, position = positions_of(body)
     seat = None if body.seat is None else Seat.parse(body.seat)
-    known = {Seat.parse(s): cards for s, cards in (body.known or {}).items()}
+    known: dict[Seat | str, str] = {seat: cards for seat, cards in (body.known or {}).items()}
     try:
         drawn = sampled(position, body.count, seat, body.seed, known)
     except HeartsError as e:

@@ -24,8 +24,9 @@ from .deal import Deal
 from .errors import HeartsError, LeaderNeeded
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
-from .report import out_of_time, render, render_line, status_line
+from .report import out_of_time, render, render_line, render_weighing, status_line
 from .rules import Rules
+from .sampling import weigh_cards
 
 class _Seat(click.ParamType):
     """A seat, in either case, shown as the SPEC writes seats (click's case-insensitive Choice
@@ -83,15 +84,28 @@ def cli() -> None:
               help="Threads sharing one table: seats and cards solved in parallel, one question "
                    "searched by two, far enough from the end to pay; more threads than cores "
                    "share the cores, each slower [default: all cores].")
+@click.option("--samples", type=click.IntRange(1, 10_000), default=None,
+              help="Instead: weigh the cards of the player to move over this many deals it "
+                   "cannot tell from this one (its hand and the play kept, the unseen cards "
+                   "dealt at random as the play allows): each card's mean guarantee, and in how "
+                   "many deals it was best. With --time-limit, the deals not analysed in time "
+                   "are left out.")
+@click.option("--seed", type=click.IntRange(0), default=None,
+              help="With --samples: the same deals each time.")
 def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: str | None,
             player: str | None, line_for: str | None, as_json: bool, table_mb: int,
-            time_limit: float, threads: int | None, input_file: IO[bytes] | None) -> None:
+            time_limit: float, threads: int | None, input_file: IO[bytes] | None,
+            samples: int | None, seed: int | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
     if (deal_text is None) == (input_file is None):
         fail("analyze: give --deal, or --input with one position a line")
-    if input_file is not None and (play or leader or line_for):
-        fail("analyze: --play, --leader and --line go with --deal (with --input, play and leader "
-             "are fields of each line)")
+    if input_file is not None and (play or leader or line_for or samples):
+        fail("analyze: --play, --leader, --line and --samples go with --deal (with --input, play "
+             "and leader are fields of each line)")
+    if samples is not None and (player or line_for):
+        fail("analyze: --samples weighs the cards of the player to move: no --player or --line")
+    if seed is not None and samples is None:
+        fail("analyze: --seed goes with --samples")
     rules = rules_option(rules_text) or Rules()
     try:
         if input_file is None:
@@ -106,6 +120,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
         text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="replace", newline="\n")
         sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
+    if samples is not None:
+        _weigh(solver, pos, samples, seed, as_json)
+        return
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
     line = None
@@ -128,6 +145,20 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         click.echo(render(result))
         if target is not None and line is not None:
             click.echo("\n" + render_line(pos, target, line))
+    except OSError as e:
+        stdout_failed(e)
+
+
+def _weigh(solver: Solver, pos: Position, count: int, seed: int | None, as_json: bool) -> None:
+    """``analyze --samples``: the mover's cards over deals it cannot tell apart."""
+    try:
+        weighing = weigh_cards(solver, pos, count, seed)
+    except HeartsError as e:
+        fail(str(e))
+    if not weighing.answered:
+        fail(f"no deal analysed within the time limit of {solver.time_limit:g} s", code=3)
+    try:
+        click.echo(json.dumps(weighing.to_json()) if as_json else render_weighing(pos, weighing, seed))
     except OSError as e:
         stdout_failed(e)
 

@@ -8,6 +8,7 @@ from .analysis import Analysis, LineStep, SearchAborted
 from .cards import Seat, mask_of
 from .deal import hand_string
 from .position import Position
+from .sampling import Weighing
 
 _SYMBOL = "♠♥♦♣"     # by suit, as SUITS
 
@@ -75,6 +76,22 @@ def render(a: Analysis) -> str:
     elif p.to_move is not None:  # analyze leaves them out when the mover's side was not asked
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
+    return "\n".join(lines)
+
+
+def render_weighing(p: Position, w: Weighing, seed: int | None = None) -> str:
+    """``analyze --samples``: the mover's hand and trick, and its cards weighed over the deals
+    it cannot tell apart, best first."""
+    lines = [f"{w.seat} to play, trick {p.trick_number}, holding " + "  ".join(_suit_lines(p.hands[w.seat]))]
+    if p.trick:
+        lines.append(f"Trick {p.trick_number}: " + "  ".join(
+            f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick)))
+    lines.append(f"Its cards over {w.drawn} deals it cannot tell from this one"
+                 + (f" (seed {seed})" if seed is not None else "")
+                 + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
+    lines += ["", "Card  Mean guarantee  Best in"]
+    lines += [f"{str(c.card):<4}  {c.mean:>14.2f}  {c.best_in} of {w.answered}" for c in w.cards]
+    lines.append("(a card's guarantee in each deal, averaged; best in a deal: no card's was lower)")
     return "\n".join(lines)
 
 

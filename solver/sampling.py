@@ -26,10 +26,12 @@ True
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
+from .analysis import Solver
 from .cards import Card, Seat, cards_of, mask_of
 from .deal import Deal
 from .errors import HeartsError
@@ -107,13 +109,15 @@ def _known(position: Position, players: list[Seat], observer: Seat,
     for who, cards in known.items():
         try:
             s = Seat.of(who)
+        except HeartsError as e:
+            raise HeartsError(f"samples: known: {e}") from None
+        try:
             tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
             mask = mask_of(c if isinstance(c, Card) else Card.parse(c) for c in tokens)
         except HeartsError as e:
-            raise HeartsError(f"samples: known {_name(who)}: {e}") from None
+            raise HeartsError(f"samples: known {s}: {e}") from None
         except TypeError:
-            raise HeartsError(f"samples: known {_name(who)}: expected cards, "
-                              f"got {cards!r:.40}") from None
+            raise HeartsError(f"samples: known {s}: expected cards, got {cards!r:.40}") from None
         for c in cards_of(mask):
             twice = [t for t, m in out.items() if m & c.mask]
             if twice:
@@ -128,10 +132,6 @@ def _known(position: Position, players: list[Seat], observer: Seat,
                 raise HeartsError(f"samples: known card {c} of {s} was played by {by}")
         out[s] = out.get(s, 0) | mask
     return out
-
-
-def _name(seat: object) -> str:
-    return str(seat) if isinstance(seat, Seat) else repr(seat)
 
 
 def _allowed(position: Position, players: list[Seat], observer: Seat,
@@ -239,3 +239,52 @@ class _Drawer:
                 cards = cards[a:]
             room = after
         return hands
+
+
+@dataclass(frozen=True)
+class CardWeight:
+    """One card of the player to move over sampled deals: its guarantee on average over the
+    deals answered, and on how many of them it was a best card (the lowest guarantee)."""
+
+    card: Card
+    mean: float
+    best_in: int
+
+
+@dataclass(frozen=True)
+class Weighing:
+    seat: Seat
+    drawn: int                  # deals drawn
+    answered: int               # of them, analysed within the solver's limits
+    cards: list[CardWeight]     # lowest mean first
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": str(self.seat), "samples": self.drawn, "answered": self.answered,
+                "cards": [{"card": str(w.card), "mean_guarantee": round(w.mean, 3),
+                           "best_in": w.best_in} for w in self.cards]}
+
+
+def weigh_cards(solver: Solver, position: Position, count: int,
+                seed: int | random.Random | None = None,
+                known: Mapping[Seat | str, str | Iterable[Card | str]] | None = None,
+                share: float = 0.2) -> Weighing:
+    """The cards of the player to move weighed over ``count`` deals it cannot tell from
+    ``position`` (``samples``): what a Monte-Carlo player would choose on what it has seen,
+    where the double-dummy answer uses every card. Deals the solver's limits cut short are
+    left out (``share`` of a time limit as for ``Solver.analyses``)."""
+    seat = position.to_move
+    if seat is None:
+        raise HeartsError("weigh_cards: the hand is over: no card to weigh")
+    deals = samples(position, count, seat, seed, known)
+    answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True,
+                                          share=share if solver.time_limit else 0.0)
+               if a is not None]
+    total: dict[Card, int] = {}
+    best: dict[Card, int] = {}
+    for a in answers:
+        low = min(m.guarantee for m in a.moves)
+        for m in a.moves:
+            total[m.card] = total.get(m.card, 0) + m.guarantee
+            best[m.card] = best.get(m.card, 0) + (m.guarantee == low)
+    weights = [CardWeight(c, total[c] / len(answers), best[c]) for c in total]
+    return Weighing(seat, count, len(answers), sorted(weights, key=lambda w: (w.mean, -w.best_in)))

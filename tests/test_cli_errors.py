@@ -63,6 +63,14 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
                  id="unknown seat"),
     pytest.param(["--deal", DEAL, "--rules", '{"first_lead": "free"}'], ["give the leader (--leader SEAT)"],
                  id="free lead, no leader"),
+    pytest.param(["--deal", DEAL, "--samples", "5", "--player", "N"], ["--samples", "no --player"],
+                 id="samples for another seat"),
+    pytest.param(["--deal", DEAL, "--seed", "5"], ["--seed goes with --samples"], id="seed alone"),
+    pytest.param(["--deal", DEAL, "--samples", "0"], ["--samples", "1<=x<=10000"], id="no samples"),
+    pytest.param(["--deal", DEAL, "--play", " ".join(["C2 CA C5 C4"]) + " " + "XX", "--samples", "3"],
+                 ["XX", "trick 2"], id="samples of a bad play"),
+    pytest.param(["--deal", "N:A... K... Q... J...", "--rules", '{"first_lead": "free"}', "--leader", "N",
+                  "--play", "SA SK SQ SJ", "--samples", "3"], ["the hand is over"], id="samples at the end"),
 ])
 def test_bad_input_is_one_line_on_stderr_with_exit_2(args: list[str], words: list[str]) -> None:
     result = analyze(*args)
@@ -79,6 +87,12 @@ def test_time_limit_is_exit_3_with_one_line() -> None:
     assert result.returncode == 3
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "time limit" in result.stderr
+
+
+def test_samples_none_analysed_in_time_is_exit_3() -> None:
+    result = analyze("--deal", DEAL, "--samples", "4", "--time-limit", "0.01")
+    assert result.returncode == 3 and result.stdout == ""
+    assert result.stderr.strip() == "hearts-dd: error: no deal analysed within the time limit of 0.01 s"
 
 
 def test_time_limit_says_what_the_analysis_had_proved() -> None:

@@ -3,10 +3,12 @@ oracle's rules (not the solver's), and each deal that fits is equally likely."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections import Counter
 
 import pytest
+from click.testing import CliRunner
 
 from brute import Game
 from endgames import Scenario, play_down, random_endgame, small_deal
@@ -15,7 +17,9 @@ from solver.cards import Card, Seat, cards_of
 from solver.deal import Deal
 from solver.errors import HeartsError
 from solver.position import Position
-from solver.sampling import samples
+from solver.analysis import Solver
+from solver.cli import cli
+from solver.sampling import samples, weigh_cards
 from test_bruteforce import RULE_SETS
 
 
@@ -133,8 +137,8 @@ def test_known_cards_stay_with_their_seat() -> None:
 @pytest.mark.parametrize("known, words", [
     ({"E": "SA"}, "is in N's own hand"),
     ({"E": "XX"}, "XX"),
-    ({"Q": "SA"}, "samples: known 'Q': "),
-    ({"E": 5}, "samples: known 'E': expected cards, got 5"),
+    ({"Q": "SA"}, "samples: known: unknown seat 'Q'"),
+    ({"E": 5}, "samples: known E: expected cards, got 5"),
     ({"E": "H3", "S": "H3"}, "known card H3 given for both E and S"),
 ])
 def test_known_cards_that_cannot_be_are_named(known: dict, words: str) -> None:
@@ -168,3 +172,43 @@ def test_samples_repeat_with_a_seed_and_check_their_arguments() -> None:
     with pytest.raises(HeartsError, match="the hand is over"):
         samples(over, 1)
     assert samples(over, 2, "E") == [over, over]
+
+
+def test_cards_weighed_are_the_means_of_the_samples_analyses() -> None:
+    """Each card's mean and count of deals where it was best, against the deals' analyses one
+    by one; best first."""
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    seat = p.to_move
+    assert seat is not None
+    w = weigh_cards(Solver(table_mb=16), p, 12, seed=5)
+    values = [{m.card: m.guarantee for m in Solver(table_mb=16).analyze(q, [seat]).moves}
+              for q in samples(p, 12, seed=5)]
+    assert (w.seat, w.drawn, w.answered) == (seat, 12, 12)
+    assert {c.card: (c.mean, c.best_in) for c in w.cards} == {
+        card: (sum(v[card] for v in values) / 12, sum(v[card] == min(v.values()) for v in values))
+        for card in values[0]}
+    assert [c.mean for c in w.cards] == sorted(c.mean for c in w.cards)
+    assert {c["card"] for c in w.to_json()["cards"]} == {str(c) for c in p.legal_moves()}
+
+
+def test_cards_weighed_under_a_time_limit_leave_out_the_deals_not_analysed() -> None:
+    p = Position.start(Deal.random(2))       # its deals take seconds each
+    w = weigh_cards(Solver(table_mb=16, time_limit=0.05), p, 4, seed=1)
+    assert (w.drawn, w.answered, w.cards) == (4, 0, [])
+    with pytest.raises(HeartsError, match="the hand is over"):
+        over = Position.from_play(Deal.parse("N:A... K... Q... J..."), {"first_lead": "free"},
+                                  "SA SK SQ SJ", "N")
+        weigh_cards(Solver(table_mb=1), over, 2)
+
+
+def test_analyze_samples_prints_the_weighing() -> None:
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    args = ["analyze", "--deal", p.deal.pbn(), "--play", " ".join(map(str, p.played)),
+            "--samples", "6", "--seed", "3", "--table-mb", "16"]
+    expected = weigh_cards(Solver(table_mb=16), p, 6, seed=3).to_json()
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0 and json.loads(result.output) == expected
+    text = CliRunner().invoke(cli, args).output
+    assert f"{p.to_move} to play, trick {p.trick_number}" in text and "(seed 3)" in text
+    best = expected["cards"][0]
+    assert f"{best['card']:<4}  {best['mean_guarantee']:>14.2f}  {best['best_in']} of 6" in text
