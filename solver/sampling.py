@@ -2,26 +2,18 @@
 
 A player sees its own hand and the cards played; the cards it has not seen could lie in any of
 the other hands that the play allows. ``samples`` deals them out at random, each consistent
-deal equally likely, so that solving the samples double dummy and averaging says which card is
-best on what the player knows.
-
-A Monte-Carlo player's turn: S, to play to trick 6, weighs its three spades over ten deals
-that fit what it has seen (a total of each card's guarantees; the lowest is best):
+deal equally likely, and ``weigh_cards`` solves them double dummy and averages: which card is
+best on what the player knows. S, to play to trick 6, weighs its three spades over ten deals:
 
 >>> import random
->>> from collections import Counter
->>> from solver.analysis import Solver
 >>> from solver.deal import Deal
 >>> p = Position.start(Deal.random(7)).play_all("C2 CJ CQ CK S4 S2 S9 ST D6 D9 DJ D4 C8 C5 "
 ...                                             "C6 C3 C9 C7 SJ CA S3 C4")
 >>> deals = samples(p, 10, seed=1)
 >>> all(q.hands[Seat.S] == p.hands[Seat.S] and q.played == p.played for q in deals)
 True
->>> totals: Counter = Counter()
->>> for a in Solver(table_mb=16).analyses([(q, [q.to_move]) for q in deals]):
-...     totals.update({str(m.card): m.guarantee for m in a.moves})
->>> sorted(totals.items(), key=lambda kv: kv[1])
-[('SK', 208), ('S7', 209), ('SQ', 219)]
+>>> [(str(w.card), w.mean, w.best_in) for w in weigh_cards(Solver(table_mb=16), p, 10, seed=1).cards]
+[('SK', 20.8, 9), ('S7', 20.9, 8), ('SQ', 21.9, 7)]
 """
 from __future__ import annotations
 
@@ -87,16 +79,11 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
 
 def _players(position: Position) -> list[Seat]:
     """Who played each card of ``position``'s play."""
-    out, leader = [], position.leader0
-    for t in range(0, len(position.played), 4):
-        trick = position.played[t:t + 4]
-        out += [leader.next(k) for k in range(len(trick))]
-        if len(trick) == 4:
-            best = 0
-            for k in (1, 2, 3):
-                if trick[k].suit == trick[0].suit and trick[k] > trick[best]:
-                    best = k
-            leader = leader.next(best)
+    out: list[Seat] = []
+    q = Position.start(position.deal, position.rules, position.leader0)
+    for c in position.played:
+        out.append(q.to_move)  # type: ignore[arg-type]  # (not over: a card follows)
+        q = q.play(c)
     return out
 
 
