@@ -14,7 +14,6 @@ import math
 import numbers
 import os
 import queue
-import sys
 import threading
 import time
 import weakref
@@ -138,8 +137,10 @@ def _setting(name: str, value: Any, low: float, high: float, real: bool = False,
         span = f"{low:g} to below {high:g}" if below else f"{low:g}..{high:g}"
         raise HeartsError(f"Solver {name}: {value!r} is out of range ({span})")
     if real:
-        # (an integer too large for a float is an endless limit)
-        return math.inf if isinstance(value, int) and value > sys.float_info.max else float(value)
+        try:
+            return float(value)
+        except OverflowError:       # a number too large for a float: an endless limit
+            return math.inf
     return int(value)
 
 
@@ -738,7 +739,7 @@ class Solver:
         """``ask`` of each question, on the solver's threads; a run under other rules or moon
         totals than the one before waits for it."""
         answers: list[Any] = []
-        for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
+        for _, run in groupby(questions, key=_setup):
             same = list(run)
             self._use(same[0][0])
             answers += self._map(ask, same,
@@ -748,9 +749,10 @@ class Solver:
     def _shared(self, ask: Callable[[Any], Any], questions: list[tuple],
                 cut_short: Callable[[SearchAborted], Any], share: float) -> list[Any]:
         """``ask`` of each question in two rounds. In the first, ``share`` of the call's time is
-        shared out: each question, as it starts, gets the first round's time left over the
-        questions not yet started (times the threads that take them at once), so that an easy
-        question late in the list is answered even when hard ones come first. In the second,
+        shared out: each question, as it starts, gets an equal part of the time the threads
+        that take them at once have left in the first round, less what the questions under way
+        hold, so that an easy question late in the list is answered even when hard ones come
+        first (a question cut short by the node limit after its share ran out is asked again). In the second,
         the questions that ran out of their share are asked again, in order, with the rest of
         the call's time, as without ``share`` (where the rules stay the same, the table keeps
         what the first round found): when every question is hard, the first ones are still
@@ -758,26 +760,38 @@ class Solver:
         mark = self._interrupts
         first_end = time.monotonic() + share * (self._deadline - time.monotonic())
         unstarted = [len(questions)]
+        running: dict[int, float] = {}      # the questions under way: where each one's share ends
+        sizes: list[int] = []               # of each question's run (see _runs)
+        for _, run in groupby(questions, key=_setup):
+            n = len(list(run))
+            sizes += [n] * n
         again: list[int] = []
 
         def first(question: tuple) -> Any:
+            i = question[-1]
             with self._lock:
+                now = time.monotonic()
                 left = unstarted[0]
                 unstarted[0] -= 1
-            now = time.monotonic()
-            at_once = self.threads if getattr(self._local, "pooled", False) else 1
-            self._local.deadline = end = min(first_end, now + (first_end - now) * at_once / left)
+                at_once = min(self.threads, sizes[i]) if getattr(self._local, "pooled", False) else 1
+                # the threads' time to the round's end, less what the questions under way hold
+                free = at_once * (first_end - now) - sum(max(0.0, e - now) for e in running.values())
+                # (the last of an uneven wave may run past the round's end, not the call's)
+                running[i] = end = min(self._deadline, now + max(0.0, free) / left)
+            self._local.deadline = end
             try:
                 return ask(question[:-1])
             except SearchAborted as e:
                 if interrupts() != mark:
                     raise
-                if time.monotonic() >= end and not self._cancelled:
+                if time.monotonic() >= end:
                     with self._lock:
-                        again.append(question[-1])
+                        again.append(i)
                 return cut_short(e)
             finally:
                 self._local.deadline = 0.0
+                with self._lock:
+                    del running[i]
 
         answers = self._runs(first, [(*q, i) for i, q in enumerate(questions)])
         again.sort()
@@ -906,6 +920,12 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
             return otherwise(e)
 
     return answer
+
+
+def _setup(question: tuple) -> tuple[Rules, int]:
+    """What the engines are set up for to answer a question: its position's rules and moon
+    total (``Solver._use``)."""
+    return question[0].rules, question[0].moon_total
 
 
 def _share(share: Any, partial: bool, each: bool = False) -> None:

@@ -17,6 +17,7 @@ True
 """
 from __future__ import annotations
 
+import numbers
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,12 +50,12 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
     """
     if not isinstance(position, Position):
         raise HeartsError(f"samples: expected a Position, got {type(position).__name__}")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
         raise HeartsError(f"samples: count must be a whole number of deals, got {count!r}")
     observer = Seat.of(seat) if seat is not None else position.to_move
     if observer is None:
         raise HeartsError("samples: the hand is over and no seat was given")
-    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    rng = _random(seed)
     players = _players(position)
     pinned = _known(position, players, observer, known or {})
     allowed = _allowed(position, players, observer, pinned)
@@ -63,7 +64,7 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
     played = [mask_of(c for c, by in zip(position.played, players) if by == s) for s in Seat]
     out: list[Position] = []
     refused = 0
-    while len(out) < count:
+    while len(out) < int(count):
         hands = draw(rng)
         hands[observer] = position.hands[observer]
         deal = Deal(tuple(hands[s] | played[s] for s in Seat))  # type: ignore[arg-type]
@@ -75,6 +76,18 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
                 raise HeartsError(f"samples: no deal drawn for {observer} fits the play "
                                   f"({TRIES} tried)") from None
     return out
+
+
+def _random(seed: object) -> random.Random:
+    """The generator of the draws: ``seed`` itself, or one seeded with it (a whole number,
+    numpy's too, or text), or from the system (None)."""
+    if isinstance(seed, random.Random):
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return random.Random(int(seed))
+    if seed is None or isinstance(seed, (str, bytes)):
+        return random.Random(seed)
+    raise HeartsError(f"samples: seed must be a whole number, got {seed!r:.40}")
 
 
 def _players(position: Position) -> list[Seat]:
@@ -112,8 +125,9 @@ def _known(position: Position, players: list[Seat], observer: Seat,
             holder = position.deal.holder(c)
             if holder is None:
                 raise HeartsError(f"samples: known card {c} of {s} is not in the deal")
-            if s != observer and holder == observer:
-                raise HeartsError(f"samples: known card {c} of {s} is in {observer}'s own hand")
+            if (s == observer) != (holder == observer):
+                raise HeartsError(f"samples: known card {c} of {s} is " + (
+                    f"not in {s}'s hand" if s == observer else f"in {observer}'s own hand"))
             by = players[position.played.index(c)] if c in position.played else s
             if by != s:
                 raise HeartsError(f"samples: known card {c} of {s} was played by {by}")
@@ -137,15 +151,18 @@ def _allowed(position: Position, players: list[Seat], observer: Seat,
     q = Position.start(position.deal, position.rules, position.leader0)
     for c, s in zip(position.played, players):
         if s != observer:
-            forced = None if q.played else q.forced_lead
             for u in cards_of(allowed[s]):
                 if not c.mask & legal_cards(q.rules, later[s] | u.mask, q.trick, q.first_trick,
-                                            q.broken, forced):
+                                            q.broken, q.forced_lead):
                     allowed[s] &= ~u.mask
         later[s] &= ~c.mask
         q = q.play(c)
     low = lowest_club(position.deal)      # (the same card in every sample: the cards are)
     if position.rules.first_lead == "C2" and low is not None and unseen & low.mask:
+        elsewhere = [s for s, mask in known.items() if mask & low.mask and s != position.leader0]
+        if elsewhere:
+            raise HeartsError(f"samples: known card {low} of {elsewhere[0]}: {low} leads the "
+                              f"first trick, so {position.leader0} holds it")
         known = {**known, position.leader0: known.get(position.leader0, 0) | low.mask}
     for s, mask in known.items():
         for t in Seat:

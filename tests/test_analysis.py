@@ -334,23 +334,30 @@ def test_a_shared_time_reaches_an_easy_question_behind_hard_ones(threads: int) -
     assert got[-1].players[Seat.E].guarantee == expected  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("cards, at_once", [(16, 1), (24, 2)])
-def test_each_question_shares_the_first_round_by_the_threads_that_take_it(
-        cards: int, at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first question of four gets a quarter of the first round, times the threads the list
-    really runs on: two far from the end, one near it (where a list stays on the caller's)."""
-    positions = endgames({}, 4, f"share {cards}", cards=(cards, cards))
-    solver = Solver(table_mb=16, time_limit=8, threads=2)
+@pytest.mark.parametrize("cards, count, at_once", [(16, 4, 1), (52, 5, 2), (52, 3, 2)])
+def test_each_question_gets_an_equal_part_of_the_first_round(
+        cards: int, count: int, at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Questions that all use their whole part: each gets the first round's time over the
+    questions, times the threads the list really runs on (two far from the end, one near it,
+    where a list stays on the caller's). The last question once got a part of its own thread's
+    time only, and the first ones nearly the whole round."""
+    positions = [Position.start(Deal.random(seed)) for seed in range(count)] if cards == 52 else \
+        endgames({}, count, f"share {cards}", cards=(cards, cards))
+    solver = Solver(table_mb=16, time_limit=2, threads=2)
     shares: dict[int, float] = {}
-    analyze_one = solver._analyze
 
-    def recorded(p: Position, *args, **kwargs) -> Analysis:
-        shares[positions.index(p)] = solver._local.deadline - time.monotonic()
-        return analyze_one(p, *args, **kwargs)
+    def hard(p: Position, *args, **kwargs) -> Analysis:
+        end = solver._local.deadline
+        if end:     # the first round: its part, all used; the second: no time to ask again
+            shares[positions.index(p)] = end - time.monotonic()
+            time.sleep(max(0.0, end - time.monotonic()))
+        raise SearchAborted("search budget exhausted")
 
-    monkeypatch.setattr(solver, "_analyze", recorded)
-    solver.analyses([(p, ["N"]) for p in positions], moves=False, partial=True, share=0.5)
-    assert shares[0] == pytest.approx(8 * 0.5 / 4 * at_once, abs=0.25)
+    monkeypatch.setattr(solver, "_analyze", hard)
+    assert solver.analyses([(p, ["N"]) for p in positions], partial=True, share=0.5) == [None] * count
+    assert sorted(shares) == list(range(count))
+    for share in shares.values():
+        assert share == pytest.approx(2 * 0.5 * at_once / count, abs=0.1)
 
 
 def test_the_better_of_two_rounds_answers() -> None:
@@ -360,13 +367,16 @@ def test_the_better_of_two_rounds_answers() -> None:
     assert _tighter(None, 5) == _tighter(5, None) == 5
 
 
-def test_a_call_cancelled_in_the_first_round_asks_nothing_again() -> None:
+@pytest.mark.parametrize("cancel_at", [0.3, 2.5])
+def test_a_call_cancelled_in_either_round_ends_at_once(cancel_at: float) -> None:
+    """Four hard questions on two threads, a first round of 2 s (1 s each): cancelled in it, or
+    in the second round, the call ends within a few hundredths of a second."""
     questions = [(Position.start(Deal.random(seed)), Seat.N) for seed in (79, 43, 2, 3)]
-    solver = Solver(table_mb=16, time_limit=20, threads=2)
-    threading.Timer(0.3, solver.cancel).start()
+    solver = Solver(table_mb=16, time_limit=4, threads=2)
+    threading.Timer(cancel_at, solver.cancel).start()
     start = time.monotonic()
     assert solver.guarantees(questions, partial=True, share=0.5) == [None] * 4
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < cancel_at + 0.5
 
 
 @pytest.mark.parametrize("kwargs, message", [

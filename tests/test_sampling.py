@@ -42,8 +42,9 @@ def fits(p: Position, deal: Deal) -> bool:
     return True
 
 
-def the_deals_that_fit(p: Position, seat: Seat) -> set[Deal]:
-    """Every way to deal the cards ``seat`` has not seen, kept where the play fits."""
+def the_deals_that_fit(p: Position, seat: Seat, known: dict[Seat, Card] | None = None) -> set[Deal]:
+    """Every way to deal the cards ``seat`` has not seen, kept where the play fits (and each
+    ``known`` card is its seat's)."""
     others = [s for s in Seat if s != seat]
     unseen = [c for s in others for c in cards_of(p.hands[s])]
     played = {s: sum(c.mask for c, by in zip(p.played, sampling._players(p)) if by == s) for s in Seat}
@@ -56,7 +57,7 @@ def the_deals_that_fit(p: Position, seat: Seat) -> set[Deal]:
             hands = dict(zip(others, (first, second, third)))
             deal = Deal(tuple(played[s] | (p.hands[s] if s == seat else sum(c.mask for c in hands[s]))
                               for s in Seat))  # type: ignore[arg-type]
-            if fits(p, deal):
+            if fits(p, deal) and all(deal.holder(c) == s for s, c in (known or {}).items()):
                 out.add(deal)
     return out
 
@@ -85,26 +86,33 @@ def test_every_sample_fits_the_play_with_no_draw_refused(name: str, monkeypatch:
         checked += 1
 
 
+@pytest.mark.parametrize("played, with_known", [((5, 10), False), ((0, 2), False), ((3, 8), True)])
 @pytest.mark.parametrize("name", ["standard", "omnibus", "queen-breaks", "no-break", "free-lead",
                                   "first-trick-points", "partnership", "custom-negative"])
-def test_each_deal_that_fits_is_as_likely(name: str) -> None:
+def test_each_deal_that_fits_is_as_likely(name: str, played: tuple[int, int], with_known: bool) -> None:
     """Small positions whose fitting deals the test counts out: the samples reach every one,
     and no other, about equally often (a chi-squared statistic within five of its standard
-    deviations; seeded, so it cannot flake)."""
-    rng = random.Random(f"uniform {name}")
+    deviations; seeded, so it cannot flake). At the start of a hand, the lowest club stays
+    with the first leader; a known card (another seat's, as the real deal has it) stays put."""
+    rng = random.Random(f"uniform {name} {played} {with_known}")
     cases = 0
-    while cases < 6:
-        start = small_deal(RULE_SETS[name], rng, rng.randint(3, 4))
-        scenario = play_down(start, rng, rng.randint(5, 10))
+    while cases < 4:
+        start = small_deal(RULE_SETS[name], rng, 3 if played[0] == 0 else rng.randint(3, 4))
+        scenario = play_down(start, rng, start.cards_left - rng.randint(*played))
         if scenario is None:
             continue
         p = position_of(scenario)
         seat = Seat(rng.randrange(4))
-        fitting = the_deals_that_fit(p, seat)
-        if not 2 <= len(fitting) <= 80:
+        known: dict[Seat, Card] = {}
+        if with_known:
+            other = rng.choice([s for s in Seat if s != seat and p.hands[s]])
+            known[other] = rng.choice(list(cards_of(p.hands[other])))
+        fitting = the_deals_that_fit(p, seat, known)
+        if not 2 <= len(fitting) <= 600:
             continue
-        draws = 50 * len(fitting)
-        counts = Counter(q.deal for q in samples(p, draws, seat, seed=cases))
+        draws = 30 * len(fitting)
+        got = samples(p, draws, seat, seed=cases, known={s: [c] for s, c in known.items()})
+        counts = Counter(q.deal for q in got)
         assert set(counts) == fitting, f"{scenario} seen by {seat}"
         expected = draws / len(fitting)
         chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
@@ -138,6 +146,7 @@ def test_known_cards_stay_with_their_seat() -> None:
     ({"E": "SA"}, "is in N's own hand"),
     ({"E": "XX"}, "XX"),
     ({"Q": "SA"}, "samples: known: unknown seat 'Q'"),
+    ({"N": "SK"}, "known card SK of N is not in N's hand"),
     ({"E": 5}, "samples: known E: expected cards, got 5"),
     ({"E": "H3", "S": "H3"}, "known card H3 given for both E and S"),
 ])
@@ -146,6 +155,12 @@ def test_known_cards_that_cannot_be_are_named(known: dict, words: str) -> None:
     p = Position.from_play(deal, {"first_lead": "free"}, "", "N")
     with pytest.raises(HeartsError, match=words):
         samples(p, 1, "N", known=known)
+
+
+def test_a_known_card_cannot_take_the_first_lead_from_its_leader() -> None:
+    p = Position.start(Deal.parse("N:A.2.A.A3 K.3.K.K4 Q.4.Q.Q5 J.AKQ..2"))    # W leads C2
+    with pytest.raises(HeartsError, match="known card C2 of S: C2 leads the first trick, so W holds it"):
+        samples(p, 1, "N", known={"S": "C2"})
 
 
 def test_a_known_card_played_by_another_or_against_the_play_is_refused() -> None:
