@@ -752,11 +752,10 @@ class Solver:
         shared out: each question, as it starts, gets an equal part of the time the threads
         that take them at once have left in the first round, less what the questions under way
         hold, so that an easy question late in the list is answered even when hard ones come
-        first (a question cut short by the node limit after its share ran out is asked again). In the second,
-        the questions that ran out of their share are asked again, in order, with the rest of
-        the call's time, as without ``share`` (where the rules stay the same, the table keeps
-        what the first round found): when every question is hard, the first ones are still
-        answered."""
+        first. In the second, the questions that ran out of their share (and any cut short by
+        the node limit after it ran out) are asked again, in order, with the rest of the call's
+        time, as without ``share`` (where the rules stay the same, the table keeps what the
+        first round found): when every question is hard, the first ones are still answered."""
         mark = self._interrupts
         first_end = time.monotonic() + share * (self._deadline - time.monotonic())
         unstarted = [len(questions)]
