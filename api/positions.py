@@ -107,15 +107,18 @@ def samples(body: SamplesRequest) -> Response:
     """
     _, position = positions_of(body)
     seat = None if body.seat is None else Seat.parse(body.seat)
-    known: dict[Seat | str, str] = {seat: cards for seat, cards in (body.known or {}).items()}
+    known: dict[Seat | str, str] = {}
+    for name, cards in (body.known or {}).items():   # ("W" and "w" are one seat: both kept)
+        key = _read("known", "invalid-request", Seat.parse, name)
+        known[key] = f"{known.get(key, '')} {cards}"
     try:
         drawn = sampled(position, body.count, seat, body.seed, known)
     except HeartsError as e:
-        field = "seat" if position.is_over else "known"
+        field = "seat" if position.is_over and seat is None else "known"
         message = str(e).removeprefix("samples: ").removeprefix("known ")
         raise ApiProblem.for_field("invalid-request", field, message) from None
     rules, play = position.rules.to_dict(), " ".join(map(str, position.played))
-    return jsonify({"seat": str(seat or position.to_move),
+    return jsonify({"seat": str(seat if seat is not None else position.to_move),
                     "positions": [{"deal": q.deal.pbn(), "play": play, "rules": rules,
                                    "leader": str(q.leader0)} for q in drawn]})
 

@@ -11,6 +11,7 @@ so a set of cards is one 64-bit integer and each suit is a 16-bit lane.
 from __future__ import annotations
 
 import enum
+import numbers
 from typing import Iterable, Iterator
 
 from .errors import CardError
@@ -50,8 +51,8 @@ class Seat(enum.IntEnum):
         """A seat from a Seat, its number 0-3 or its letter; anything else is a CardError."""
         if isinstance(seat, Seat):
             return seat
-        if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 4:
-            return cls(seat)
+        if isinstance(seat, numbers.Integral) and not isinstance(seat, bool) and 0 <= seat < 4:
+            return cls(int(seat))
         if isinstance(seat, str):
             return cls.parse(seat)
         raise CardError(f"unknown seat {seat!r} (expected one of N E S W)")

@@ -79,7 +79,8 @@ def cli() -> None:
               help="Transposition table size cap.")
 @click.option("--time-limit", type=Seconds(), default=0.0,
               help="Seconds before giving up, with exit status 3 and what was proved (0: none; with "
-                   "--input: for each position, whose line then has the error).")
+                   "--input: for each position, whose line then has the error; with --samples: "
+                   "for them all, leaving out the deals not analysed in time).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
                    "searched by two, far enough from the end to pay; more threads than cores "
@@ -92,10 +93,13 @@ def cli() -> None:
                    "are left out.")
 @click.option("--seed", type=click.IntRange(0), default=None,
               help="With --samples: the same deals each time.")
+@click.option("--known", "known", multiple=True, metavar="SEAT:CARDS",
+              help='With --samples: cards the player to move knows another seat holds (those it '
+                   'passed, say), e.g. --known "E:SQ H2 H3"; may be given for several seats.')
 def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: str | None,
             player: str | None, line_for: str | None, as_json: bool, table_mb: int,
             time_limit: float, threads: int | None, input_file: IO[bytes] | None,
-            samples: int | None, seed: int | None) -> None:
+            samples: int | None, seed: int | None, known: tuple[str, ...]) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
     if (deal_text is None) == (input_file is None):
         fail("analyze: give --deal, or --input with one position a line")
@@ -104,8 +108,8 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
              "and leader are fields of each line)")
     if samples is not None and (player or line_for):
         fail("analyze: --samples weighs the cards of the player to move: no --player or --line")
-    if seed is not None and samples is None:
-        fail("analyze: --seed goes with --samples")
+    if (seed is not None or known) and samples is None:
+        fail("analyze: --seed and --known go with --samples")
     rules = rules_option(rules_text) or Rules()
     try:
         if input_file is None:
@@ -121,7 +125,7 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="replace", newline="\n")
         sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
     if samples is not None:
-        _weigh(solver, pos, samples, seed, as_json)
+        _weigh(solver, pos, samples, seed, _known_cards(known), as_json)
         return
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
@@ -149,10 +153,26 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         stdout_failed(e)
 
 
-def _weigh(solver: Solver, pos: Position, count: int, seed: int | None, as_json: bool) -> None:
+def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
+    """``--known SEAT:CARDS`` options, by seat (a seat given twice: both sets of cards)."""
+    out: dict[Seat | str, str] = {}
+    for text in given:
+        name, colon, cards = text.partition(":")
+        if not colon:
+            fail(f"--known {text!r}: expected SEAT:CARDS, e.g. \"E:SQ H2 H3\"")
+        try:
+            seat = Seat.parse(name)
+        except HeartsError as e:
+            fail(f"--known {text!r}: {e}")
+        out[seat] = f"{out.get(seat, '')} {cards}"
+    return out
+
+
+def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
+           known: dict[Seat | str, str], as_json: bool) -> None:
     """``analyze --samples``: the mover's cards over deals it cannot tell apart."""
     try:
-        weighing = weigh_cards(solver, pos, count, seed)
+        weighing = weigh_cards(solver, pos, count, seed, known)
     except HeartsError as e:
         fail(str(e))
     if not weighing.answered:

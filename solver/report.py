@@ -91,7 +91,10 @@ def render_weighing(p: Position, w: Weighing, seed: int | None = None) -> str:
                  + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
     lines += ["", "Card  Mean guarantee  Best in"]
     lines += [f"{str(c.card):<4}  {c.mean:>14.2f}  {c.best_in} of {w.answered}" for c in w.cards]
-    lines.append("(a card's guarantee in each deal, averaged; best in a deal: no card's was lower)")
+    lines.append("(a card's guarantee in each deal, averaged; best in a deal: no card's was lower\n"
+                 " there, so cards that tie all count)")
+    if w.answered < w.drawn:
+        lines.append("(the means leave out the deals not analysed in time, which are the harder)")
     return "\n".join(lines)
 
 

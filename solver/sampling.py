@@ -79,15 +79,16 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
 
 
 def _random(seed: object) -> random.Random:
-    """The generator of the draws: ``seed`` itself, or one seeded with it (a whole number,
-    numpy's too, or text), or from the system (None)."""
+    """The generator of the draws: ``seed`` itself, or one seeded with it (a whole number from
+    0, numpy's too, or text), or from the system (None). (Random takes a negative seed as its
+    opposite: refused, not drawn alike.)"""
     if isinstance(seed, random.Random):
         return seed
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and int(seed) >= 0:
         return random.Random(int(seed))
     if seed is None or isinstance(seed, (str, bytes)):
         return random.Random(seed)
-    raise HeartsError(f"samples: seed must be a whole number, got {seed!r:.40}")
+    raise HeartsError(f"samples: seed must be a whole number from 0, got {seed!r:.40}")
 
 
 def _players(position: Position) -> list[Seat]:
@@ -112,6 +113,8 @@ def _known(position: Position, players: list[Seat], observer: Seat,
         except HeartsError as e:
             raise HeartsError(f"samples: known: {e}") from None
         try:
+            if isinstance(cards, (bytes, bytearray)):
+                raise TypeError
             tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
             mask = mask_of(c if isinstance(c, Card) else Card.parse(c) for c in tokens)
         except HeartsError as e:
@@ -119,7 +122,7 @@ def _known(position: Position, players: list[Seat], observer: Seat,
         except TypeError:
             raise HeartsError(f"samples: known {s}: expected cards, got {cards!r:.40}") from None
         for c in cards_of(mask):
-            twice = [t for t, m in out.items() if m & c.mask]
+            twice = [t for t, m in out.items() if m & c.mask and t != s]
             if twice:
                 raise HeartsError(f"samples: known card {c} given for both {twice[0]} and {s}")
             holder = position.deal.holder(c)
@@ -248,7 +251,8 @@ class _Drawer:
 @dataclass(frozen=True)
 class CardWeight:
     """One card of the player to move over sampled deals: its guarantee on average over the
-    deals answered, and on how many of them it was a best card (the lowest guarantee)."""
+    deals answered, and in how many of them it was a best card (no card's guarantee lower:
+    cards that tie there all count)."""
 
     card: Card
     mean: float
@@ -276,12 +280,15 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     ``position`` (``samples``): what a Monte-Carlo player would choose on what it has seen,
     where the double-dummy answer uses every card. Deals the solver's limits cut short are
     left out (``share`` of a time limit as for ``Solver.analyses``)."""
+    if not isinstance(solver, Solver):
+        raise HeartsError(f"weigh_cards: expected a Solver, got {type(solver).__name__}")
+    if not isinstance(position, Position):
+        raise HeartsError(f"weigh_cards: expected a Position, got {type(position).__name__}")
     seat = position.to_move
     if seat is None:
         raise HeartsError("weigh_cards: the hand is over: no card to weigh")
     deals = samples(position, count, seat, seed, known)
-    answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True,
-                                          share=share if solver.time_limit else 0.0)
+    answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True, share=share)
                if a is not None]
     total: dict[Card, int] = {}
     best: dict[Card, int] = {}
@@ -291,4 +298,5 @@ def weigh_cards(solver: Solver, position: Position, count: int,
             total[m.card] = total.get(m.card, 0) + m.guarantee
             best[m.card] = best.get(m.card, 0) + (m.guarantee == low)
     weights = [CardWeight(c, total[c] / len(answers), best[c]) for c in total]
-    return Weighing(seat, count, len(answers), sorted(weights, key=lambda w: (w.mean, -w.best_in)))
+    return Weighing(seat, len(deals), len(answers),
+                    sorted(weights, key=lambda w: (w.mean, -w.best_in)))

@@ -26,7 +26,7 @@ from api import create_app
 from api.testing import free_port, served
 from record_files import small_deal
 from solver.analysis import Solver
-from solver.cards import Seat
+from solver.cards import Seat, cards_of
 from solver.cli import cli
 from solver.cli_serve import gunicorn_argv
 from solver.deal import Deal
@@ -437,6 +437,13 @@ def test_samples_keep_the_seat_s_view_and_go_straight_to_analyses():
         assert Deal.parse(p["deal"]).hands[seen.to_move] == seen.deal.hands[seen.to_move]
     answers = client.post("/api/v1/analyses", json={"positions": out["positions"]}).get_json()["answers"]
     assert [a["error"] for a in answers] == [None] * 5
+    north = client.post("/api/v1/samples", json={**body, "count": 2, "seat": "N"}).get_json()
+    assert north["seat"] == "N"       # (N is seat 0: it once read as no seat given)
+    other = (seen.to_move or Seat.N).next()
+    cards = list(cards_of(seen.hands[other]))[:2]
+    both = client.post("/api/v1/samples", json={**body, "count": 5, "known": {
+        str(other): str(cards[0]), str(other).lower(): str(cards[1])}}).get_json()
+    assert all(Deal.parse(p["deal"]).holder(c) == other for p in both["positions"] for c in cards)
 
 
 @pytest.mark.parametrize("extra, field, words", [
@@ -445,6 +452,8 @@ def test_samples_keep_the_seat_s_view_and_go_straight_to_analyses():
     ({"known": {"E": "ZZ"}}, "known", "E: cannot read card 'ZZ'"),
     ({"known": {"E": "C2"}}, "known", "card C2 of E"),
     ({"seat": "X"}, "seat", "X"),
+    ({"known": {"X": "SA"}}, "known", "unknown seat 'X'"),
+    ({"play": "", "seat": "N", "known": {"E": "ZZ"}}, "known", "cannot read card 'ZZ'"),
 ])
 def test_samples_name_what_is_wrong(extra, field, words):
     body = {"deal": FULL_DEAL, "play": "C2 C6 C5 CT", **extra}

@@ -173,6 +173,27 @@ def test_a_known_card_played_by_another_or_against_the_play_is_refused() -> None
         samples(p, 1, "N", known={"S": "D5"})
 
 
+def test_known_cards_for_one_seat_named_twice_are_all_kept() -> None:
+    p = Position.start(Deal.random(3))
+    other = Seat.E if p.to_move != Seat.E else Seat.W
+    a, b = list(cards_of(p.deal.hands[other]))[:2]
+    for q in samples(p, 10, seed=1, known={str(other): [a], other: [b, a]}):
+        assert q.deal.holder(a) == q.deal.holder(b) == other
+
+
+def test_analyze_samples_keeps_the_known_cards() -> None:
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    mover = p.to_move
+    assert mover is not None
+    other = mover.next()
+    cards = list(cards_of(p.hands[other]))[:2]
+    args = ["analyze", "--deal", p.deal.pbn(), "--play", " ".join(map(str, p.played)), "--samples",
+            "5", "--seed", "2", "--table-mb", "16", "--json", "--known", f"{other}:{cards[0]}",
+            "--known", f"{str(other).lower()}:{cards[1]}"]
+    expected = weigh_cards(Solver(table_mb=16), p, 5, seed=2, known={other: cards}).to_json()
+    assert json.loads(CliRunner().invoke(cli, args).output) == expected
+
+
 def test_samples_repeat_with_a_seed_and_check_their_arguments() -> None:
     p = Position.start(Deal.random(5)).random_play(random.Random(5), 9)
     assert samples(p, 5, seed=11) == samples(p, 5, seed=11) != samples(p, 5, seed=12)
@@ -180,6 +201,16 @@ def test_samples_repeat_with_a_seed_and_check_their_arguments() -> None:
     for bad, words in [(-1, "count"), (1.5, "count"), (True, "count")]:
         with pytest.raises(HeartsError, match=words):
             samples(p, bad)  # type: ignore[arg-type]
+    for seed in (-5, 1.5, [1], True):
+        with pytest.raises(HeartsError, match="seed must be a whole number from 0"):
+            samples(p, 1, seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="known E: expected cards"):
+        samples(p, 1, "N", known={"E": b"SQ"})
+    for solver, position, words in [(None, p, "expected a Solver"), (Solver(table_mb=1), None, "a Position")]:
+        with pytest.raises(HeartsError, match=words):
+            weigh_cards(solver, position, 1)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="Solver share"):
+        weigh_cards(Solver(table_mb=1), p, 1, share=-1)
     with pytest.raises(HeartsError, match="expected a Position"):
         samples("N:...", 1)  # type: ignore[arg-type]
     over = Position.from_play(Deal.parse("N:A... K... Q... J..."), {"first_lead": "free"},
