@@ -1,8 +1,8 @@
 """The hearts-dd JSON API (SPEC §5): ``create_app`` builds the Flask app gunicorn serves.
 
 Blueprints under ``/api/v1``: ``positions`` (analyze, analyses, samples, moon), ``records``
-(annotate) and ``service`` (rules, health). ``/openapi.json`` is generated from the pydantic models in
-``api.schemas``; ``/docs`` is the interactive page.
+(annotate) and ``service`` (rules, health). ``/openapi.json`` is generated from the pydantic
+models in ``api.schemas``; ``/docs`` is the interactive page.
 """
 from __future__ import annotations
 

@@ -116,10 +116,10 @@ class SamplesRequest(PositionRequest):
                                      "apart (its hand is kept); the player to move when omitted")
     count: int = Field(20, ge=1, le=1000, description="how many deals")
     seed: Optional[int] = Field(None, ge=0, lt=2 ** 63, description="makes the draw repeatable")
-    known: Optional[dict[str, str]] = Field(None, description="cards the seat knows "
-                                                  "another was dealt (those it passed, say): "
-                                                  "`{\"E\": \"SQ H2 H3\"}`",
-                                                  examples=[{"E": "SQ H2 H3"}])
+    known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "
+                                            "was dealt (those it passed, say), by seat: "
+                                            "`{\"E\": \"SQ H2 H3\"}`",
+                                            examples=[{"E": "SQ H2 H3"}])
 
 
 class SampledPosition(BaseModel):

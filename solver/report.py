@@ -82,7 +82,8 @@ def render(a: Analysis) -> str:
 def render_weighing(p: Position, w: Weighing, seed: int | None = None) -> str:
     """``analyze --samples``: the mover's hand and trick, and its cards weighed over the deals
     it cannot tell apart, best first."""
-    lines = [f"{w.seat} to play, trick {p.trick_number}, holding " + "  ".join(_suit_lines(p.hands[w.seat]))]
+    hand = "  ".join(_suit_lines(p.hands[w.seat]))
+    lines = [f"{w.seat} to play, trick {p.trick_number}, holding {hand}"]
     if p.trick:
         lines.append(f"Trick {p.trick_number}: " + "  ".join(
             f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick)))
