@@ -674,22 +674,25 @@ class Solver:
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: Literal[False] = False, each: bool = False,
-                 share: float = 0.0) -> list[Analysis]: ...
+                 share: float = 0.0, done: Callable[[], None] | None = None) -> list[Analysis]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
-                 share: float = 0.0) -> list[Analysis | None]: ...
+                 share: float = 0.0, done: Callable[[], None] | None = None,
+                 ) -> list[Analysis | None]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
-                 share: float = 0.0) -> list[Analysis | None]: ...
+                 share: float = 0.0, done: Callable[[], None] | None = None,
+                 ) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
-                 share: float = 0.0) -> list[Analysis] | list[Analysis | None]:
+                 share: float = 0.0, done: Callable[[], None] | None = None,
+                 ) -> list[Analysis] | list[Analysis | None]:
         """``analyze`` of each (position, seats), in the order given: on the solver's threads,
         each taking the next position as it falls free, over one table. For many positions,
         the deals a Monte-Carlo player samples at one turn say, this keeps every thread busy
@@ -697,7 +700,8 @@ class Solver:
         rules or moon totals than the one before wait for those before them; the time limit
         covers the whole call, or with ``each`` each position from its start (with ``partial``,
         as for ``guarantees``: a position the limits cut short is answered None; ``share`` as
-        there, for a limit that covers the whole call).
+        there, for a limit that covers the whole call). ``done``, if given, is called (from the
+        solver's threads) as each position gets its answer, for a progress display.
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")
@@ -720,20 +724,22 @@ class Solver:
                 self._local.deadline = 0.0
 
         return self._each(one, _questions(questions, "seats"), (lambda e: None) if partial else None,
-                          share)
+                          share, done)
 
     def _each(self, ask: Callable[[Any], Any], questions: list[tuple],
               cut_short: Callable[[SearchAborted], Any] | None = None,
-              share: float = 0.0) -> list[Any]:
+              share: float = 0.0, done: Callable[[], None] | None = None) -> list[Any]:
         """``ask`` of each question (a tuple whose first item is its position), in order, on
         the solver's threads. A question the limits cut short ends the call, or with
         ``cut_short`` is answered ``cut_short(e)``; ``share`` of the call's time is first shared
-        out evenly (see ``_shared``)."""
+        out evenly (see ``_shared``); ``done()`` follows each answer."""
+        done = done or (lambda: None)
         if cut_short is None:
-            return self._runs(ask, questions)
+            return self._runs(_then(ask, done), questions)
         if share and self.time_limit and len(questions) > 1:
-            return self._shared(ask, questions, cut_short, share)
-        return self._runs(_unless_cut_short(ask, self._interrupts, cut_short), questions)
+            return self._shared(ask, questions, cut_short, share, done)
+        return self._runs(_then(_unless_cut_short(ask, self._interrupts, cut_short), done),
+                          questions)
 
     def _runs(self, ask: Callable[[Any], Any], questions: list[tuple]) -> list[Any]:
         """``ask`` of each question, on the solver's threads; a run under other rules or moon
@@ -747,7 +753,8 @@ class Solver:
         return answers
 
     def _shared(self, ask: Callable[[Any], Any], questions: list[tuple],
-                cut_short: Callable[[SearchAborted], Any], share: float) -> list[Any]:
+                cut_short: Callable[[SearchAborted], Any], share: float,
+                done: Callable[[], None]) -> list[Any]:
         """``ask`` of each question in two rounds. In the first, ``share`` of the call's time is
         shared out: each question, as it starts, gets an equal part of the time the threads
         that take them at once have left in the first round, less what the questions under way
@@ -779,22 +786,26 @@ class Solver:
                 running[i] = end = min(self._deadline, now + max(0.0, free) / left)
             self._local.deadline = end
             try:
-                return ask(question[:-1])
+                answer = ask(question[:-1])
             except SearchAborted as e:
                 if interrupts() != mark:
                     raise
                 if time.monotonic() >= end:
                     with self._lock:
                         again.append(i)
-                return cut_short(e)
+                    return cut_short(e)         # (its answer is the second round's)
+                answer = cut_short(e)
             finally:
                 self._local.deadline = 0.0
                 with self._lock:
                     del running[i]
+            done()
+            return answer
 
         answers = self._runs(first, [(*q, i) for i, q in enumerate(questions)])
         again.sort()
-        later = self._runs(_unless_cut_short(ask, mark, cut_short), [questions[i] for i in again])
+        later = self._runs(_then(_unless_cut_short(ask, mark, cut_short), done),
+                           [questions[i] for i in again])
         for i, answer in zip(again, later):
             answers[i] = _tighter(answers[i], answer)
         return answers
@@ -917,6 +928,16 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
             if interrupts() != mark:
                 raise
             return otherwise(e)
+
+    return answer
+
+
+def _then(ask: Callable[[Any], Any], done: Callable[[], None]) -> Callable[[Any], Any]:
+    """``ask``, calling ``done()`` once it has answered."""
+    def answer(question: Any) -> Any:
+        result = ask(question)
+        done()
+        return result
 
     return answer
 

@@ -172,7 +172,8 @@ def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
            known: dict[Seat | str, str], as_json: bool) -> None:
     """``analyze --samples``: the mover's cards over deals it cannot tell apart."""
     try:
-        weighing = weigh_cards(solver, pos, count, seed, known)
+        with progress(sys.stderr.isatty(), lambda: count, "deal") as step:
+            weighing = weigh_cards(solver, pos, count, seed, known, done=step)
     except HeartsError as e:
         fail(str(e))
     if not weighing.answered:

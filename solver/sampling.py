@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .analysis import Solver
 from .cards import Card, Seat, cards_of, mask_of
@@ -275,11 +275,11 @@ class Weighing:
 def weigh_cards(solver: Solver, position: Position, count: int,
                 seed: int | random.Random | None = None,
                 known: Mapping[Seat | str, str | Iterable[Card | str]] | None = None,
-                share: float = 0.2) -> Weighing:
+                share: float = 0.2, done: Callable[[], None] | None = None) -> Weighing:
     """The cards of the player to move weighed over ``count`` deals it cannot tell from
     ``position`` (``samples``): what a Monte-Carlo player would choose on what it has seen,
     where the double-dummy answer uses every card. Deals the solver's limits cut short are
-    left out (``share`` of a time limit as for ``Solver.analyses``)."""
+    left out (``share`` of a time limit, and ``done``, as for ``Solver.analyses``)."""
     if not isinstance(solver, Solver):
         raise HeartsError(f"weigh_cards: expected a Solver, got {type(solver).__name__}")
     if not isinstance(position, Position):
@@ -288,8 +288,8 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     if seat is None:
         raise HeartsError("weigh_cards: the hand is over: no card to weigh")
     deals = samples(position, count, seat, seed, known)
-    answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True, share=share)
-               if a is not None]
+    answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True, share=share,
+                                          done=done) if a is not None]
     total: dict[Card, int] = {}
     best: dict[Card, int] = {}
     for a in answers:

@@ -360,6 +360,21 @@ def test_each_question_gets_an_equal_part_of_the_first_round(
         assert share == pytest.approx(2 * 0.5 * at_once / count, abs=0.1)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_done_follows_each_answer_in_either_round(threads: int) -> None:
+    """A progress display's count: once a position, answered or given up, with or without a
+    share of the time (a position asked again in the second round counts once)."""
+    questions = [(Position.start(Deal.random(79)), ["N"]), *[(p, None) for p in endgames({}, 3, "done")]]
+    for share in (0, 0.3):
+        ticks: list[int] = []
+        got = Solver(table_mb=16, time_limit=1, threads=threads).analyses(
+            questions, partial=True, share=share, done=lambda: ticks.append(1))
+        assert got[0] is None and len(ticks) == len(questions)
+    ticks = []
+    Solver(table_mb=16, threads=threads).analyses(questions[1:], done=lambda: ticks.append(1))
+    assert len(ticks) == 3
+
+
 def test_the_better_of_two_rounds_answers() -> None:
     assert _tighter(Bounds(3, None), Bounds(None, 9)) == Bounds(3, 9)
     assert _tighter(Bounds(4, 10), Bounds(3, 8)) == Bounds(4, 8)

@@ -226,7 +226,9 @@ def test_cards_weighed_are_the_means_of_the_samples_analyses() -> None:
     p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
     seat = p.to_move
     assert seat is not None
-    w = weigh_cards(Solver(table_mb=16), p, 12, seed=5)
+    ticks: list[int] = []
+    w = weigh_cards(Solver(table_mb=16), p, 12, seed=5, done=lambda: ticks.append(1))
+    assert len(ticks) == 12
     values = [{m.card: m.guarantee for m in Solver(table_mb=16).analyze(q, [seat]).moves}
               for q in samples(p, 12, seed=5)]
     assert (w.seat, w.drawn, w.answered) == (seat, 12, 12)
