@@ -733,11 +733,10 @@ class Solver:
         the solver's threads. A question the limits cut short ends the call, or with
         ``cut_short`` is answered ``cut_short(e)``; ``share`` of the call's time is first shared
         out evenly (see ``_shared``); ``done()`` follows each answer."""
-        done = done or (lambda: None)
         if cut_short is None:
             return self._runs(_then(ask, done), questions)
         if share and self.time_limit and len(questions) > 1:
-            return self._shared(ask, questions, cut_short, share, done)
+            return self._shared(ask, questions, cut_short, share, done or (lambda: None))
         return self._runs(_then(_unless_cut_short(ask, self._interrupts, cut_short), done),
                           questions)
 
@@ -932,8 +931,11 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
     return answer
 
 
-def _then(ask: Callable[[Any], Any], done: Callable[[], None]) -> Callable[[Any], Any]:
-    """``ask``, calling ``done()`` once it has answered."""
+def _then(ask: Callable[[Any], Any], done: Callable[[], None] | None) -> Callable[[Any], Any]:
+    """``ask``, calling ``done()`` (if any) once it has answered."""
+    if done is None:
+        return ask
+
     def answer(question: Any) -> Any:
         result = ask(question)
         done()
