@@ -107,15 +107,13 @@ def samples(body: SamplesRequest) -> Response:
     """
     _, position = positions_of(body)
     seat = None if body.seat is None else Seat.parse(body.seat)
-    known: dict[Seat | str, str] = {}
-    for name, cards in (body.known or {}).items():   # ("W" and "w" are one seat: both kept)
-        key = _read("known", "invalid-request", Seat.parse, name)
-        known[key] = f"{known.get(key, '')} {cards}"
+    # ("W" and "w" name one seat: the library keeps the cards of both)
+    known: dict[Seat | str, str] = {name: cards for name, cards in (body.known or {}).items()}
     try:
         drawn = sampled(position, body.count, seat, body.seed, known)
     except HeartsError as e:
         field = "seat" if position.is_over and seat is None else "known"
-        message = str(e).removeprefix("samples: ").removeprefix("known ")
+        message = str(e).removeprefix("samples: ").removeprefix("known").lstrip(": ")
         raise ApiProblem.for_field("invalid-request", field, message) from None
     rules, play = position.rules.to_dict(), " ".join(map(str, position.played))
     return jsonify({"seat": str(seat if seat is not None else position.to_move),

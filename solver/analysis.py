@@ -470,8 +470,11 @@ class Solver:
         deadline = getattr(self._local, "deadline", 0.0)
         self._waiting = len(items)
 
+        width = min(self.threads, len(items))
+
         def work() -> None:
             self._local.pooled = True
+            self._local.width = width       # (the questions this thread's run takes at once)
             self._local.meter = meter
             self._local.deadline = deadline
             self._local.own = own = self._free.get()
@@ -496,7 +499,7 @@ class Solver:
             # leaves the pool's threads behind
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="hearts-dd")
             self._pool_pid = os.getpid()
-        jobs = [self._pool.submit(work) for _ in range(min(self.threads, len(items)))]
+        jobs = [self._pool.submit(work) for _ in range(width)]
         try:
             for job in jobs:
                 job.result()
@@ -744,7 +747,7 @@ class Solver:
         """``ask`` of each question, on the solver's threads; a run under other rules or moon
         totals than the one before waits for it."""
         answers: list[Any] = []
-        for _, run in groupby(questions, key=_setup):
+        for _, run in groupby(questions, key=lambda q: (q[0].rules, q[0].moon_total)):
             same = list(run)
             self._use(same[0][0])
             answers += self._map(ask, same,
@@ -766,10 +769,6 @@ class Solver:
         first_end = time.monotonic() + share * (self._deadline - time.monotonic())
         unstarted = [len(questions)]
         running: dict[int, float] = {}      # the questions under way: where each one's share ends
-        sizes: list[int] = []               # of each question's run (see _runs)
-        for _, run in groupby(questions, key=_setup):
-            n = len(list(run))
-            sizes += [n] * n
         again: list[int] = []
 
         def first(question: tuple) -> Any:
@@ -778,7 +777,7 @@ class Solver:
                 now = time.monotonic()
                 left = unstarted[0]
                 unstarted[0] -= 1
-                at_once = min(self.threads, sizes[i]) if getattr(self._local, "pooled", False) else 1
+                at_once = self._local.width if getattr(self._local, "pooled", False) else 1
                 # the threads' time to the round's end, less what the questions under way hold
                 free = at_once * (first_end - now) - sum(max(0.0, e - now) for e in running.values())
                 # (the last of an uneven wave may run past the round's end, not the call's)
@@ -942,12 +941,6 @@ def _then(ask: Callable[[Any], Any], done: Callable[[], None] | None) -> Callabl
         return result
 
     return answer
-
-
-def _setup(question: tuple) -> tuple[Rules, int]:
-    """What the engines are set up for to answer a question: its position's rules and moon
-    total (``Solver._use``)."""
-    return question[0].rules, question[0].moon_total
 
 
 def _share(share: Any, partial: bool, each: bool = False) -> None:

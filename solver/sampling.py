@@ -56,9 +56,10 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
     if observer is None:
         raise HeartsError("samples: the hand is over and no seat was given")
     rng = _random(seed)
-    players = _players(position)
+    before = _before_each_card(position)
+    players: list[Seat] = [q.to_move for q in before]  # type: ignore[misc]  # (a card follows)
     pinned = _known(position, players, observer, known or {})
-    allowed = _allowed(position, players, observer, pinned)
+    allowed = _allowed(position, before, players, observer, pinned)
     draw = _Drawer(allowed, [0 if s == observer else h.bit_count()
                              for s, h in zip(Seat, position.hands)])
     played = [mask_of(c for c, by in zip(position.played, players) if by == s) for s in Seat]
@@ -91,14 +92,13 @@ def _random(seed: object) -> random.Random:
     raise HeartsError(f"samples: seed must be a whole number from 0, got {seed!r:.40}")
 
 
-def _players(position: Position) -> list[Seat]:
-    """Who played each card of ``position``'s play."""
-    out: list[Seat] = []
-    q = Position.start(position.deal, position.rules, position.leader0)
-    for c in position.played:
-        out.append(q.to_move)  # type: ignore[arg-type]  # (not over: a card follows)
-        q = q.play(c)
-    return out
+def _before_each_card(position: Position) -> list[Position]:
+    """The position before each card of ``position``'s play: who played it, and what the
+    rules let it be."""
+    out = [Position.start(position.deal, position.rules, position.leader0)]
+    for c in position.played[:-1]:
+        out.append(out[-1].play(c))
+    return out if position.played else []
 
 
 def _known(position: Position, players: list[Seat], observer: Seat,
@@ -138,7 +138,7 @@ def _known(position: Position, players: list[Seat], observer: Seat,
     return out
 
 
-def _allowed(position: Position, players: list[Seat], observer: Seat,
+def _allowed(position: Position, before: list[Position], players: list[Seat], observer: Seat,
              known: dict[Seat, int]) -> list[int]:
     """For each seat, the cards not yet seen that it may hold: the observer none, the others
     those the play does not rule out (each card they played was legal with it in hand, and
@@ -151,15 +151,13 @@ def _allowed(position: Position, players: list[Seat], observer: Seat,
     later = [0, 0, 0, 0]     # each seat's cards played from the card in question on
     for c, s in zip(position.played, players):
         later[s] |= c.mask
-    q = Position.start(position.deal, position.rules, position.leader0)
-    for c, s in zip(position.played, players):
+    for c, s, q in zip(position.played, players, before):
         if s != observer:
             for u in cards_of(allowed[s]):
                 if not c.mask & legal_cards(q.rules, later[s] | u.mask, q.trick, q.first_trick,
                                             q.broken, q.forced_lead):
                     allowed[s] &= ~u.mask
         later[s] &= ~c.mask
-        q = q.play(c)
     low = lowest_club(position.deal)      # (the same card in every sample: the cards are)
     if position.rules.first_lead == "C2" and low is not None and unseen & low.mask:
         elsewhere = [s for s, mask in known.items() if mask & low.mask and s != position.leader0]

@@ -47,7 +47,7 @@ def the_deals_that_fit(p: Position, seat: Seat, known: dict[Seat, Card] | None =
     ``known`` card is its seat's)."""
     others = [s for s in Seat if s != seat]
     unseen = [c for s in others for c in cards_of(p.hands[s])]
-    played = {s: sum(c.mask for c, by in zip(p.played, sampling._players(p)) if by == s) for s in Seat}
+    played = {s: p.deal.hands[s] & ~p.hands[s] for s in Seat}
     sizes = [p.hands[s].bit_count() for s in others]
     out = set()
     for first in itertools.combinations(unseen, sizes[0]):
