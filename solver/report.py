@@ -56,8 +56,7 @@ def render(a: Analysis) -> str:
     p = a.position
     lines = [diagram(p.hands), ""]
     if p.trick:
-        lines.append("Trick {}: {}".format(
-            p.trick_number, "  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))))
+        lines.append(_trick_line(p))
     if p.to_move is None:
         lines.append("The hand is over.")
     else:
@@ -79,14 +78,18 @@ def render(a: Analysis) -> str:
     return "\n".join(lines)
 
 
+def _trick_line(p: Position) -> str:
+    """The cards of the trick in progress, each with its player."""
+    return f"Trick {p.trick_number}: " + "  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))
+
+
 def render_weighing(p: Position, w: Weighing, seed: int | None = None) -> str:
     """``analyze --samples``: the mover's hand and trick, and its cards weighed over the deals
     it cannot tell apart, best first."""
     hand = "  ".join(_suit_lines(p.hands[w.seat]))
     lines = [f"{w.seat} to play, trick {p.trick_number}, holding {hand}"]
     if p.trick:
-        lines.append(f"Trick {p.trick_number}: " + "  ".join(
-            f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick)))
+        lines.append(_trick_line(p))
     lines.append(f"Its cards over {w.drawn} deals it cannot tell from this one"
                  + (f" (seed {seed})" if seed is not None else "")
                  + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
