@@ -73,13 +73,16 @@ ctypedef struct Helper:
 class SearchAborted(Exception):
     """The node or time budget ran out before the search finished. ``low`` and ``high`` bound
     the answer as far as the passes that did finish proved it (None: no bound yet); ``who``
-    names the seats whose guarantee was asked ("N", "N/S"), where the solver knows them."""
+    names the seats whose guarantee was asked ("N", "N/S"), where the solver knows them;
+    ``question``, in a call of many questions, is the index of the one cut short."""
 
-    def __init__(self, message="search budget exhausted", low=None, high=None, who=None):
+    def __init__(self, message="search budget exhausted", low=None, high=None, who=None,
+                 question=None):
         super().__init__(message)
         self.low = low
         self.high = high
         self.who = who
+        self.question = question
 
 
 cdef inline double _now() noexcept nogil:

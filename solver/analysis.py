@@ -591,8 +591,9 @@ class Solver:
         over one table, as ``analyze`` answers its seats: the four leaders of a bridge deal (a
         row of DDS's table), or the deals a Monte-Carlo player samples. Questions under other
         rules or moon totals than the one before wait for those before them. The time limit
-        covers the whole call; with ``partial``, a question the limits cut short is answered
-        None instead of ending the call (a player's time for its turn: what was solved in time).
+        covers the whole call: a question the limits cut short ends it (``SearchAborted``, whose
+        ``question`` is that question's index), or with ``partial`` is answered None (a
+        player's time for its turn: what was solved in time).
         Questions start in the order given, one a thread: when as many hard questions as
         threads come first, the call's time runs out before the later ones start. Put the
         questions most wanted first, or give ``share`` (with ``partial``, below 1) the part of
@@ -737,7 +738,8 @@ class Solver:
         ``cut_short`` is answered ``cut_short(e)``; ``share`` of the call's time is first shared
         out evenly (see ``_shared``); ``done()`` follows each answer."""
         if cut_short is None:
-            return self._runs(_then(ask, done), questions)
+            return self._runs(_then(_naming(ask, len(questions)), done),
+                              [(*q, i) for i, q in enumerate(questions)])
         if share and self.time_limit and len(questions) > 1:
             return self._shared(ask, questions, cut_short, share, done or (lambda: None))
         return self._runs(_then(_unless_cut_short(ask, self._interrupts, cut_short), done),
@@ -926,6 +928,19 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
             if interrupts() != mark:
                 raise
             return otherwise(e)
+
+    return answer
+
+
+def _naming(ask: Callable[[Any], Any], count: int) -> Callable[[Any], Any]:
+    """``ask`` of a question tuple whose last item is its index in the call; a question the
+    limits cut short says which it was (``SearchAborted.question``, and in its message)."""
+    def answer(question: tuple) -> Any:
+        try:
+            return ask(question[:-1])
+        except SearchAborted as e:
+            raise SearchAborted(f"{e} (question {question[-1] + 1} of {count})", e.low, e.high,
+                                e.who, question[-1]) from None
 
     return answer
 

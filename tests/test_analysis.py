@@ -453,6 +453,16 @@ def test_the_four_leaders_of_a_bridge_deal_at_once() -> None:
         Solver(time_limit=0.001, threads=2).guarantees([(Position.start(SAMPLE), s) for s in Seat])
 
 
+def test_a_call_cut_short_names_the_question() -> None:
+    """Without ``partial``, the question the limits cut short ends the call and is named."""
+    easy = small_deal(random.Random(5), 3)
+    questions = [(Position.start(easy), Seat.N), (Position.start(easy), Seat.E),
+                 (Position.start(SAMPLE), Seat.N), (Position.start(easy), Seat.S)]
+    with pytest.raises(SearchAborted, match=r"\(question 3 of 4\)$") as cut:
+        Solver(table_mb=16, node_limit=2000).guarantees(questions)
+    assert cut.value.question == 2
+
+
 def test_a_second_thread_works_only_far_from_the_end() -> None:
     """Near the end a question takes less time than handing it to another thread: a
     two-thread solver answers there on one engine, and from PARALLEL_FROM_CARDS on both."""
