@@ -12,7 +12,7 @@ from typing import Any, Callable, TypeVar
 from apiflask import APIBlueprint
 from flask import Response, jsonify
 
-from solver.analysis import line_json
+from solver.results import line_json
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.errors import HeartsError

@@ -19,19 +19,18 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import groupby
-from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, TypeVar, cast,
+from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar, cast,
                     overload)
 
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
+from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult
 from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
-__all__ = ["Solver", "Analysis", "PlayerResult", "MoveResult", "LineStep", "Bounds",
-           "SearchAborted", "Watch", "line_json"]
+__all__ = ["Solver", "SearchAborted", "Watch"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
@@ -51,72 +50,6 @@ _SHARER_BYTES = 1 << 20  # the table an engine allocates before it shares anothe
 PARALLEL_FROM_CARDS = 25
 PARALLEL_LIST_FROM_CARDS = 21
 PARALLEL_CARDS_FROM = 29
-
-
-class Bounds(NamedTuple):
-    """What is proved of a guarantee: ``low <= guarantee <= high``, None for a side not
-    proved; equal when it is solved (``Solver.guarantee_bounds``)."""
-    low: int | None
-    high: int | None
-
-    @property
-    def exact(self) -> bool:
-        return self.low is not None and self.low == self.high
-
-
-@dataclass(frozen=True)
-class PlayerResult:
-    guarantee: int
-    moon_possible: bool
-
-
-@dataclass(frozen=True)
-class MoveResult:
-    card: Card
-    guarantee: int
-    moon_possible: bool
-    best: bool = False
-
-
-@dataclass(frozen=True)
-class LineStep:
-    seat: Seat
-    card: Card
-    value: int
-
-
-@dataclass(frozen=True)
-class Analysis:
-    position: Position
-    players: dict[Seat, PlayerResult]
-    moves: list[MoveResult]
-    nodes: int
-    seconds: float
-
-    @property
-    def to_move(self) -> Seat | None:
-        return self.position.to_move
-
-    def players_json(self) -> dict[str, dict[str, Any]]:
-        """The seats' answers as SPEC §4's ``players``."""
-        return {str(s): {"guarantee": r.guarantee, "moon_possible": r.moon_possible}
-                for s, r in self.players.items()}
-
-    def to_json(self) -> dict[str, Any]:
-        p = self.position
-        return {
-            "deal": p.deal.pbn(),
-            "play": " ".join(str(c) for c in p.played),
-            "rules": p.rules.to_dict(),
-            "to_move": str(p.to_move) if p.to_move is not None else None,
-            "trick": p.trick_number if not p.is_over else None,
-            "points_taken": {str(seat): p.raw_points(p.side(seat)) for seat in Seat},
-            "players": self.players_json(),
-            "moves": [{"card": str(m.card), "guarantee": m.guarantee,
-                       "moon_possible": m.moon_possible, "best": m.best} for m in self.moves],
-            "nodes": self.nodes,
-            "seconds": round(self.seconds, 4),
-        }
 
 
 def new_engine(rules: Rules, table_bytes: int) -> Engine:
@@ -900,11 +833,6 @@ class Solver:
         with self._engine(child) as e:
             v = e.probe(*self._args(child), child.moon_state, side, beta, **self._budget())
         return v < beta if minimizing else v >= beta
-
-
-def line_json(target: Seat, steps: list[LineStep]) -> dict[str, Any]:
-    """A line as ``hearts-dd analyze --line --json`` prints it and the API answers it."""
-    return {"for": str(target), "cards": [f"{st.seat}:{st.card}" for st in steps]}
 
 
 def _points_left(p: Position) -> int | None:

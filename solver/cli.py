@@ -13,7 +13,8 @@ from typing import IO
 import click
 
 from ._search import watch_signal
-from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, line_json
+from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
+from .results import line_json
 from .batch import default_jobs
 from .cards import Seat
 from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, os_error_line,

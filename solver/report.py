@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from .analysis import Analysis, LineStep, SearchAborted
+from .analysis import SearchAborted
+from .results import Analysis, LineStep
 from .cards import Seat, mask_of
 from .deal import hand_string
 from .position import Position

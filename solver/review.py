@@ -42,7 +42,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .analysis import Analysis, SearchAborted, Solver
+from .analysis import SearchAborted, Solver
+from .results import Analysis
 from .cards import Card, Seat
 from .deal import Deal
 from .errors import PlayError

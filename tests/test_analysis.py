@@ -16,7 +16,8 @@ import pytest
 from endgames import Scenario, random_endgame
 from record_files import small_deal
 from solver._search import watch_signal
-from solver.analysis import Analysis, Bounds, PlayerResult, SearchAborted, Solver, _tighter
+from solver.analysis import SearchAborted, Solver, _tighter
+from solver.results import Analysis, Bounds, PlayerResult
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
 from solver.deal import Deal

@@ -14,7 +14,8 @@ import random
 import pytest
 
 from endgames import Scenario, random_endgame
-from solver.analysis import Analysis, Solver
+from solver.analysis import Solver
+from solver.results import Analysis
 from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position

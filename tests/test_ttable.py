@@ -13,7 +13,8 @@ import pytest
 from brute import Game
 from endgames import Scenario, leader_for, play_down, random_endgame
 from solver._search import Engine
-from solver.analysis import Analysis, Solver, new_engine
+from solver.analysis import Solver, new_engine
+from solver.results import Analysis
 from solver.cards import Card
 from solver.deal import Deal
 from solver.errors import HeartsError

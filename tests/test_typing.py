@@ -17,7 +17,8 @@ def test_mypy_finds_no_errors(tmp_path: Path) -> None:
 
 
 CALLER = '''
-from solver.analysis import Analysis, Solver
+from solver.analysis import Solver
+from solver.results import Analysis
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.position import Position
