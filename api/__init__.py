@@ -11,10 +11,8 @@ from typing import Any, Mapping
 from apiflask import APIFlask
 
 from . import positions, problems, records, service, solving
-from .config import DEFAULTS, ENV_PREFIX, checked
+from .config import API_PREFIX, DEFAULTS, ENV_PREFIX, checked
 from .docs import add_problem_schema
-
-API_PREFIX = "/api/v1"
 
 DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: SPEC.md).
 

@@ -12,6 +12,7 @@ they do not all restart at once). Command-line options override these values.
 """
 import os
 import sys
+from typing import Any
 
 wsgi_app = "api:create_app()"
 bind = "127.0.0.1:8000"
@@ -32,7 +33,7 @@ BUDGET_MARGIN = 5
 BODY_TIMEOUT = 10
 
 
-def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
+def post_worker_init(worker: Any) -> None:
     """Refuse to serve when a request could outlive the worker timeout or a graceful stop
     (``hearts-dd serve`` checks the same before it starts gunicorn, with this file's values)."""
     from api.config import budget_problem
@@ -43,7 +44,7 @@ def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
         sys.exit(3)  # gunicorn's "worker failed to boot": the arbiter stops
 
 
-def pre_request(worker, req) -> None:  # type: ignore[no-untyped-def]
+def pre_request(worker: Any, req: Any) -> None:
     """A body read that waits ``BODY_TIMEOUT`` s for the client fails (a 400 problem)."""
     sock = getattr(req.unreader, "sock", None)
     if sock is not None:

@@ -15,7 +15,7 @@ from flask import Response, jsonify
 from solver.results import line_json
 from solver.cards import Seat
 from solver.deal import Deal
-from solver.errors import HeartsError
+from solver.errors import HeartsError, SampleError
 from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
 from solver.review import review
@@ -111,10 +111,12 @@ def samples(body: SamplesRequest) -> Response:
     known: dict[Seat | str, str] = {name: cards for name, cards in (body.known or {}).items()}
     try:
         drawn = sampled(position, body.count, seat, body.seed, known)
-    except HeartsError as e:
-        field = "seat" if position.is_over and seat is None else "known"
-        message = str(e).removeprefix("samples: ").removeprefix("known").lstrip(": ")
-        raise ApiProblem.for_field("invalid-request", field, message) from None
+    except SampleError as e:
+        message = str(e).removeprefix("samples: ")
+        if e.field is None:
+            raise ApiProblem("invalid-request", message) from None
+        raise ApiProblem.for_field("invalid-request", e.field,
+                                   message.removeprefix(e.field).lstrip(": ")) from None
     rules, play = position.rules.to_dict(), " ".join(map(str, position.played))
     return jsonify({"seat": str(seat if seat is not None else position.to_move),
                     "positions": [{"deal": q.deal.pbn(), "play": play, "rules": rules,

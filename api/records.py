@@ -23,6 +23,7 @@ from solver.pbn import Record, read_records
 from solver.rules import Rules
 from solver.writers import make_writer
 
+from .config import API_PREFIX
 from .docs import problem_responses
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
@@ -30,7 +31,7 @@ from .solving import solving
 
 bp = APIBlueprint("records", __name__, tag="Hand records")
 
-ANNOTATE_PATH = "/api/v1/annotate"
+ANNOTATE_PATH = API_PREFIX + "/annotate"
 # media type of each output format
 MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": "text/csv"}
 

@@ -13,7 +13,9 @@ import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
-from typing import Iterator, Mapping
+from typing import IO, Iterator, Mapping
+
+from .config import API_PREFIX
 
 
 def free_port() -> int:
@@ -45,13 +47,13 @@ def served(workers: int = 2, env: Mapping[str, str] | None = None,
                 proc.wait()
 
 
-def _wait_healthy(base: str, proc: subprocess.Popen, log, timeout: float) -> None:  # type: ignore[type-arg]
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes], log: IO[str], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             break
         try:
-            with urllib.request.urlopen(base + "/api/v1/health", timeout=2) as resp:
+            with urllib.request.urlopen(base + API_PREFIX + "/health", timeout=2) as resp:
                 if resp.status == 200:
                     return
         except OSError:

@@ -20,7 +20,7 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              lead_side_max, trick_then_cash, others_cannot_shoot,
                              cannot_shoot, leads_a_point,
                              OUT_NONE, OUT_SELF, OUT_OTHER)
-from solver._ttable cimport (Table, Key, BUCKET, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
+from solver._ttable cimport (Table, Key, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
                              tt_store, tt_share, tt_follow, make_key, exact_hash, ex_probe,
                              ex_store, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON, NARROWED)
 
@@ -1056,11 +1056,6 @@ cdef class Engine:
         if self._owner is None:
             with nogil:
                 tt_touch(&self.tt)
-
-    @property
-    def table_stats(self):
-        return {"entries": self.tt.nbuckets * BUCKET, "probes": self.tt.probes,
-                "hits": self.tt.hits, "stores": self.tt.stores}
 
     cdef void _load(self, hands, trick, int leader, bint broken, bint first_trick,
                     int forced_lead, int moon, int target, long long node_limit,

@@ -99,9 +99,6 @@ ctypedef struct Table:
                                  # when engines in several threads share the buckets; else NULL
     int owner                    # whether this Table allocated the buckets (else it shares
                                  # another's, with its own whole-position cache and suit cache)
-    long long probes
-    long long hits
-    long long stores
 
 cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil
 cdef void tt_free(Table* t) noexcept nogil

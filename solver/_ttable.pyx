@@ -299,7 +299,6 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     t.gen = 1
     for i in range(4):
         t.top_keyed[i] = TOP_KEYED
-    t.probes = t.hits = t.stores = 0
     memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))  # no hands of 52 bits match
     t.locks = NULL
     t.owner = 1
@@ -321,7 +320,6 @@ cdef int tt_share(Table* t, Table* owner) noexcept nogil:
     t[0] = owner[0]
     t.exact = <Exact*>x
     t.owner = 0
-    t.probes = t.hits = t.stores = 0
     memset(t.suit_hands, 0xFF, sizeof(t.suit_hands))
     return 0
 
@@ -415,7 +413,6 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
     cdef int found
     cdef const Entry* elo = NULL
     cdef const Entry* ehi = NULL
-    t.probes += 1
     if t.crowded[bucket] == t.gen:
         # both buckets' tag lines on their way at once
         deep_check = _deep_check(t, k, _shortest(k))
@@ -441,8 +438,6 @@ cdef int tt_probe(Table* t, const Key* k, int* lo, int* hi, int* best,
         if l2 != l1:
             spin_unlock(t.locks + l2)
         spin_unlock(t.locks + l1)
-    if found:
-        t.hits += 1
     return found
 
 
@@ -463,7 +458,6 @@ cdef void tt_store(Table* t, const Key* k, uint64_t rel, int lo, int hi, int bes
     cdef uint32_t pattern[4]
     cdef uint64_t lane
     cdef int suit, kk, real, fewest
-    t.stores += 1
     rel |= k.always
     for suit in range(4):
         lane = (rel >> (16 * suit)) & (k.rem >> (16 * suit)) & SUIT_LANE

@@ -20,13 +20,13 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from itertools import groupby
-from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar, cast,
-                    overload)
+from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar,
+                    cast, overload)
 
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
-from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult
+from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions
 from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
@@ -40,6 +40,9 @@ Watch = Callable[[str, int | None, int | None], None]
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
 DEFAULT_TABLE_MB = 224
+#: The largest table the command and the service accept (the library's own limit is higher,
+#: for a caller that knows its machine).
+MAX_TABLE_MB = 4096
 _SHARER_BYTES = 1 << 20  # the table an engine allocates before it shares another's
 # Handing a question to another thread costs tens of microseconds, more than solving a
 # position near the end. Questions go to several threads, and searches lend idle engines as
@@ -83,6 +86,13 @@ def _position(p: Any) -> Position:
     if not isinstance(p, Position):
         raise HeartsError(f"expected a Position, got {type(p).__name__}")
     return p
+
+
+def _seats(seats: Iterable[Seat | str] | Seat | None) -> list[Seat] | None:
+    """``analyze``'s ``seats``: one or several, or None for all."""
+    if isinstance(seats, Seat):
+        return [seats]
+    return None if seats is None else [Seat.of(s) for s in seats]
 
 
 def _questions(questions: Iterable[Any], second: str) -> list[tuple]:
@@ -350,7 +360,8 @@ class Solver:
             e.clear()
 
     @staticmethod
-    def _args(p: Position) -> tuple:
+    def _args(p: Position) -> tuple[Sequence[int], list[int], int, bool, bool, int]:
+        """The position as the engine's calls take it (hands to forced lead)."""
         fl = p.forced_lead
         return (p.hands, [int(c) for c in p.trick], int(p.leader), p.broken, p.first_trick,
                 int(fl) if fl is not None else -1)
@@ -590,6 +601,34 @@ class Solver:
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     @_one_call_at_a_time
+    def questions(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
+                  moves: bool = True) -> Questions:
+        """The questions ``analyze`` would ask, named as its ``watch`` names them: the sides'
+        guarantees, then the mover's cards it searches (none for a forced choice, whose values
+        are the position's), for a display of its progress.
+
+        >>> from solver.deal import Deal
+        >>> d = Deal.parse("N:A.2.A.3 K.3.K.2 Q.4.Q.4 J.5.J.5")
+        >>> p = Position.start(d, {"first_lead": "free"}, "N")
+        >>> Solver().questions(p, "N"), Solver().questions(p, "E")
+        (Questions(sides=['N'], cards=['C3', 'DA', 'SA']), Questions(sides=['E'], cards=[]))
+        """
+        p = _position(p)
+        sides, groups = self._plan(p, _seats(seats) or list(Seat), moves)
+        return Questions([p.side_name(side) for side in sides],
+                         [str(rep) for rep, _ in groups] if len(groups) > 1 else [])
+
+    def _plan(self, p: Position, wanted: list[Seat], moves: bool,
+              ) -> tuple[list[int], list[tuple[Card, list[Card]]]]:
+        """The sides ``analyze`` solves, and the mover's card groups whose values it gives
+        (more than one: each is searched)."""
+        sides = sorted({p.side(s) for s in wanted})
+        mover = p.to_move
+        if not moves or mover is None or p.side(mover) not in sides:
+            return sides, []
+        return sides, self._move_groups(p)
+
+    @_one_call_at_a_time
     def analyze(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
                 moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
@@ -603,10 +642,7 @@ class Solver:
         self._start()
         if watch is not None and not callable(watch):
             raise HeartsError(f"watch: expected a function, got {type(watch).__name__}")
-        if isinstance(seats, Seat):
-            seats = [seats]
-        return self._analyze(_position(p), None if seats is None else [Seat.of(s) for s in seats],
-                             moves, watch)
+        return self._analyze(_position(p), _seats(seats), moves, watch)
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
@@ -761,16 +797,14 @@ class Solver:
             report = for_question(p.side_name(side))
             return PlayerResult(self._guarantee(p, side, report=report), self._moon(p, side))
 
-        sides = sorted({p.side(s) for s in wanted})
+        sides, groups = self._plan(p, wanted, moves)
         answers = self._map(seat_values, sides, p.cards_left >= PARALLEL_FROM_CARDS)
         by_side = dict(zip(sides, answers))
         players = {seat: by_side[p.side(seat)] for seat in wanted}
         results: list[MoveResult] = []
-        mover = p.to_move
-        side = p.side(mover) if mover is not None else -1  # -1: the hand is over
-        base = by_side.get(side)
-        if moves and base is not None:
-            groups = self._move_groups(p)
+        if groups:
+            side = p.side(cast(Seat, p.to_move))
+            base = by_side[side]
             if len(groups) == 1:
                 # a forced choice: the card's values are the position's own
                 values = [(base.guarantee, base.moon_possible)]
@@ -845,9 +879,8 @@ def _points_left(p: Position) -> int | None:
 
 
 def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
-                      otherwise: Callable[[SearchAborted], Any] = lambda e: None,
-                      ) -> Callable[[Any], Any]:
-    """``ask``, answering ``otherwise(e)`` (None) where the limits cut it short; a Ctrl-C since
+                      otherwise: Callable[[SearchAborted], Any]) -> Callable[[Any], Any]:
+    """``ask``, answering ``otherwise(e)`` where the limits cut it short; a Ctrl-C since
     ``interrupts()`` was ``mark`` is no limit, and still ends the call."""
     def answer(question: Any) -> Any:
         try:

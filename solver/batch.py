@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
@@ -183,12 +184,38 @@ def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict
 _STOPS = {signal.SIGTERM, signal.SIGHUP}
 
 
-def _worker_signals() -> None:
+def _worker_signals(parent: int) -> None:
     """Workers leave Ctrl-C and a hang-up to the parent, which stops them itself, with SIGTERM
-    (blocked in the fork server they come from: see _servers_shielded)."""
+    (blocked in the fork server they come from: see _servers_shielded). A parent killed
+    outright (SIGKILL, the OOM killer) cannot, and the fork server lives as long as its
+    workers: each worker ends itself once ``parent`` is gone, rather than search on for
+    minutes for nobody."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    threading.Thread(target=_end_with, args=(parent,), name="hearts-dd parent watch",
+                     daemon=True).start()
+
+
+def _end_with(pid: int) -> None:
+    """Wait for process ``pid`` to end (its pidfd becomes readable; where there is none, look
+    every second), then end this process."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    if fd >= 0:
+        select.select([fd], [], [])
+    else:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            except OSError:
+                pass
+    os._exit(128 + signal.SIGTERM)
 
 
 @contextmanager
@@ -237,7 +264,7 @@ class _Runner:
 
     window = 1
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list[dict[str, Any]]]:
         result = annotate_chunk(records, options)
         return lambda: result
 
@@ -288,13 +315,14 @@ class _Processes(_Runner):
     # and a submit the workers, forked from the fork server with its signals (_servers_shielded)
     def _new_pool(self) -> ProcessPoolExecutor:
         with _start_shielded():
-            return ProcessPoolExecutor(self.jobs, mp_context=self.context, initializer=_worker_signals)
+            return ProcessPoolExecutor(self.jobs, mp_context=self.context, initializer=_worker_signals,
+                                       initargs=(os.getpid(),))
 
     def _submit(self, records: list[Record], options: AnnotateOptions) -> tuple[Future, ProcessPoolExecutor]:
         with _servers_shielded():
             return self.pool.submit(annotate_chunk, records, options), self.pool
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list[dict[str, Any]]]:
         first = self._submit(records, options)
 
         def wait() -> list:
@@ -388,7 +416,7 @@ class _Dask(_Runner):
         workers = self.client.scheduler_info().get("workers", {})
         self.window = 4 * max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list]:
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list[dict[str, Any]]]:
         future = self.client.submit(annotate_chunk, records, options, pure=False)
 
         def wait() -> list:
@@ -496,7 +524,7 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
     else:
         runner = _Runner()
     window = runner.window
-    pending: deque[tuple[list[Record], Callable[[], list]]] = deque()
+    pending: deque[tuple[list[Record], Callable[[], list[dict[str, Any]]]]] = deque()
     finished = False
     try:
         for chunk in _chunks(records, chunk_size):
@@ -513,5 +541,5 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
             runner.terminate()
 
 
-def _zip_results(chunk: list[Record], wait: Callable[[], list]) -> Iterator[tuple[Record, dict]]:
+def _zip_results(chunk: list[Record], wait: Callable[[], list[dict[str, Any]]]) -> Iterator[tuple[Record, dict]]:
     yield from zip(chunk, wait())

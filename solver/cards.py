@@ -118,7 +118,7 @@ _NAMES = tuple(SUITS[i >> 4] + RANKS[i & 15] if i & 15 < 13 else "" for i in ran
 
 
 def cards_of(mask: int) -> Iterator[Card]:
-    """Cards of a mask, highest suit lane first (S, H, D, C), high rank first."""
+    """Cards of a mask, suit by suit from lane 0 (S, H, D, C), high rank first."""
     for suit in range(4):
         lane = (mask >> (16 * suit)) & FULL_SUIT
         for rank in range(12, -1, -1):

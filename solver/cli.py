@@ -14,11 +14,11 @@ import click
 
 from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
-from .results import line_json
 from .batch import default_jobs
 from .cards import Seat
 from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, os_error_line,
-                         plain_where_needed, progress, rules_option, stdout_failed)
+                         plain_where_needed, progress, rules_option, standard_streams,
+                         stdout_failed)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -26,6 +26,7 @@ from .errors import HeartsError, LeaderNeeded
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import out_of_time, render, render_line, render_weighing, status_line
+from .results import line_json
 from .rules import Rules
 from .sampling import weigh_cards
 
@@ -102,7 +103,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             time_limit: float, threads: int | None, input_file: IO[bytes] | None,
             samples: int | None, seed: int | None, known: tuple[str, ...]) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
-    if (deal_text is None) == (input_file is None):
+    if deal_text is not None and input_file is not None:
+        fail("analyze: --deal and --input cannot be given together (one position, or a file of them)")
+    if deal_text is None and input_file is None:
         fail("analyze: give --deal, or --input with one position a line")
     if input_file is not None and (play or leader or line_for or samples):
         fail("analyze: --play, --leader, --line and --samples go with --deal (with --input, play "
@@ -193,11 +196,8 @@ class _StatusLine:
 
     def __init__(self, solver: Solver, pos: Position, seats: list[Seat] | None,
                  shown: bool = True) -> None:
-        sides = sorted({pos.side(s) for s in (seats or list(Seat))})
-        self.names = [pos.side_name(side) for side in sides]
-        mover = pos.to_move
-        groups = solver.move_groups(pos) if mover is not None and pos.side(mover) in sides else []
-        self.cards = len(groups) if len(groups) > 1 else 0
+        self.names, cards = solver.questions(pos, seats)
+        self.cards = len(cards)
         self.bounds: dict[str, tuple[int | None, int | None]] = {}
         self.after = ""
         self.shown = False
@@ -229,7 +229,7 @@ class _StatusLine:
             text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
             if self.after:
                 text = f"{self.after} · {text}"
-            sys.stderr.write("\r" + text[:width] + "\x1b[K")
+            sys.stderr.write("\r" + _to_end_of_line(text[:width], width))
             sys.stderr.flush()
             self.shown = True
 
@@ -243,8 +243,20 @@ class _StatusLine:
         if self._on_terminal:
             self._ticker.join()
         if self.shown:
-            sys.stderr.write("\r\x1b[K")
+            sys.stderr.write("\r" + _to_end_of_line("", 79))
             sys.stderr.flush()
+
+
+def _to_end_of_line(text: str, width: int) -> str:
+    """``text`` over what the line held: an erase to its end, or on a terminal that knows no
+    escapes (``TERM=dumb``, an editor's shell) spaces to ``width`` and back.
+
+    >>> _to_end_of_line("ab", 4) == "ab\x1b[K" or os.environ.get("TERM") == "dumb"
+    True
+    """
+    if os.environ.get("TERM") == "dumb":
+        return text + " " * (width - len(text)) + "\r"
+    return text + "\x1b[K"
 
 
 def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Seat | None) -> int:
@@ -266,8 +278,10 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
                 lines += 1
                 failed += out["error"] is not None
                 step()
-    except OSError as e:
-        fail(os_error_line(e))
+    except OSError as e:    # reading the input (writing the answers is caught above)
+        name = getattr(input_file, "name", "-")
+        where = "standard input" if name in ("-", "<stdin>") or not isinstance(name, str) else name
+        fail(f"{where}: {e.strerror or e}")
     click.echo(f"hearts-dd: {counted(lines, 'position')}, {lines - failed} answered, {failed} with errors, "
                f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
@@ -300,8 +314,20 @@ class Stopped(BaseException):
         self.signum = signum
 
 
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def _stop(signum: int, frame: object) -> None:
+    # A second signal, as a terminal's Ctrl-C to the whole group and a wrapper passing it on
+    # send, would break into the unwinding the first began (a traceback at exit): ignored.
+    for other in _STOPPING:
+        if signal.getsignal(other) is _stop:
+            signal.signal(other, _already_stopping)
     raise Stopped(signum)
+
+
+def _already_stopping(signum: int, frame: object) -> None:
+    """The command is already stopping."""
 
 
 def _no_thread(e: BaseException | None) -> bool:
@@ -320,15 +346,19 @@ def main() -> None:
     """Entry point: click's own usage errors are also reduced to one line, exit 2; Ctrl-C,
     SIGTERM and SIGHUP stop a search at once and exit 128 + the signal's number (unless they
     were ignored when the command started, as under ``nohup``)."""
-    for signum, unset in ((signal.SIGINT, signal.default_int_handler),
-                          (signal.SIGTERM, signal.SIG_DFL), (signal.SIGHUP, signal.SIG_DFL)):
+    for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL)):
         if signal.getsignal(signum) is unset:
             signal.signal(signum, _stop)
             watch_signal(signum)
     threading.excepthook = _thread_failed
+    standard_streams()
     plain_where_needed()
     try:
         cli.main(standalone_mode=False)
+    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as e:    # (click 8.2 on)
+        # no command: the help, as click shows it (a usage error's exit status)
+        click.echo(e.ctx.get_help(), err=True)
+        sys.exit(2)
     except click.UsageError as e:
         command = e.ctx.command_path.removeprefix("hearts-dd").strip() if e.ctx else ""
         fail((f"{command}: " if command else "") + e.format_message().replace("\n", " "))

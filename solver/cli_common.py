@@ -4,6 +4,7 @@ none of them."""
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import math
 import os
@@ -15,6 +16,7 @@ from typing import IO, Any, Callable, Iterator, NoReturn
 
 import click
 
+from .analysis import MAX_TABLE_MB
 from .errors import HeartsError, error_line
 from .rules import Rules
 
@@ -38,6 +40,68 @@ def _ascii_fallback(e: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error("hearts-dd-ascii", _ascii_fallback)
+
+
+class _Closed(io.RawIOBase):
+    """A standard stream that was closed when the command started (``2>&-``): Python gives
+    None for it, on which the first use fails with a traceback. Reading or writing this one
+    fails as a closed descriptor does, which the commands report in one line."""
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+
+class _Messages(io.RawIOBase):
+    """Standard error, written as far as it can be: a message that cannot be (a full disk, a
+    reader gone) is dropped rather than failing the command, whose answers matter more."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(2, data)
+        except OSError:
+            return len(data)
+
+    def fileno(self) -> int:
+        return 2
+
+    def isatty(self) -> bool:
+        return os.isatty(2)
+
+
+def standard_streams() -> None:
+    """Standard streams as the commands need them. One closed at start (``2>&-``), which
+    Python gives as None: its descriptor is held on /dev/null (else the next file opened, an
+    output say, would get it, and what is written there or by a worker would go into that
+    file); input and output then fail when used (one line, exit 2). Standard error never fails
+    a command (``_Messages``)."""
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)      # (the lowest free descriptor: this one)
+            closed.append(fd)
+    if sys.stdin is None or 0 in closed:
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(_Closed()), encoding="utf-8")
+    if sys.stdout is None or 1 in closed:
+        # (written through: nothing is left buffered to fail again at exit)
+        sys.stdout = io.TextIOWrapper(_Closed(), encoding="utf-8", write_through=True)
+    old = sys.stderr
+    sys.stderr = io.TextIOWrapper(io.BufferedWriter(_Messages()), line_buffering=True,
+                                  encoding=getattr(old, "encoding", None) or "utf-8",
+                                  errors=getattr(old, "errors", None) or "backslashreplace")
 
 
 def plain_where_needed() -> None:
@@ -73,8 +137,8 @@ def rules_option(text: str | None) -> Rules | None:
         fail(f"--rules: {e}")
 
 
-#: ``--table-mb``'s range, the same for every command (the API's, too: api/config.py).
-TABLE_MB = click.IntRange(1, 4096)
+#: ``--table-mb``'s range, the same for every command (and the API's).
+TABLE_MB = click.IntRange(1, MAX_TABLE_MB)
 
 
 def counted(n: int, noun: str) -> str:

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from contextlib import closing, contextmanager, suppress
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import click
 
@@ -44,7 +44,7 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
                 for record in read_records(stream, first_index=index):
                     index = record.index + 1
                     if len(paths) > 1:
-                        record.source = path
+                        record.source = _shown(path)
                     yield record
             finally:
                 if stream is not sys.stdin.buffer:
@@ -54,6 +54,16 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
             click.echo(error_line(f"{name}: {e.strerror or e} (its records from there on are "
                                   "missing)"), err=True)
             unreadable.append(path)
+
+
+def _shown(path: str) -> str:
+    """A file name as the outputs give it: bytes that are not UTF-8 (which the system passes
+    through as lone surrogates) as U+FFFD, so that every writer can encode it.
+
+    >>> _shown(os.fsdecode(b"caf\\xe9.pbn"))
+    'caf\ufffd.pbn'
+    """
+    return os.fsencode(path).decode("utf-8", "replace")
 
 
 def _total(paths: Iterable[str]) -> int | None:
@@ -79,13 +89,16 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         yield sys.stdout.buffer
         sys.stdout.flush()
         return
-    target = os.path.realpath(path)
+    if not path or path.endswith(os.sep):
+        fail(f"cannot write {path!r}: not a file name")
     try:
-        st: os.stat_result | None = os.stat(target)
+        st: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         st = None
     except OSError as e:
         fail(f"cannot write {path}: {e.strerror}")
+    # (a device or pipe opened by the name given: /dev/stdout's real path names no file)
+    target = path if st is not None and not stat.S_ISREG(st.st_mode) else os.path.realpath(path)
     tmp = None
     try:
         if st is not None and not stat.S_ISREG(st.st_mode):
@@ -126,12 +139,14 @@ def _umask() -> int:
 
 
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
-         chunk_size: int, write: Any, output: str | None = None,
+         chunk_size: int, write: Callable[[Record, dict[str, Any]], None], output: str | None = None,
          flush: Callable[[], None] | None = None) -> int:
     """Annotate, hand each pair to ``write`` (to ``output``: a path, or None for standard
     output), ``flush`` it (default: standard output's), print the summary; the exit status to
     use. The summary comes after the flush: an output that fails only then gets the error
     line alone."""
+    if dask is not None and not dask.strip():
+        fail("--dask is empty: give a scheduler's address, or 'local'")
     t0 = time.perf_counter()
     records = annotated = failed = 0
     unreadable: list[str] = []
@@ -161,6 +176,8 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     return 1 if failed or unreadable else 0
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 _common = [
     click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
                  help="Rules for records without a [HeartsRules] tag (default: standard)."),
@@ -177,7 +194,7 @@ _common = [
 ]
 
 
-def _with_common(f: Any) -> Any:
+def _with_common(f: F) -> F:
     for option in reversed(_common):
         f = option(f)
     return f

@@ -75,15 +75,25 @@ def settings_problem() -> str | None:
 def gunicorn_env_timeouts() -> dict[str, int]:
     """The timeouts ``GUNICORN_CMD_ARGS`` sets, read with gunicorn's own parser, as gunicorn
     reads them over the config file; ValueError for arguments gunicorn would refuse (it would
-    print its whole usage)."""
+    print its whole usage, or a blank line and the error) and for no workers (which gunicorn
+    takes, and then answers nobody)."""
     from gunicorn.config import Config
 
     def refuse(message: str) -> NoReturn:
         raise ValueError(message)
 
-    parser = Config().parser()
-    parser.error = refuse  # type: ignore[method-assign]
+    config = Config()
+    parser = config.parser()
+    parser.error = refuse
     args = parser.parse_args(shlex.split(os.environ.get("GUNICORN_CMD_ARGS", "")))
+    for name, value in vars(args).items():
+        if value is not None and name in config.settings:
+            try:
+                config.set(name, value)         # gunicorn's own checks of each value
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
+    if getattr(args, "workers", None) == 0:
+        raise ValueError("--workers 0: no worker would answer")
     return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
             if getattr(args, name, None) is not None}
 

@@ -62,7 +62,10 @@ class Deal:
         hands: list[int | None] = [None] * 4
         for i, part in enumerate(parts):
             seat = first.next(i)
-            hands[seat] = None if part == "-" else _parse_hand(part, seat)
+            try:
+                hands[seat] = None if part == "-" else parse_hand(part)
+            except DealError as e:
+                raise DealError(f"{seat}'s {e}") from None
         missing = [s for s in Seat if hands[s] is None]
         if len(missing) > 1:
             raise DealError(f"deal {text!r}: only one hand may be '-'")
@@ -122,18 +125,23 @@ def hand_string(mask: int) -> str:
     return ".".join(lanes)
 
 
-def _parse_hand(text: str, seat: Seat) -> int:
+def parse_hand(text: str) -> int:
+    """One hand of a deal string, ``spades.hearts.diamonds.clubs`` (``10`` read as ``T``), as
+    a card mask; the deal strings of PBN records are read with it too.
+
+    >>> hand_string(parse_hand("AK.10..2"))
+    'AK.T..2'
+    """
     suits = text.split(".")
     if len(suits) != 4:
-        raise DealError(f"{seat}'s hand {text!r}: expected 4 suits separated by dots, found {len(suits)}")
+        raise DealError(f"hand {text!r}: expected 4 suits separated by dots, found {len(suits)}")
     mask = 0
     for suit, ranks in enumerate(suits):
-        r = ranks.upper().replace("10", "T")
-        for ch in r:
+        for ch in ranks.upper().replace("10", "T"):
             if ch not in RANKS:
-                raise DealError(f"{seat}'s hand {text!r}: unknown rank {ch!r} in {SUITS[suit]}")
+                raise DealError(f"hand {text!r}: unknown rank {ch!r} in {SUITS[suit]}")
             bit = 1 << (16 * suit + RANKS.index(ch))
             if mask & bit:
-                raise DealError(f"{seat}'s hand {text!r}: card {SUITS[suit]}{ch} appears twice")
+                raise DealError(f"hand {text!r}: card {SUITS[suit]}{ch} appears twice")
             mask |= bit
     return mask

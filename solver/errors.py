@@ -95,6 +95,15 @@ class PlayError(HeartsError):
     """A card in a play sequence that is unknown, not held, or not allowed."""
 
 
+class SampleError(HeartsError):
+    """A request for sampled deals that cannot be met; ``field`` names the argument at fault
+    (``"seat"``, ``"known"``) where one is, for front ends that point at it."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class LeaderNeeded(PlayError):
     """Trick 1 has no forced lead (a free first lead, or no clubs): the caller must say who
     leads, each front end in its own terms."""

@@ -30,16 +30,18 @@ notes) is kept as it is but not interpreted.
 """
 from __future__ import annotations
 
+import codecs
 import io
 import re
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
+from itertools import chain
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
 from .cards import DECK, RANKS, SUIT_SYMBOLS, SUITS, Card, Seat, cards_of
-from .deal import Deal
-from .errors import HeartsError
+from .deal import Deal, parse_hand
+from .errors import DealError, HeartsError
 from .rules import Rules
 
 __all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "game_text",
@@ -96,7 +98,7 @@ class Passing:
     def receiver(self, seat: Seat) -> Seat:
         return seat.next(PASS_DIRECTIONS[self.direction])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"direction": self.direction,
                 "cards": {str(s): " ".join(str(c) for c in cards_of(m))
                           for s, m in zip(Seat, self.cards) if m is not None}}
@@ -236,7 +238,36 @@ def _brace_state(text: str, in_brace: bool) -> bool:
         pos = m.end()
 
 
-def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
+def _utf16_as_utf8(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
+    """The stream's lines; a stream that starts with a UTF-16 byte-order mark (Windows'
+    "Unicode" text) decoded and given as UTF-8 lines, which the reader reads like any other
+    (its bytes split at each 0x0A were no lines).
+
+    >>> text = '[Event "é"]' + chr(10) + chr(10)
+    >>> [line.decode() for line in _utf16_as_utf8([text.encode("utf-16")])] == text.splitlines(True)
+    True
+    """
+    lines = iter(stream)
+    first = next(lines, None)
+    if first is None:
+        return
+    if not first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        yield first
+        yield from lines
+        return
+    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+    text = ""
+    for raw in chain([first], lines):
+        text += decoder.decode(raw)
+        *whole, text = text.split("\n")
+        for line in whole:
+            yield line.encode("utf-8") + b"\n"
+    text += decoder.decode(b"", final=True)
+    if text:
+        yield text.encode("utf-8")
+
+
+def _chunks(stream: Iterable[bytes]) -> Iterator[_Chunk]:
     """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3).
 
     A { comment may hold semi-empty lines, but one left open would swallow every game after
@@ -402,7 +433,7 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
     before: list[bytes] = []
     index = first_index
     pending: Record | None = None
-    for chunk in _chunks(stream):
+    for chunk in _chunks(_utf16_as_utf8(stream)):
         raw = b"".join(chunk.lines)
         record = _read_game(raw, chunk.line, context) if chunk.lines else None
         if record is None:
@@ -422,13 +453,25 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
         yield pending
 
 
-def _decode(raw: bytes) -> str:
-    """A game's text: UTF-8 when it is valid UTF-8, else Latin-1 (decided per game); no BOM."""
-    raw = raw[len(BOM):] if raw.startswith(BOM) else raw
+def encoding_of(raw: bytes) -> str:
+    """A game's encoding: UTF-8 when it is valid UTF-8, else Latin-1 (decided per game, so
+    that one game's stray byte does not change how the others read; a writer adding to the
+    game uses the same).
+
+    >>> encoding_of("Café".encode()), encoding_of("Café".encode("latin-1"))
+    ('utf-8', 'latin-1')
+    """
     try:
-        return raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError:
-        return raw.decode("latin-1")
+        return "latin-1"
+    return "utf-8"
+
+
+def _decode(raw: bytes) -> str:
+    """A game's text (``encoding_of``), without a BOM."""
+    raw = raw[len(BOM):] if raw.startswith(BOM) else raw
+    return raw.decode(encoding_of(raw))
 
 
 def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
@@ -638,22 +681,6 @@ def _line(first: Mapping[str, _Tag], name: str, record: Record) -> int:
 
 
 # -- the deal ----------------------------------------------------------------------------------
-def _hand_mask(text: str) -> int:
-    suits = text.split(".")
-    if len(suits) != 4:
-        raise ValueError(f"hand {text!r}: expected 4 suits separated by dots, found {len(suits)}")
-    mask = 0
-    for suit, ranks in enumerate(suits):
-        for ch in ranks.upper().replace("10", "T"):
-            if ch not in RANKS:
-                raise ValueError(f"hand {text!r}: unknown rank {ch!r} in {SUITS[suit]}")
-            bit = Card(suit, RANKS.index(ch)).mask
-            if mask & bit:
-                raise ValueError(f"hand {text!r}: card {SUITS[suit]}{ch} appears twice")
-            mask |= bit
-    return mask
-
-
 def _four_hands(value: str, where: str, errors: list[str]) -> list[int | None] | None:
     """The four hands of a PBN deal string ("N:hand hand hand hand", "-" for a hand not
     given) as masks by seat, or None after recording why they cannot be read."""
@@ -675,8 +702,8 @@ def _four_hands(value: str, where: str, errors: list[str]) -> list[int | None] |
     hands: list[int | None] = [None] * 4
     try:
         for i, part in enumerate(parts):
-            hands[first.next(i)] = None if part == "-" else _hand_mask(part)
-    except ValueError as e:
+            hands[first.next(i)] = None if part == "-" else parse_hand(part)
+    except DealError as e:
         errors.append(f"{where} {e}")
         return None
     return hands

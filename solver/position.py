@@ -111,7 +111,7 @@ class Position:
                    r.hearts_break == "none")
 
     @classmethod
-    def from_play(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None, play: str | Sequence | None = "",
+    def from_play(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None, play: str | Iterable[Card | str] | None = "",
                   leader: Seat | int | str | None = None) -> "Position":
         return cls.start(deal, rules, leader).play_all(play or "")
 
@@ -228,7 +228,7 @@ class Position:
     def play(self, card: Card | str) -> "Position":
         return self.play_all((card if isinstance(card, Card) else Card.parse(card),))
 
-    def play_all(self, cards: str | Iterable) -> "Position":
+    def play_all(self, cards: str | Iterable[Card | str]) -> "Position":
         """Play a sequence (a space- or comma-separated string, or cards); errors name the card.
 
         The state is followed in plain ints and one position made at the end: a Monte-Carlo

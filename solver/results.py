@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 from .cards import Card, Seat
 from .position import Position
 
-__all__ = ["Analysis", "Bounds", "LineStep", "MoveResult", "PlayerResult", "line_json"]
+__all__ = ["Analysis", "Bounds", "LineStep", "MoveResult", "PlayerResult", "Questions",
+           "line_json"]
 
 
 class Bounds(NamedTuple):
@@ -26,6 +27,13 @@ class Bounds(NamedTuple):
     @property
     def exact(self) -> bool:
         return self.low is not None and self.low == self.high
+
+
+class Questions(NamedTuple):
+    """What ``Solver.analyze`` asks, by the names its ``watch`` reports them under: the sides'
+    guarantees ("N", or "N/S" with partnerships) and the mover's cards it searches ("C2")."""
+    sides: list[str]
+    cards: list[str]
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,8 @@ class MoveResult:
 
 @dataclass(frozen=True)
 class LineStep:
+    """One card of an optimal line; ``value`` is the target's guarantee, which every step of
+    an optimal line keeps (so the same at each)."""
     seat: Seat
     card: Card
     value: int

@@ -46,7 +46,7 @@ from .analysis import SearchAborted, Solver
 from .results import Analysis
 from .cards import Card, Seat
 from .deal import Deal
-from .errors import PlayError
+from .errors import LeaderNeeded, PlayError
 from .pbn import RecordedPlay
 from .position import Position
 from .rules import Rules
@@ -66,7 +66,7 @@ def start_position(deal: Deal, rules: Rules, leader: Seat | None = None,
         return Position.start(deal, rules, leader)
     try:
         return Position.start(deal, rules)
-    except PlayError:
+    except LeaderNeeded:
         if play_seat is None:
             raise PlayError('nobody is to lead trick 1: give the leader with [HeartsLeader "SEAT"] '
                             'or a [Play "SEAT"] section') from None

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 from .analysis import Solver
 from .cards import Card, Seat, cards_of, mask_of
 from .deal import Deal
-from .errors import HeartsError
+from .errors import HeartsError, SampleError
 from .position import Position, legal_cards, lowest_club
 
 #: Draws that the replay of the play may refuse before ``samples`` gives up: the constraints
@@ -54,10 +54,10 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
         raise HeartsError(f"samples: count must be a whole number of deals, got {count!r}")
     observer = Seat.of(seat) if seat is not None else position.to_move
     if observer is None:
-        raise HeartsError("samples: the hand is over and no seat was given")
+        raise SampleError("samples: the hand is over and no seat was given", "seat")
     rng = _random(seed)
     before = _before_each_card(position)
-    players: list[Seat] = [q.to_move for q in before]  # type: ignore[misc]  # (a card follows)
+    players: list[Seat] = [q.to_move for q in before]  # (each is followed by a card)
     pinned = _known(position, players, observer, known or {})
     allowed = _allowed(position, before, players, observer, pinned)
     draw = _Drawer(allowed, [0 if s == observer else h.bit_count()
@@ -68,13 +68,13 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
     while len(out) < int(count):
         hands = draw(rng)
         hands[observer] = position.hands[observer]
-        deal = Deal(tuple(hands[s] | played[s] for s in Seat))  # type: ignore[arg-type]
+        deal = Deal(tuple(hands[s] | played[s] for s in Seat))
         try:
             out.append(Position(deal, position.rules, position.leader0, position.played))
         except HeartsError:
             refused += 1
             if refused > TRIES:
-                raise HeartsError(f"samples: no deal drawn for {observer} fits the play "
+                raise SampleError(f"samples: no deal drawn for {observer} fits the play "
                                   f"({TRIES} tried)") from None
     return out
 
@@ -105,35 +105,38 @@ def _known(position: Position, players: list[Seat], observer: Seat,
            known: Mapping[Seat | str, str | Iterable[Card | str]]) -> dict[Seat, int]:
     """The cards ``known`` names, checked against what the observer sees."""
     if not isinstance(known, Mapping):
-        raise HeartsError(f"samples: known must map seats to cards, got {type(known).__name__}")
+        raise SampleError(f"samples: known must map seats to cards, got {type(known).__name__}",
+                          "known")
     out: dict[Seat, int] = {}
     for who, cards in known.items():
         try:
             s = Seat.of(who)
         except HeartsError as e:
-            raise HeartsError(f"samples: known: {e}") from None
+            raise SampleError(f"samples: known: {e}", "known") from None
         try:
             if isinstance(cards, (bytes, bytearray)):
                 raise TypeError
             tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
             mask = mask_of(c if isinstance(c, Card) else Card.parse(c) for c in tokens)
         except HeartsError as e:
-            raise HeartsError(f"samples: known {s}: {e}") from None
+            raise SampleError(f"samples: known {s}: {e}", "known") from None
         except TypeError:
-            raise HeartsError(f"samples: known {s}: expected cards, got {cards!r:.40}") from None
+            raise SampleError(f"samples: known {s}: expected cards, got {cards!r:.40}",
+                              "known") from None
         for c in cards_of(mask):
             twice = [t for t, m in out.items() if m & c.mask and t != s]
             if twice:
-                raise HeartsError(f"samples: known card {c} given for both {twice[0]} and {s}")
+                raise SampleError(f"samples: known card {c} given for both {twice[0]} and {s}",
+                                  "known")
             holder = position.deal.holder(c)
             if holder is None:
-                raise HeartsError(f"samples: known card {c} of {s} is not in the deal")
+                raise SampleError(f"samples: known card {c} of {s} is not in the deal", "known")
             if (s == observer) != (holder == observer):
-                raise HeartsError(f"samples: known card {c} of {s} is " + (
-                    f"not in {s}'s hand" if s == observer else f"in {observer}'s own hand"))
+                raise SampleError(f"samples: known card {c} of {s} is " + (
+                    f"not in {s}'s hand" if s == observer else f"in {observer}'s own hand"), "known")
             by = players[position.played.index(c)] if c in position.played else s
             if by != s:
-                raise HeartsError(f"samples: known card {c} of {s} was played by {by}")
+                raise SampleError(f"samples: known card {c} of {s} was played by {by}", "known")
         out[s] = out.get(s, 0) | mask
     return out
 
@@ -162,8 +165,8 @@ def _allowed(position: Position, before: list[Position], players: list[Seat], ob
     if position.rules.first_lead == "C2" and low is not None and unseen & low.mask:
         elsewhere = [s for s, mask in known.items() if mask & low.mask and s != position.leader0]
         if elsewhere:
-            raise HeartsError(f"samples: known card {low} of {elsewhere[0]}: {low} leads the "
-                              f"first trick, so {position.leader0} holds it")
+            raise SampleError(f"samples: known card {low} of {elsewhere[0]}: {low} leads the "
+                              f"first trick, so {position.leader0} holds it", "known")
         known = {**known, position.leader0: known.get(position.leader0, 0) | low.mask}
     for s, mask in known.items():
         for t in Seat:
@@ -171,7 +174,7 @@ def _allowed(position: Position, before: list[Position], players: list[Seat], ob
                 allowed[t] &= ~mask
         if s != observer and mask & unseen & ~allowed[s]:
             c = next(cards_of(mask & unseen & ~allowed[s]))
-            raise HeartsError(f"samples: known card {c} of {s} does not fit the play")
+            raise SampleError(f"samples: known card {c} of {s} does not fit the play", "known")
     return allowed
 
 
@@ -189,7 +192,7 @@ class _Drawer:
         self.sizes = tuple(sizes)
         self.ways = lru_cache(maxsize=None)(self._ways)
         if self.ways(0, self.sizes) == 0:
-            raise HeartsError("samples: no deal fits what was seen and known")
+            raise SampleError("samples: no deal fits what was seen and known", "known")
 
     def _splits(self, k: int, room: tuple[int, ...]) -> Iterable[tuple[tuple[int, ...], int]]:
         """Each way to share group ``k`` among its seats within ``room``, with the number of
@@ -291,10 +294,9 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     total: dict[Card, int] = {}
     best: dict[Card, int] = {}
     for a in answers:
-        low = min(m.guarantee for m in a.moves)
         for m in a.moves:
             total[m.card] = total.get(m.card, 0) + m.guarantee
-            best[m.card] = best.get(m.card, 0) + (m.guarantee == low)
+            best[m.card] = best.get(m.card, 0) + m.best
     weights = [CardWeight(c, total[c] / len(answers), best[c]) for c in total]
     return Weighing(seat, len(deals), len(answers),
                     sorted(weights, key=lambda w: (w.mean, -w.best_in)))

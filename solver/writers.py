@@ -14,7 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
-from .pbn import Record, ends_a_game, escape
+from .pbn import Record, encoding_of, ends_a_game, escape
 from .report import value_table
 from .rules import Rules
 
@@ -174,11 +174,7 @@ def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
     for start, end in sorted(record.annotation_spans, reverse=True):
         raw = raw[:start] + raw[end:]
     newline = b"\r\n" if b"\r\n" in record.raw else b"\n"
-    encoding = "utf-8"
-    try:
-        record.raw.decode("utf-8")
-    except UnicodeDecodeError:
-        encoding = "latin-1"
+    encoding = encoding_of(record.raw)
     lines = annotation_lines(result)
     if not lines or record.open_comment:
         return raw      # (tags after an open { would be comment text, read as none next time)

@@ -148,7 +148,7 @@ def strong_hand_deal(rng: random.Random, seat: Seat) -> Deal:
     return Deal(tuple(hands))  # type: ignore[arg-type]
 
 
-def small_deal(rules_spec: dict, rng: random.Random, hand_size: int) -> Scenario:
+def small_scenario(rules_spec: dict, rng: random.Random, hand_size: int) -> Scenario:
     """A deal of ``hand_size`` cards a hand from a pool rich in point cards and short suits,
     so that voids and point cards meet the trick-1 and hearts-breaking rules; SQ (which may
     break hearts) is usually in it."""

@@ -801,6 +801,8 @@ def test_a_watch_sees_bounds_that_close_in_on_each_answer(spec: dict, threads: i
         groups = Solver().move_groups(pos)
         assert set(seen) == set(finals) | ({str(rep) for rep, _ in groups} if len(groups) > 1
                                            else set())
+        asked = Solver().questions(pos)         # what a progress display expects
+        assert sorted(seen) == sorted(asked.sides + asked.cards)
         for question, bounds in seen.items():
             value = finals.get(question, rows.get(question))
             assert bounds[-1] == (value, value), question

@@ -518,7 +518,9 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
                              ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
                              ([], {"GUNICORN_CMD_ARGS": "-t abc"}, "GUNICORN_CMD_ARGS: argument -t/--timeout"),
                              ([], {"GUNICORN_CMD_ARGS": "--no-such"}, "GUNICORN_CMD_ARGS: unrecognized"),
-                             ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing")]:
+                             ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing"),
+                             ([], {"GUNICORN_CMD_ARGS": "--timeout -1"}, "--timeout -1: Value must be positive"),
+                             ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer")]:
         p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env})
         assert p.returncode == 2 and p.stdout == "", p

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import brute
-from endgames import Scenario, play_down, queen_before_hearts, random_endgame, small_deal
+from endgames import Scenario, play_down, queen_before_hearts, random_endgame, small_scenario
 from env import env_int
 from solver.analysis import Engine, Solver
 from solver.cards import Seat
@@ -210,7 +210,7 @@ def check_small_deals(name: str, rng: random.Random, solvers: list[Solver], tall
     target = tally.checked + SMALL_DEALS
     while tally.checked < target:
         hand_size = rng.choice((3, 4))
-        start = small_deal(RULE_SETS[name], rng, hand_size)
+        start = small_scenario(RULE_SETS[name], rng, hand_size)
         if tally.checked % 3:
             scenario = play_down(start, rng, 4 * hand_size - rng.randint(0, 6))
         else:  # stop at the lead to trick 2, often with SQ played and hearts unbroken

@@ -3,6 +3,7 @@ saying what is wrong and where, nothing on standard output. The listed cases run
 command; the property test below runs it in-process, for many examples."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -163,6 +164,56 @@ def test_ctrl_c_while_the_command_loads_is_one_line(monkeypatch: pytest.MonkeyPa
     with pytest.raises(SystemExit) as done:
         launch.main()
     assert done.value.code == 130 and capsys.readouterr().err == "hearts-dd: error: interrupted\n"
+
+
+def test_no_command_shows_the_help() -> None:
+    """(It came squeezed into one error line.)"""
+    result = subprocess.run([str(COMMAND)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("Usage: hearts-dd") and "analyze" in result.stderr
+
+
+def test_a_second_signal_while_stopping_is_ignored() -> None:
+    """A terminal's Ctrl-C goes to the whole group and a wrapper may pass it on as well: the
+    second signal, a moment after the first, broke into the unwinding (a traceback at exit)."""
+    proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", Deal.random(2).pbn(), "--threads", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_in_a_terminal)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.002)
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and out == "" and err == "hearts-dd: error: interrupted\n"
+
+
+@pytest.mark.parametrize("closed, args, status, out, err", [
+    # an answer to the output even where no message can go (as under some daemons)
+    (2, ["--json"], 0, '"players"', ""),
+    (1, ["--json"], 2, "", "hearts-dd: error: cannot write standard output: Bad file descriptor\n"),
+    (1, [], 2, "", "hearts-dd: error: cannot write standard output: Bad file descriptor\n"),
+])
+def test_a_standard_stream_closed_at_start(closed: int, args: list[str], status: int, out: str,
+                                           err: str) -> None:
+    """Python gives a closed stream as None, on which the first use failed: a traceback, or
+    (output closed) exit 0 with the answer lost."""
+    result = subprocess.run([str(COMMAND), "analyze", "--deal", "N:.A..2 .2..3 .3..4 .4..5", *args],
+                            capture_output=True, text=True, timeout=120,
+                            preexec_fn=lambda: os.close(closed))
+    assert result.returncode == status
+    assert out in result.stdout and (out or result.stdout == "") and result.stderr == err
+
+
+def test_an_input_closed_or_failing_is_named() -> None:
+    closed = subprocess.run([str(COMMAND), "analyze", "--input", "-"], capture_output=True, text=True,
+                            timeout=120, preexec_fn=lambda: os.close(0))
+    assert closed.returncode == 2 and closed.stdout == ""
+    assert closed.stderr == "hearts-dd: error: standard input: Bad file descriptor\n"
+    if Path("/proc/self/mem").exists():                 # a file whose reading fails
+        failing = analyze("--input", "/proc/self/mem")
+        assert failing.returncode == 2
+        assert failing.stderr == "hearts-dd: error: /proc/self/mem: Input/output error\n"
 
 
 @pytest.mark.parametrize("args, output", [

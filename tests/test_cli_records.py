@@ -226,6 +226,42 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.pbn"]
 
 
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds processes in /proc")
+def test_workers_end_when_the_run_is_killed_outright(tmp_path):
+    """SIGKILL (or the OOM killer) gives the run no chance to stop its workers, and the fork
+    server lives as long as they do: a worker searched on for minutes for nobody."""
+    source = tmp_path / "slow.pbn"
+    source.write_bytes(endgame_file(2000, seed=5, hand_size=8, play_cards=32))
+    mark = f"HEARTS_DD_TEST_RUN={os.getpid()}-{time.monotonic_ns()}".encode()
+
+    def marked() -> list[int]:
+        found = []
+        for proc in Path("/proc").iterdir():
+            with suppress(OSError):
+                if proc.name.isdigit() and mark in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(int(proc.name))
+        return found
+
+    name, value = mark.decode().split("=")
+    child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
+                              str(tmp_path / "out.jsonl"), "-j", "2"], cwd=ROOT,
+                             stderr=subprocess.DEVNULL,
+                             env={**os.environ, "PYTHONPATH": str(ROOT), name: value})
+    time.sleep(3)
+    assert child.poll() is None, "finished before it could be killed"
+    assert len(marked()) >= 3                   # the run, the fork server, workers
+    child.kill()
+    child.wait()
+    deadline = time.monotonic() + 15
+    while marked() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = marked()
+    for pid in left:
+        with suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left
+
+
 def test_a_hang_up_under_nohup_does_not_stop_the_run(tmp_path):
     source = tmp_path / "work.pbn"
     source.write_bytes(endgame_file(900, seed=5, hand_size=7, play_cards=28))    # about 3 s
@@ -281,6 +317,45 @@ def test_output_to_a_device_or_a_pipe_writes_to_it(tmp_path):
     full = _annotate_to(tmp_path, Path("/dev/full"))
     assert full.returncode == 2
     assert full.stderr.decode().strip() == "hearts-dd: error: cannot write /dev/full: No space left on device"
+
+
+def test_output_to_dev_stdout_as_a_pipe_and_names_that_are_no_file(tmp_path):
+    small = tmp_path / "small.pbn"
+    small.write_bytes(endgame_file(40, seed=8, hand_size=2, play_cards=4))
+    p = run("annotate", str(small), "-j", "1", "-o", "/dev/stdout")   # (its real path names no file)
+    assert p.returncode == 0 and len(p.stdout.splitlines()) == 40
+    for name in ("", "x.jsonl/"):
+        p = run("annotate", str(small), "-j", "1", "-o", name, cwd=tmp_path)
+        assert p.returncode == 2
+        assert p.stderr.decode() == f"hearts-dd: error: cannot write {name!r}: not a file name\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["small.pbn"]
+
+
+def test_messages_that_cannot_be_written_lose_no_output(tmp_path):
+    """Standard error full or closed: the summary line is lost, the annotations are not (the
+    output file was deleted, its error blamed on it)."""
+    out = tmp_path / "out.jsonl"
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(SAMPLE), "-j", "1",
+                            "-o", str(out)], stderr=full, timeout=120, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0 and len(out.read_text().splitlines()) == 5
+    out.unlink()
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(SAMPLE), "-j", "1", "-o",
+                        str(out)], timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: os.close(2))
+    assert p.returncode == 0 and len(out.read_text().splitlines()) == 5
+
+
+def test_a_file_name_that_is_not_utf8_is_written_with_a_replacement_character(tmp_path):
+    """Each record names its file when there are several: a name the system passes through as
+    lone surrogates stopped every writer (a traceback, and every annotation lost)."""
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9.pbn"))
+    odd.write_bytes(SAMPLE.read_bytes())
+    for fmt in ("jsonl", "csv", "text"):
+        p = run("annotate", str(odd), str(SAMPLE), "-j", "1", "--format", fmt)
+        assert p.returncode == 0, p.stderr
+        assert "caf\ufffd.pbn" in p.stdout.decode()
 
 
 def test_an_output_that_fails_only_when_closed_gets_the_error_line_alone(tmp_path):

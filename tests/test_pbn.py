@@ -204,6 +204,19 @@ def test_utf8_and_latin1_values(encoding):
     assert r.tags["Site"] == "Liège"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-16-le"])
+def test_utf16_with_a_byte_order_mark_reads_as_utf8(encoding):
+    """Windows' "Unicode" text: its bytes split at 0x0A were no lines, and every tag was bad."""
+    text = (PBN / "three_test_records.pbn").read_text(encoding="utf-8") + (
+        '\n[Site "Liège"]\n[Deal "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. -"]\n')
+    data = text.encode(encoding)
+    data = data if encoding == "utf-16" else "\ufeff".encode(encoding) + data
+    got, want = read(data), read(text.encode("utf-8"))
+    assert [(r.tags, r.deal, r.errors, r.line) for r in got] == [(r.tags, r.deal, r.errors, r.line)
+                                                                  for r in want]
+    assert got[-1].tags["Site"] == "Liège"
+
+
 def test_a_bom_and_a_deal_from_any_seat_with_one_hand_missing():
     [r] = read(b'\xef\xbb\xbf% header\n[Deal "S:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. -"]\n')
     assert r.errors == []

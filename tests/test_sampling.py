@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from brute import Game
-from endgames import Scenario, play_down, random_endgame, small_deal
+from endgames import Scenario, play_down, random_endgame, small_scenario
 from solver import sampling
 from solver.cards import Card, Seat, cards_of
 from solver.deal import Deal
-from solver.errors import HeartsError
+from solver.errors import HeartsError, SampleError
 from solver.position import Position
 from solver.analysis import Solver
 from solver.cli import cli
@@ -73,7 +73,7 @@ def test_every_sample_fits_the_play_with_no_draw_refused(name: str, monkeypatch:
         if rng.random() < 0.5:
             scenario = random_endgame(RULE_SETS[name], rng, rng.randint(4, 51))
         else:
-            start = small_deal(RULE_SETS[name], rng, rng.randint(2, 5))
+            start = small_scenario(RULE_SETS[name], rng, rng.randint(2, 5))
             scenario = play_down(start, rng, rng.randint(1, 4 * len(list(cards_of(start.deal.hands[0])))))
         if scenario is None:
             continue
@@ -97,7 +97,7 @@ def test_each_deal_that_fits_is_as_likely(name: str, played: tuple[int, int], wi
     rng = random.Random(f"uniform {name} {played} {with_known}")
     cases = 0
     while cases < 4:
-        start = small_deal(RULE_SETS[name], rng, 3 if played[0] == 0 else rng.randint(3, 4))
+        start = small_scenario(RULE_SETS[name], rng, 3 if played[0] == 0 else rng.randint(3, 4))
         scenario = play_down(start, rng, start.cards_left - rng.randint(*played))
         if scenario is None:
             continue
@@ -153,8 +153,9 @@ def test_known_cards_stay_with_their_seat() -> None:
 def test_known_cards_that_cannot_be_are_named(known: dict, words: str) -> None:
     deal = Deal.parse("N:A.2.A.A3 K.3.K.K4 Q.4.Q.Q5 J.AKQ..2")
     p = Position.from_play(deal, {"first_lead": "free"}, "", "N")
-    with pytest.raises(HeartsError, match=words):
+    with pytest.raises(SampleError, match=words) as refused:
         samples(p, 1, "N", known=known)
+    assert refused.value.field == "known"      # (what the API's problem points at)
 
 
 def test_a_known_card_cannot_take_the_first_lead_from_its_leader() -> None:
@@ -215,8 +216,9 @@ def test_samples_repeat_with_a_seed_and_check_their_arguments() -> None:
         samples("N:...", 1)  # type: ignore[arg-type]
     over = Position.from_play(Deal.parse("N:A... K... Q... J..."), {"first_lead": "free"},
                               "SA SK SQ SJ", "N")
-    with pytest.raises(HeartsError, match="the hand is over"):
+    with pytest.raises(SampleError, match="the hand is over") as refused:
         samples(over, 1)
+    assert refused.value.field == "seat"
     assert samples(over, 2, "E") == [over, over]
 
 

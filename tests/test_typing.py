@@ -16,6 +16,18 @@ def test_mypy_finds_no_errors(tmp_path: Path) -> None:
     assert run.returncode == 0 and not errors, run.stdout + run.stderr
 
 
+def test_the_engines_stub_matches_the_compiled_module(tmp_path: Path) -> None:
+    """``solver/_search.pyi`` types the Cython engine's Python API (``SearchAborted``'s fields
+    among them); stubtest compares it with the module as built, so it cannot go stale."""
+    allow = tmp_path / "allow.txt"
+    allow.write_text("solver._search.__reduce_cython__\nsolver._search.__setstate_cython__\n"
+                     "solver._search.__test__\n")   # Cython's own, not ours
+    run = subprocess.run([sys.executable, "-m", "mypy.stubtest", "solver._search",
+                          "--allowlist", str(allow), "--mypy-config-file", "pyproject.toml"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
 CALLER = '''
 from solver.analysis import Solver
 from solver.results import Analysis

@@ -43,7 +43,8 @@ def test_partners_who_share_the_moon_are_one_side_in_the_story():
 def test_rules_are_named_by_preset_and_what_differs():
     assert rules_text("omnibus") == "omnibus"
     assert rules_text(None) == "not read"
-    assert rules_text({"preset": "standard", "moon": "none", "partnership": False}) != "standard"
+    assert rules_text({"preset": "standard", "moon": "none", "partnership": False}) == \
+        'standard with moon="none"'
 
 
 def result(cards: list[dict], play: str, scores: dict | None, **shots: list[str]) -> dict:
