@@ -42,7 +42,8 @@ MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": 
 def annotate(query: AnnotateQuery) -> Response:
     """Annotate PBN hand records, streamed record by record
 
-    The body is a PBN file (UTF-8 or Latin-1). Every record gets the guarantee and moon
+    The body is a PBN file (UTF-8 or Latin-1; UTF-16 with a byte-order mark, read and written
+    back as UTF-8). Every record gets the guarantee and moon
     feasibility of every seat before the first card and, with a `[Play]` section, the review
     of the recorded play, exactly as `hearts-dd annotate` writes them: `jsonl` (SPEC §6: one
     object per record with `index`, `deal`, `players`, `error`), `pbn` (the input with
@@ -99,7 +100,7 @@ def document_body(spec: dict[str, Any]) -> dict[str, Any]:
     """The request body is PBN text and the answer a stream, which APIFlask cannot declare."""
     op = spec.get("paths", {}).get(ANNOTATE_PATH, {}).get("post")
     if op is not None:
-        op["requestBody"] = {"required": True, "description": "PBN text (UTF-8 or Latin-1); the "
+        op["requestBody"] = {"required": True, "description": "PBN text (UTF-8 or Latin-1; UTF-16 with a byte-order mark); the "
                              "Content-Type is not looked at (text/plain, application/x-pbn, ...)",
                              "content": {"text/plain": {"schema": {"type": "string"}}}}
         op["responses"]["200"] = {

@@ -26,11 +26,13 @@ from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, Sequenc
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
-from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions
+from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions, line_json
 from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
-__all__ = ["Solver", "SearchAborted", "Watch"]
+# (the answers' types live in solver.results; named here too, where callers found them first)
+__all__ = ["Solver", "SearchAborted", "Watch", "Analysis", "Bounds", "LineStep", "MoveResult",
+           "PlayerResult", "Questions", "line_json"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
@@ -614,7 +616,8 @@ class Solver:
         (Questions(sides=['N'], cards=['C3', 'DA', 'SA']), Questions(sides=['E'], cards=[]))
         """
         p = _position(p)
-        sides, groups = self._plan(p, _seats(seats) or list(Seat), moves)
+        wanted = _seats(seats)
+        sides, groups = self._plan(p, list(Seat) if wanted is None else wanted, moves)
         return Questions([p.side_name(side) for side in sides],
                          [str(rep) for rep, _ in groups] if len(groups) > 1 else [])
 
@@ -645,24 +648,24 @@ class Solver:
         return self._analyze(_position(p), _seats(seats), moves, watch)
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, partial: Literal[False] = False, each: bool = False,
                  share: float = 0.0, done: Callable[[], None] | None = None) -> list[Analysis]: ...
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
                  share: float = 0.0, done: Callable[[], None] | None = None,
                  ) -> list[Analysis | None]: ...
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  share: float = 0.0, done: Callable[[], None] | None = None,
                  ) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  share: float = 0.0, done: Callable[[], None] | None = None,
                  ) -> list[Analysis] | list[Analysis | None]:
@@ -687,12 +690,11 @@ class Solver:
         _share(share, partial, each)
         self._start()
 
-        def one(q: tuple[Position, Iterable[Seat | str] | None]) -> Analysis:
+        def one(q: tuple[Position, Iterable[Seat | str] | Seat | None]) -> Analysis:
             if each and self.time_limit:
                 self._local.deadline = time.monotonic() + self.time_limit
             try:
-                return self._analyze(q[0], None if q[1] is None else [Seat.of(s) for s in q[1]],
-                                     moves)
+                return self._analyze(q[0], _seats(q[1]), moves)
             finally:
                 self._local.deadline = 0.0
 

@@ -211,7 +211,7 @@ def _end_with(pid: int) -> None:
             time.sleep(1.0)
             try:
                 os.kill(pid, 0)
-            except ProcessLookupError:
+            except (ProcessLookupError, PermissionError):    # (its number now another's)
                 break
             except OSError:
                 pass

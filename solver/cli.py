@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+from contextlib import suppress
 from typing import IO
 
 import click
@@ -22,7 +23,7 @@ from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, 
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
-from .errors import HeartsError, LeaderNeeded
+from .errors import HeartsError, LeaderNeeded, error_line
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import out_of_time, render, render_line, render_weighing, status_line
@@ -201,6 +202,7 @@ class _StatusLine:
         self.bounds: dict[str, tuple[int | None, int | None]] = {}
         self.after = ""
         self.shown = False
+        self._width = 79
         self._on_terminal = shown
         self._done = threading.Event()
         self._start = time.monotonic()
@@ -224,7 +226,7 @@ class _StatusLine:
             width = os.get_terminal_size(sys.stderr.fileno()).columns - 1
         except (OSError, ValueError):
             width = 0
-        width = width if width > 0 else 79  # (a terminal of unknown size says 0)
+        width = self._width = width if width > 0 else 79  # (a terminal of unknown size says 0)
         while not self._done.wait(STATUS_EVERY if self.shown else STATUS_AFTER):
             text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
             if self.after:
@@ -243,18 +245,20 @@ class _StatusLine:
         if self._on_terminal:
             self._ticker.join()
         if self.shown:
-            sys.stderr.write("\r" + _to_end_of_line("", 79))
+            sys.stderr.write("\r" + _to_end_of_line("", self._width))
             sys.stderr.flush()
 
 
-def _to_end_of_line(text: str, width: int) -> str:
+def _to_end_of_line(text: str, width: int, term: str | None = None) -> str:
     """``text`` over what the line held: an erase to its end, or on a terminal that knows no
-    escapes (``TERM=dumb``, an editor's shell) spaces to ``width`` and back.
+    escapes (``term``, default $TERM, ``dumb``: an editor's shell) spaces to ``width`` and back.
 
-    >>> _to_end_of_line("ab", 4) == "ab\x1b[K" or os.environ.get("TERM") == "dumb"
+    >>> _to_end_of_line("ab", 4, "xterm") == "ab" + chr(27) + "[K"
+    True
+    >>> _to_end_of_line("ab", 4, "dumb") == "ab  " + chr(13)
     True
     """
-    if os.environ.get("TERM") == "dumb":
+    if (os.environ.get("TERM") if term is None else term) == "dumb":
         return text + " " * (width - len(text)) + "\r"
     return text + "\x1b[K"
 
@@ -315,19 +319,24 @@ class Stopped(BaseException):
 
 
 _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: Seconds after a stop signal in which another is taken for the same stop.
+REPEAT_GRACE = 2.0
+_stopped_at: list[float] = []
 
 
 def _stop(signum: int, frame: object) -> None:
-    # A second signal, as a terminal's Ctrl-C to the whole group and a wrapper passing it on
-    # send, would break into the unwinding the first began (a traceback at exit): ignored.
-    for other in _STOPPING:
-        if signal.getsignal(other) is _stop:
-            signal.signal(other, _already_stopping)
+    # A second signal right after the first, as a terminal's Ctrl-C to the whole group and a
+    # wrapper passing it on send, would break into the unwinding the first began (a traceback
+    # at exit): ignored. One later means the stop itself hangs (a worker that will not end):
+    # the command ends at once.
+    if _stopped_at:
+        if time.monotonic() - _stopped_at[0] < REPEAT_GRACE:
+            return
+        with suppress(OSError):
+            os.write(2, (error_line("stopped at once (signalled again)") + "\n").encode())
+        os._exit(128 + signum)
+    _stopped_at.append(time.monotonic())
     raise Stopped(signum)
-
-
-def _already_stopping(signum: int, frame: object) -> None:
-    """The command is already stopping."""
 
 
 def _no_thread(e: BaseException | None) -> bool:
@@ -355,7 +364,7 @@ def main() -> None:
     plain_where_needed()
     try:
         cli.main(standalone_mode=False)
-    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as e:    # (click 8.2 on)
+    except click.exceptions.NoArgsIsHelpError as e:
         # no command: the help, as click shows it (a usage error's exit status)
         click.echo(e.ctx.get_help(), err=True)
         sys.exit(2)

@@ -91,7 +91,8 @@ def standard_streams() -> None:
         try:
             os.fstat(fd)
         except OSError:
-            os.open(os.devnull, os.O_RDWR)      # (the lowest free descriptor: this one)
+            held = os.open(os.devnull, os.O_RDWR)   # (the lowest free descriptor: this one)
+            os.set_inheritable(held, True)          # (for the programs this one starts too)
             closed.append(fd)
     if sys.stdin is None or 0 in closed:
         sys.stdin = io.TextIOWrapper(io.BufferedReader(_Closed()), encoding="utf-8")
@@ -99,9 +100,10 @@ def standard_streams() -> None:
         # (written through: nothing is left buffered to fail again at exit)
         sys.stdout = io.TextIOWrapper(_Closed(), encoding="utf-8", write_through=True)
     old = sys.stderr
-    sys.stderr = io.TextIOWrapper(io.BufferedWriter(_Messages()), line_buffering=True,
-                                  encoding=getattr(old, "encoding", None) or "utf-8",
-                                  errors=getattr(old, "errors", None) or "backslashreplace")
+    if old is None or old is sys.__stderr__:      # (not a caller's capture)
+        sys.stderr = io.TextIOWrapper(io.BufferedWriter(_Messages()), line_buffering=True,
+                                      encoding=getattr(old, "encoding", None) or "utf-8",
+                                      errors=getattr(old, "errors", None) or "backslashreplace")
 
 
 def plain_where_needed() -> None:

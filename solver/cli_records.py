@@ -7,6 +7,7 @@ else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -58,12 +59,13 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
 
 def _shown(path: str) -> str:
     """A file name as the outputs give it: bytes that are not UTF-8 (which the system passes
-    through as lone surrogates) as U+FFFD, so that every writer can encode it.
+    through as lone surrogates) as escapes, so that every writer can encode it and two such
+    names stay apart.
 
-    >>> _shown(os.fsdecode(b"caf\\xe9.pbn"))
-    'caf\ufffd.pbn'
+    >>> _shown(os.fsdecode(bytes([99, 97, 102, 0xE9]))) == "caf" + chr(92) + "xe9"   # caf, byte E9
+    True
     """
-    return os.fsencode(path).decode("utf-8", "replace")
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _total(paths: Iterable[str]) -> int | None:
@@ -91,6 +93,23 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         return
     if not path or path.endswith(os.sep):
         fail(f"cannot write {path!r}: not a file name")
+    inherited = _inherited(path)
+    if inherited is not None:
+        # this process's own output, as a shell redirected it: written where it stands
+        # (reopened, a file would be truncated; replaced, a log appended to would be lost)
+        try:
+            out = os.fdopen(os.dup(inherited), "wb")
+        except OSError as e:
+            fail(f"cannot write {path}: {e.strerror}")
+        try:
+            yield out
+            out.close()
+        except OSError as e:
+            fail(f"cannot write {path}: {e.strerror or e}")
+        finally:
+            with suppress(OSError):
+                out.close()
+        return
     try:
         st: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
@@ -130,6 +149,20 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
                     os.unlink(tmp)
     if not written:
         fail(f"cannot write {path}: {error.strerror or error}")
+
+
+def _inherited(path: str) -> int | None:
+    """The descriptor ``path`` names when it is one of this process's own (/dev/stdout,
+    /dev/stderr, /dev/fd/N, /proc/self/fd/N), else None.
+
+    >>> _inherited("/dev/stdout"), _inherited("/dev/fd/3"), _inherited("out.jsonl")
+    (1, 3, None)
+    """
+    named = {"/dev/stdout": 1, "/dev/stderr": 2}.get(path)
+    if named is not None:
+        return named
+    m = re.fullmatch(r"/(?:dev/fd|proc/self/fd)/(\d+)", path)
+    return int(m.group(1)) if m else None
 
 
 def _umask() -> int:

@@ -90,7 +90,7 @@ def gunicorn_env_timeouts() -> dict[str, int]:
         if value is not None and name in config.settings:
             try:
                 config.set(name, value)         # gunicorn's own checks of each value
-            except (ValueError, TypeError) as e:
+            except Exception as e:    # (ValueError, TypeError, gunicorn's ConfigError)
                 raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
     if getattr(args, "workers", None) == 0:
         raise ValueError("--workers 0: no worker would answer")

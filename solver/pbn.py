@@ -342,7 +342,8 @@ def ends_a_game(data: bytes) -> bool:
 
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
-    return sum(1 for c in _chunks(stream) if c.lines and _is_game(_decode(b"".join(c.lines))))
+    return sum(1 for c in _chunks(_utf16_as_utf8(stream))
+               if c.lines and _is_game(_decode(b"".join(c.lines))))
 
 
 def _is_game(text: str) -> bool:

@@ -814,6 +814,19 @@ def test_a_watch_sees_bounds_that_close_in_on_each_answer(spec: dict, threads: i
     assert intermediate > 0
 
 
+def test_seats_are_read_alike_by_analyze_analyses_and_questions() -> None:
+    """One seat, several, none or all: the same for each call (``analyses`` took no Seat, and
+    ``questions`` read no seats as all four)."""
+    p = Position.start(Deal.parse("N:A.2.A.3 K.3.K.2 Q.4.Q.4 J.5.J.5"), {"first_lead": "free"}, "N")
+    solver = Solver(table_mb=16)
+    for seats in (Seat.E, "N", ["N", Seat.S], [], None):
+        one, [many] = solver.analyze(p, seats), solver.analyses([(p, seats)])
+        asked = solver.questions(p, seats)
+        assert one.players == many.players and one.moves == many.moves
+        assert sorted(asked.sides) == sorted({p.side_name(p.side(s)) for s in one.players})
+        assert bool(asked.cards) == bool(one.moves)
+
+
 def test_the_line_is_legal_and_names_its_seats() -> None:
     solver = Solver(table_mb=16)
     for pos in endgames({"preset": "black-maria"}, 4, "line"):

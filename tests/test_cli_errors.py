@@ -179,13 +179,40 @@ def test_a_second_signal_while_stopping_is_ignored() -> None:
     proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", Deal.random(2).pbn(), "--threads", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=as_in_a_terminal)
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGINT)
-    time.sleep(0.002)
-    with contextlib.suppress(ProcessLookupError):
+    try:
+        time.sleep(1.5)
         proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+        time.sleep(0.002)
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 130 and out == "" and err == "hearts-dd: error: interrupted\n"
+
+
+def test_a_signal_long_after_the_first_ends_a_hanging_stop_at_once(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    from solver import cli as command
+    monkeypatch.setattr(command, "_stopped_at", [])
+    exits: list[int] = []
+
+    def end(status: int) -> None:
+        exits.append(status)
+        raise SystemExit(status)          # (os._exit does not return)
+
+    monkeypatch.setattr(command.os, "_exit", end)
+    with pytest.raises(command.Stopped):
+        command._stop(signal.SIGINT, None)
+    command._stop(signal.SIGINT, None)                  # a moment later: the same stop
+    assert exits == []
+    command._stopped_at[0] -= command.REPEAT_GRACE      # later: the stop hangs
+    with pytest.raises(SystemExit):
+        command._stop(signal.SIGTERM, None)
+    assert exits == [143]
+    assert capfd.readouterr().err == "hearts-dd: error: stopped at once (signalled again)\n"
 
 
 @pytest.mark.parametrize("closed, args, status, out, err", [

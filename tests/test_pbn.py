@@ -215,6 +215,7 @@ def test_utf16_with_a_byte_order_mark_reads_as_utf8(encoding):
     assert [(r.tags, r.deal, r.errors, r.line) for r in got] == [(r.tags, r.deal, r.errors, r.line)
                                                                   for r in want]
     assert got[-1].tags["Site"] == "Liège"
+    assert count_games(io.BytesIO(data)) == len(got)        # (a progress bar's total)
 
 
 def test_a_bom_and_a_deal_from_any_seat_with_one_hand_missing():

@@ -18,7 +18,8 @@ def test_mypy_finds_no_errors(tmp_path: Path) -> None:
 
 def test_the_engines_stub_matches_the_compiled_module(tmp_path: Path) -> None:
     """``solver/_search.pyi`` types the Cython engine's Python API (``SearchAborted``'s fields
-    among them); stubtest compares it with the module as built, so it cannot go stale."""
+    among them); stubtest compares its names and parameters with the module as built (not the
+    types, nor attributes set in ``__init__``)."""
     allow = tmp_path / "allow.txt"
     allow.write_text("solver._search.__reduce_cython__\nsolver._search.__setstate_cython__\n"
                      "solver._search.__test__\n")   # Cython's own, not ours
