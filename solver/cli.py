@@ -1,6 +1,7 @@
 """The ``hearts-dd`` command: thin over the library. Bad input exits 2 with one line on stderr."""
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -17,9 +18,9 @@ from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
 from .cards import Seat
-from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, more_now, os_error_line,
-                         plain_where_needed, progress, rules_option, standard_streams,
-                         stdout_failed)
+from .cli_common import (TABLE_MB, Seconds, closed_at_start, countable, counted, fail, more_now,
+                         os_error_line, plain_where_needed, progress, rules_option,
+                         standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -126,6 +127,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     solver = Solver(table_mb=table_mb, time_limit=time_limit,
                     threads=threads or default_jobs())
     if input_file is not None:
+        name = getattr(input_file, "name", "-")
+        if isinstance(name, str) and closed_at_start(name):
+            fail(f"{name}: {os.strerror(errno.EBADF)}")
         # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
         text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="replace", newline="\n")
         sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
@@ -332,6 +336,9 @@ def _stop(signum: int, frame: object) -> None:
     if _stopped_at:
         if time.monotonic() - _stopped_at[0] < REPEAT_GRACE:
             return
+        for part in list(temporary_files):         # (no unwinding will remove them)
+            with suppress(OSError):
+                os.unlink(part)
         with suppress(OSError):
             os.write(2, (error_line("stopped at once (signalled again)") + "\n").encode())
         os._exit(128 + signum)
@@ -389,6 +396,11 @@ def main() -> None:
             fail(os_error_line(e))
         stdout_failed(e)
     except Stopped as e:
+        # a repeat from here on is ignored: at exit Python puts the default handlers back, and
+        # one arriving then killed the command by the signal rather than exit 128 + signum
+        for signum in _STOPPING:
+            if signal.getsignal(signum) is _stop:
+                signal.signal(signum, signal.SIG_IGN)
         fail("interrupted" if e.signum == signal.SIGINT else f"stopped by {signal.Signals(e.signum).name}",
              code=128 + e.signum)
 

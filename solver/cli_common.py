@@ -8,6 +8,7 @@ import errno
 import io
 import math
 import os
+import re
 import select
 import stat
 import sys
@@ -80,23 +81,25 @@ class _Messages(io.RawIOBase):
         return os.isatty(2)
 
 
+_HELD: set[int] = set()     # standard descriptors closed at start, held on /dev/null
+
+
 def standard_streams() -> None:
     """Standard streams as the commands need them. One closed at start (``2>&-``), which
     Python gives as None: its descriptor is held on /dev/null (else the next file opened, an
     output say, would get it, and what is written there or by a worker would go into that
     file); input and output then fail when used (one line, exit 2). Standard error never fails
     a command (``_Messages``)."""
-    closed = []
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
         except OSError:
             held = os.open(os.devnull, os.O_RDWR)   # (the lowest free descriptor: this one)
             os.set_inheritable(held, True)          # (for the programs this one starts too)
-            closed.append(fd)
-    if sys.stdin is None or 0 in closed:
+            _HELD.add(fd)
+    if sys.stdin is None or 0 in _HELD:
         sys.stdin = io.TextIOWrapper(io.BufferedReader(_Closed()), encoding="utf-8")
-    if sys.stdout is None or 1 in closed:
+    if sys.stdout is None or 1 in _HELD:
         # (written through: nothing is left buffered to fail again at exit)
         sys.stdout = io.TextIOWrapper(_Closed(), encoding="utf-8", write_through=True)
     old = sys.stderr
@@ -104,6 +107,33 @@ def standard_streams() -> None:
         sys.stderr = io.TextIOWrapper(io.BufferedWriter(_Messages()), line_buffering=True,
                                       encoding=getattr(old, "encoding", None) or "utf-8",
                                       errors=getattr(old, "errors", None) or "backslashreplace")
+
+
+def standard_descriptor(path: str) -> int | None:
+    """The descriptor ``path`` names when it is one of this process's own (/dev/stdin,
+    /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else None.
+
+    >>> [standard_descriptor(p) for p in ("/dev/stdout", "/dev/fd/3", "out.jsonl")]
+    [1, 3, None]
+    """
+    named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}.get(path)
+    if named is not None:
+        return named
+    m = re.fullmatch(r"/(?:dev/fd|proc/self/fd)/(\d+)", path)
+    return int(m.group(1)) if m else None
+
+
+def closed_at_start(path: str) -> bool:
+    """Whether ``path`` names a standard stream that was closed when the command started (its
+    descriptor only held on /dev/null): reading or writing it would silently read nothing or
+    lose everything."""
+    fd = standard_descriptor(path)
+    return fd is not None and fd in _HELD
+
+
+#: Temporary output files being written (``annotate -o``), removed by a stop that cannot
+#: unwind (a second signal while the first hangs).
+temporary_files: set[str] = set()
 
 
 def plain_where_needed() -> None:

@@ -6,8 +6,8 @@ else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output 
 """
 from __future__ import annotations
 
+import errno
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -18,8 +18,9 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVa
 import click
 
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .cli_common import (TABLE_MB, Seconds, countable, counted, fail, os_error_line, progress,
-                         rules_option, stdout_failed)
+from .cli_common import (TABLE_MB, Seconds, closed_at_start, countable, counted, fail, os_error_line,
+                         progress, rules_option, standard_descriptor, stdout_failed,
+                         temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
@@ -40,6 +41,8 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
     index = 0
     for path in paths:
         try:
+            if closed_at_start(path):
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
             stream = sys.stdin.buffer if path == "-" else open(path, "rb")
             try:
                 for record in read_records(stream, first_index=index):
@@ -93,8 +96,10 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         return
     if not path or path.endswith(os.sep):
         fail(f"cannot write {path!r}: not a file name")
-    inherited = _inherited(path)
+    inherited = standard_descriptor(path)
     if inherited is not None:
+        if closed_at_start(path):
+            fail(f"cannot write {path}: {os.strerror(errno.EBADF)}")
         # this process's own output, as a shell redirected it: written where it stands
         # (reopened, a file would be truncated; replaced, a log appended to would be lost)
         try:
@@ -125,11 +130,13 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         else:
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target),
                                        prefix=f".{os.path.basename(target)}.", suffix=".part")
+            temporary_files.add(tmp)
             out = os.fdopen(fd, "wb")
             os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
     except OSError as e:
         if tmp is not None:
             os.unlink(tmp)
+            temporary_files.discard(tmp)
         fail(f"cannot write {path}: {e.strerror}")
     written = False
     try:
@@ -147,22 +154,10 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
             if tmp is not None:
                 with suppress(OSError):
                     os.unlink(tmp)
+        if tmp is not None:
+            temporary_files.discard(tmp)
     if not written:
         fail(f"cannot write {path}: {error.strerror or error}")
-
-
-def _inherited(path: str) -> int | None:
-    """The descriptor ``path`` names when it is one of this process's own (/dev/stdout,
-    /dev/stderr, /dev/fd/N, /proc/self/fd/N), else None.
-
-    >>> _inherited("/dev/stdout"), _inherited("/dev/fd/3"), _inherited("out.jsonl")
-    (1, 3, None)
-    """
-    named = {"/dev/stdout": 1, "/dev/stderr": 2}.get(path)
-    if named is not None:
-        return named
-    m = re.fullmatch(r"/(?:dev/fd|proc/self/fd)/(\d+)", path)
-    return int(m.group(1)) if m else None
 
 
 def _umask() -> int:

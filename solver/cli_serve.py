@@ -94,6 +94,11 @@ def gunicorn_env_timeouts() -> dict[str, int]:
                 raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
     if getattr(args, "workers", None) == 0:
         raise ValueError("--workers 0: no worker would answer")
+    if getattr(args, "worker_class", None) is not None:
+        try:
+            config.worker_class                 # (imported as gunicorn will: a page if not found)
+        except Exception:
+            raise ValueError(f"--worker-class {args.worker_class}: no such worker class") from None
     return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
             if getattr(args, name, None) is not None}
 

@@ -522,7 +522,8 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
                              ([], {"GUNICORN_CMD_ARGS": "--timeout -1"}, "--timeout -1: Value must be positive"),
                              ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer"),
                              ([], {"GUNICORN_CMD_ARGS": "--chdir /no/such/dir"}, "--chdir /no/such/dir:"),
-                             ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:")]:
+                             ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:"),
+                             ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class")]:
         p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env})
         assert p.returncode == 2 and p.stdout == "", p

@@ -194,9 +194,13 @@ def test_a_second_signal_while_stopping_is_ignored() -> None:
 
 
 def test_a_signal_long_after_the_first_ends_a_hanging_stop_at_once(
-        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """... and removes the output being written, which no unwinding will."""
     from solver import cli as command
+    part = tmp_path / ".out.jsonl.x.part"
+    part.write_text("half")
     monkeypatch.setattr(command, "_stopped_at", [])
+    monkeypatch.setattr(command, "temporary_files", {str(part)})
     exits: list[int] = []
 
     def end(status: int) -> None:
@@ -211,7 +215,7 @@ def test_a_signal_long_after_the_first_ends_a_hanging_stop_at_once(
     command._stopped_at[0] -= command.REPEAT_GRACE      # later: the stop hangs
     with pytest.raises(SystemExit):
         command._stop(signal.SIGTERM, None)
-    assert exits == [143]
+    assert exits == [143] and not part.exists()
     assert capfd.readouterr().err == "hearts-dd: error: stopped at once (signalled again)\n"
 
 
@@ -233,10 +237,12 @@ def test_a_standard_stream_closed_at_start(closed: int, args: list[str], status:
 
 
 def test_an_input_closed_or_failing_is_named() -> None:
-    closed = subprocess.run([str(COMMAND), "analyze", "--input", "-"], capture_output=True, text=True,
-                            timeout=120, preexec_fn=lambda: os.close(0))
-    assert closed.returncode == 2 and closed.stdout == ""
-    assert closed.stderr == "hearts-dd: error: standard input: Bad file descriptor\n"
+    for name, shown in (("-", "standard input"), ("/dev/stdin", "/dev/stdin")):
+        # (by name, a closed input held on /dev/null read as nothing: 0 positions, exit 0)
+        closed = subprocess.run([str(COMMAND), "analyze", "--input", name], capture_output=True,
+                                text=True, timeout=120, preexec_fn=lambda: os.close(0))
+        assert closed.returncode == 2 and closed.stdout == ""
+        assert closed.stderr == f"hearts-dd: error: {shown}: Bad file descriptor\n"
     if Path("/proc/self/mem").exists():                 # a file whose reading fails
         failing = analyze("--input", "/proc/self/mem")
         assert failing.returncode == 2

@@ -332,6 +332,13 @@ def test_output_to_dev_stdout_as_a_pipe_and_names_that_are_no_file(tmp_path):
         assert p.returncode == 2
         assert p.stderr.decode() == f"hearts-dd: error: cannot write {name!r}: not a file name\n"
     assert sorted(x.name for x in tmp_path.iterdir()) == ["small.pbn"]
+    # the stream it names closed at start: refused, not written to /dev/null
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(small), "-j", "1", "-o",
+                        "/dev/stdout"], capture_output=False, stderr=subprocess.PIPE, timeout=120,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: os.close(1))
+    assert p.returncode == 2
+    assert p.stderr.decode() == "hearts-dd: error: cannot write /dev/stdout: Bad file descriptor\n"
 
 
 def test_messages_that_cannot_be_written_lose_no_output(tmp_path):
