@@ -109,11 +109,11 @@ def standard_streams() -> None:
                                       errors=getattr(old, "errors", None) or "backslashreplace")
 
 
-def standard_descriptor(path: str) -> int | None:
+def descriptor_named(path: str) -> int | None:
     """The descriptor ``path`` names when it is one of this process's own (/dev/stdin,
     /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else None.
 
-    >>> [standard_descriptor(p) for p in ("/dev/stdout", "/dev/fd/3", "out.jsonl")]
+    >>> [descriptor_named(p) for p in ("/dev/stdout", "/dev/fd/3", "out.jsonl")]
     [1, 3, None]
     """
     named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}.get(path)
@@ -127,7 +127,7 @@ def closed_at_start(path: str) -> bool:
     """Whether ``path`` names a standard stream that was closed when the command started (its
     descriptor only held on /dev/null): reading or writing it would silently read nothing or
     lose everything."""
-    fd = standard_descriptor(path)
+    fd = descriptor_named(path)
     return fd is not None and fd in _HELD
 
 

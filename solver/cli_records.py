@@ -19,7 +19,7 @@ import click
 
 from .batch import AnnotateOptions, annotate_stream, default_jobs
 from .cli_common import (TABLE_MB, Seconds, closed_at_start, countable, counted, fail, os_error_line,
-                         progress, rules_option, standard_descriptor, stdout_failed,
+                         progress, rules_option, descriptor_named, stdout_failed,
                          temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
@@ -94,50 +94,7 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         yield sys.stdout.buffer
         sys.stdout.flush()
         return
-    if not path or path.endswith(os.sep):
-        fail(f"cannot write {path!r}: not a file name")
-    inherited = standard_descriptor(path)
-    if inherited is not None:
-        if closed_at_start(path):
-            fail(f"cannot write {path}: {os.strerror(errno.EBADF)}")
-        # this process's own output, as a shell redirected it: written where it stands
-        # (reopened, a file would be truncated; replaced, a log appended to would be lost)
-        try:
-            out = os.fdopen(os.dup(inherited), "wb")
-        except OSError as e:
-            fail(f"cannot write {path}: {e.strerror}")
-        try:
-            yield out
-            out.close()
-        except OSError as e:
-            fail(f"cannot write {path}: {e.strerror or e}")
-        finally:
-            with suppress(OSError):
-                out.close()
-        return
-    try:
-        st: os.stat_result | None = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        fail(f"cannot write {path}: {e.strerror}")
-    # (a device or pipe opened by the name given: /dev/stdout's real path names no file)
-    target = path if st is not None and not stat.S_ISREG(st.st_mode) else os.path.realpath(path)
-    tmp = None
-    try:
-        if st is not None and not stat.S_ISREG(st.st_mode):
-            out = open(target, "wb")
-        else:
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target),
-                                       prefix=f".{os.path.basename(target)}.", suffix=".part")
-            temporary_files.add(tmp)
-            out = os.fdopen(fd, "wb")
-            os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
-    except OSError as e:
-        if tmp is not None:
-            os.unlink(tmp)
-            temporary_files.discard(tmp)
-        fail(f"cannot write {path}: {e.strerror}")
+    out, tmp, target = _opened(path)
     written = False
     try:
         yield out
@@ -158,6 +115,41 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
             temporary_files.discard(tmp)
     if not written:
         fail(f"cannot write {path}: {error.strerror or error}")
+
+
+def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
+    """``_output``'s stream for ``path``, the temporary file it writes (None when written
+    directly) and the file that replaces."""
+    if not path or path.endswith(os.sep):
+        fail(f"cannot write {path!r}: not a file name")
+    tmp = None
+    try:
+        inherited = descriptor_named(path)
+        if inherited is not None:
+            if closed_at_start(path):
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+            # this process's own output, as a shell redirected it: written where it stands
+            # (reopened, a file would be truncated; replaced, a log appended to would be lost)
+            return os.fdopen(os.dup(inherited), "wb"), None, path
+        try:
+            st: os.stat_result | None = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            # a device or pipe, opened by the name given (/dev/stdout's real path names none)
+            return open(path, "wb"), None, path
+        target = os.path.realpath(path)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target),
+                                   prefix=f".{os.path.basename(target)}.", suffix=".part")
+        temporary_files.add(tmp)
+        os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
+        return os.fdopen(fd, "wb"), tmp, target
+    except OSError as e:
+        if tmp is not None:
+            with suppress(OSError):
+                os.unlink(tmp)
+            temporary_files.discard(tmp)
+        fail(f"cannot write {path}: {e.strerror}")
 
 
 def _umask() -> int:

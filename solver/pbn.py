@@ -267,7 +267,7 @@ def _utf16_as_utf8(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         yield text.encode("utf-8")
 
 
-def _chunks(stream: Iterable[bytes]) -> Iterator[_Chunk]:
+def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
     """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3).
 
     A { comment may hold semi-empty lines, but one left open would swallow every game after
@@ -279,7 +279,7 @@ def _chunks(stream: Iterable[bytes]) -> Iterator[_Chunk]:
     brace_lines = 0
     gap = reopen = -1     # in a comment: where in current.lines its last run of semi-empty
                           # lines starts, and the first line after that run
-    for number, line in enumerate(stream, 1):
+    for number, line in enumerate(_utf16_as_utf8(stream), 1):
         text = line.decode("latin-1")
         if number == 1 and line.startswith(BOM):
             text = text[len(BOM):]
@@ -342,8 +342,7 @@ def ends_a_game(data: bytes) -> bool:
 
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
-    return sum(1 for c in _chunks(_utf16_as_utf8(stream))
-               if c.lines and _is_game(_decode(b"".join(c.lines))))
+    return sum(1 for c in _chunks(stream) if c.lines and _is_game(_decode(b"".join(c.lines))))
 
 
 def _is_game(text: str) -> bool:
@@ -434,7 +433,7 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
     before: list[bytes] = []
     index = first_index
     pending: Record | None = None
-    for chunk in _chunks(_utf16_as_utf8(stream)):
+    for chunk in _chunks(stream):
         raw = b"".join(chunk.lines)
         record = _read_game(raw, chunk.line, context) if chunk.lines else None
         if record is None:
@@ -454,25 +453,27 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
         yield pending
 
 
+def _decoded(raw: bytes) -> tuple[str, str]:
+    """A game's text and encoding: UTF-8 when it is valid UTF-8, else Latin-1 (decided per
+    game, so that one game's stray byte does not change how the others read)."""
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "latin-1"
+
+
 def encoding_of(raw: bytes) -> str:
-    """A game's encoding: UTF-8 when it is valid UTF-8, else Latin-1 (decided per game, so
-    that one game's stray byte does not change how the others read; a writer adding to the
-    game uses the same).
+    """A game's encoding, for a writer adding to it.
 
     >>> encoding_of("Café".encode()), encoding_of("Café".encode("latin-1"))
     ('utf-8', 'latin-1')
     """
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "latin-1"
-    return "utf-8"
+    return _decoded(raw)[1]
 
 
 def _decode(raw: bytes) -> str:
-    """A game's text (``encoding_of``), without a BOM."""
-    raw = raw[len(BOM):] if raw.startswith(BOM) else raw
-    return raw.decode(encoding_of(raw))
+    """A game's text, without a BOM."""
+    return _decoded(raw[len(BOM):] if raw.startswith(BOM) else raw)[0]
 
 
 def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
