@@ -108,7 +108,7 @@ def samples(body: SamplesRequest) -> Response:
     _, position = positions_of(body)
     seat = None if body.seat is None else Seat.parse(body.seat)
     # ("W" and "w" name one seat: the library keeps the cards of both)
-    known: dict[Seat | str, str] = {**(body.known or {})}
+    known: dict[Seat | str, str] = {name: cards for name, cards in (body.known or {}).items()}
     try:
         drawn = sampled(position, body.count, seat, body.seed, known)
     except SampleError as e:
