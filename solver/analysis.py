@@ -31,13 +31,15 @@ from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
-__all__ = ["Solver", "SearchAborted", "Watch", "Analysis", "Bounds", "LineStep", "MoveResult",
+__all__ = ["Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
            "PlayerResult", "Questions", "line_json"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
 #: ``Solver.analyze``'s live view of its questions: (question, low, high).
 Watch = Callable[[str, int | None, int | None], None]
+#: A many-question call's word on each question as it is answered: (its index, its answer).
+Done = Callable[[int, Any], None]
 
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
@@ -650,24 +652,24 @@ class Solver:
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, partial: Literal[False] = False, each: bool = False,
-                 share: float = 0.0, done: Callable[[], None] | None = None) -> list[Analysis]: ...
+                 share: float = 0.0, done: Done | None = None) -> list[Analysis]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
-                 share: float = 0.0, done: Callable[[], None] | None = None,
+                 share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis | None]: ...
 
     @overload
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
-                 share: float = 0.0, done: Callable[[], None] | None = None,
+                 share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time
     def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
                  moves: bool = True, partial: bool = False, each: bool = False,
-                 share: float = 0.0, done: Callable[[], None] | None = None,
+                 share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis] | list[Analysis | None]:
         """``analyze`` of each (position, seats), in the order given: on the solver's threads,
         each taking the next position as it falls free, over one table. For many positions,
@@ -677,7 +679,9 @@ class Solver:
         covers the whole call, or with ``each`` each position from its start (with ``partial``,
         as for ``guarantees``: a position the limits cut short is answered None; ``share`` as
         there, for a limit that covers the whole call). ``done``, if given, is called (from the
-        solver's threads) as each position gets its answer, for a progress display.
+        solver's threads) as each position gets its answer, with the position's index in
+        ``questions`` and its answer: for a progress display, or to keep what was answered of a
+        call that a Ctrl-C ends.
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")
@@ -703,18 +707,18 @@ class Solver:
 
     def _each(self, ask: Callable[[Any], Any], questions: list[tuple],
               cut_short: Callable[[SearchAborted], Any] | None = None,
-              share: float = 0.0, done: Callable[[], None] | None = None) -> list[Any]:
+              share: float = 0.0, done: Done | None = None) -> list[Any]:
         """``ask`` of each question (a tuple whose first item is its position), in order, on
         the solver's threads. A question the limits cut short ends the call, or with
         ``cut_short`` is answered ``cut_short(e)``; ``share`` of the call's time is first shared
-        out evenly (see ``_shared``); ``done()`` follows each answer."""
+        out evenly (see ``_shared``); ``done(index, answer)`` follows each answer."""
+        numbered = [(*q, i) for i, q in enumerate(questions)]
         if cut_short is None:
-            return self._runs(_then(_naming(ask, len(questions)), done),
-                              [(*q, i) for i, q in enumerate(questions)])
+            return self._runs(_then(_naming(ask, len(questions)), done), numbered)
         if share and self.time_limit and len(questions) > 1:
-            return self._shared(ask, questions, cut_short, share, done or (lambda: None))
-        return self._runs(_then(_unless_cut_short(ask, self._interrupts, cut_short), done),
-                          questions)
+            return self._shared(ask, questions, cut_short, share, done or (lambda i, a: None))
+        return self._runs(_then(_unnumbered(_unless_cut_short(ask, self._interrupts, cut_short)),
+                                done), numbered)
 
     def _runs(self, ask: Callable[[Any], Any], questions: list[tuple]) -> list[Any]:
         """``ask`` of each question, on the solver's threads; a run under other rules or moon
@@ -729,7 +733,7 @@ class Solver:
 
     def _shared(self, ask: Callable[[Any], Any], questions: list[tuple],
                 cut_short: Callable[[SearchAborted], Any], share: float,
-                done: Callable[[], None]) -> list[Any]:
+                done: Done) -> list[Any]:
         """``ask`` of each question in two rounds. In the first, ``share`` of the call's time is
         shared out: each question, as it starts, gets an equal part of the time the threads
         that take them at once have left in the first round, less what the questions under way
@@ -770,15 +774,20 @@ class Solver:
                 self._local.deadline = 0.0
                 with self._lock:
                     del running[i]
-            done()
+            done(i, answer)
             return answer
 
         answers = self._runs(first, [(*q, i) for i, q in enumerate(questions)])
         again.sort()
-        later = self._runs(_then(_unless_cut_short(ask, mark, cut_short), done),
-                           [questions[i] for i in again])
-        for i, answer in zip(again, later):
-            answers[i] = _tighter(answers[i], answer)
+        second = _unnumbered(_unless_cut_short(ask, mark, cut_short))
+
+        def final(question: tuple) -> Any:
+            i = question[-1]
+            answers[i] = _tighter(answers[i], second(question))
+            done(i, answers[i])
+            return answers[i]
+
+        self._runs(final, [(*questions[i], i) for i in again])
         return answers
 
     def _analyze(self, p: Position, wanted: list[Seat] | None, moves: bool,
@@ -908,14 +917,20 @@ def _naming(ask: Callable[[Any], Any], count: int) -> Callable[[Any], Any]:
     return answer
 
 
-def _then(ask: Callable[[Any], Any], done: Callable[[], None] | None) -> Callable[[Any], Any]:
-    """``ask``, calling ``done()`` (if any) once it has answered."""
+def _unnumbered(ask: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``ask`` of a question tuple whose last item is its index in the call."""
+    return lambda question: ask(question[:-1])
+
+
+def _then(ask: Callable[[Any], Any], done: Done | None) -> Callable[[Any], Any]:
+    """``ask`` of a numbered question, calling ``done(index, answer)`` (if any) once it has
+    answered."""
     if done is None:
         return ask
 
-    def answer(question: Any) -> Any:
+    def answer(question: tuple) -> Any:
         result = ask(question)
-        done()
+        done(question[-1], result)
         return result
 
     return answer

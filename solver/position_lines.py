@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import Solver
+from .results import Analysis
 from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
@@ -164,11 +165,28 @@ def answer_batch(solver: Solver, batch: list[PositionLine], why: str,
     the solver's limits cut short (for each position with ``each``, else for the call, whose
     time ``share`` is shared out first) is its own error, ``why``."""
     ready = [(item, item.position) for item in batch if item.position is not None]
-    analyses = solver.analyses([(position, item.seats) for item, position in ready],
-                               partial=True, each=each, share=share)
-    results: dict[int, dict[str, Any] | str] = {
-        item.index: a.to_json() if a is not None else f"{item.where}: {why}"
-        for (item, _), a in zip(ready, analyses)}
+    finished: dict[int, Analysis | None] = {}
+    try:
+        solver.analyses([(position, item.seats) for item, position in ready],
+                        partial=True, each=each, share=share, done=finished.__setitem__)
+    except BaseException:
+        # stopped part-way (Ctrl-C): the lines before the first unanswered one still go out
+        first = next((item.index for k, (item, _) in enumerate(ready) if k not in finished), None)
+        yield from _answered([item for item in batch if first is None or item.index < first],
+                             ready, finished, why)
+        raise
+    yield from _answered(batch, ready, finished, why)
+
+
+def _answered(batch: list[PositionLine], ready: list[tuple[PositionLine, Position]],
+              finished: dict[int, Analysis | None], why: str) -> Iterator[dict[str, Any]]:
+    """The lines of ``batch``, whose positions ``ready`` were answered ``finished`` (by their
+    place in ``ready``; None where the limits cut one short: ``why``)."""
+    results: dict[int, dict[str, Any] | str] = {}
+    for k, (item, _) in enumerate(ready):
+        if k in finished:
+            a = finished[k]
+            results[item.index] = a.to_json() if a is not None else f"{item.where}: {why}"
     for item in batch:
         out: dict[str, Any] = {"index": item.index}
         if item.has_id:

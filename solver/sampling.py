@@ -280,7 +280,8 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     """The cards of the player to move weighed over ``count`` deals it cannot tell from
     ``position`` (``samples``): what a Monte-Carlo player would choose on what it has seen,
     where the double-dummy answer uses every card. Deals the solver's limits cut short are
-    left out (``share`` of a time limit, and ``done``, as for ``Solver.analyses``)."""
+    left out (``share`` of a time limit as for ``Solver.analyses``; ``done()``, if given, is
+    called as each deal is answered, for a progress display)."""
     if not isinstance(solver, Solver):
         raise HeartsError(f"weigh_cards: expected a Solver, got {type(solver).__name__}")
     if not isinstance(position, Position):
@@ -289,8 +290,12 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     if seat is None:
         raise HeartsError("weigh_cards: the hand is over: no card to weigh")
     deals = samples(position, count, seat, seed, known)
+    def tick(i: int, answer: Any) -> None:
+        if done is not None:
+            done()
+
     answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True, share=share,
-                                          done=done) if a is not None]
+                                          done=tick) if a is not None]
     total: dict[Card, int] = {}
     best: dict[Card, int] = {}
     for a in answers:

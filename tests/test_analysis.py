@@ -363,17 +363,20 @@ def test_each_question_gets_an_equal_part_of_the_first_round(
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_done_follows_each_answer_in_either_round(threads: int) -> None:
-    """A progress display's count: once a position, answered or given up, with or without a
-    share of the time (a position asked again in the second round counts once)."""
+    """Once a position, answered or given up, with the answer the call returns for it, with or
+    without a share of the time (a position asked again in the second round counts once, with
+    its final answer): a progress display's count, and what a stopped call had answered."""
     questions = [(Position.start(Deal.random(79)), ["N"]), *[(p, None) for p in endgames({}, 3, "done")]]
     for share in (0, 0.3):
-        ticks: list[int] = []
+        told: list[tuple[int, Analysis | None]] = []
         got = Solver(table_mb=16, time_limit=1, threads=threads).analyses(
-            questions, partial=True, share=share, done=lambda: ticks.append(1))
-        assert got[0] is None and len(ticks) == len(questions)
-    ticks = []
-    Solver(table_mb=16, threads=threads).analyses(questions[1:], done=lambda: ticks.append(1))
-    assert len(ticks) == 3
+            questions, partial=True, share=share, done=lambda i, a: told.append((i, a)))
+        assert got[0] is None and len(told) == len(questions)
+        assert {i: id(a) for i, a in told} == {i: id(a) for i, a in enumerate(got)}
+    told = []
+    got = Solver(table_mb=16, threads=threads).analyses(questions[1:],
+                                                      done=lambda i, a: told.append((i, a)))
+    assert sorted((i, id(a)) for i, a in told) == [(i, id(a)) for i, a in enumerate(got)]
 
 
 def test_the_better_of_two_rounds_answers() -> None:

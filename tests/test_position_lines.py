@@ -5,8 +5,10 @@ import json
 import os
 import random
 import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from endgames import random_endgame
+from signals import as_in_a_terminal
 from solver.analysis import Solver
 from solver.cards import Seat
 from solver.deal import Deal
@@ -235,3 +238,31 @@ def test_a_program_gets_each_answer_before_it_writes_the_next_question() -> None
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_ctrl_c_keeps_the_answers_already_found(tmp_path: Path, threads: str) -> None:
+    """Answers go out a chunk of positions at a time: a Ctrl-C lost the chunk's finished ones
+    (up to 64 positions, which can be minutes of work). The lines before the first unanswered
+    one are written, in order, before the command stops."""
+    path = tmp_path / "positions.jsonl"
+    hard = {"deal": Deal.random(2).pbn(), "id": "hard"}     # minutes on one thread
+    path.write_text("\n".join(json.dumps(o) for o in [SMALL, {"deal": "x"}, {**SMALL, "play": "D2"},
+                                                      hard, SMALL]) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", str(path),
+                             "--threads", threads], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=as_in_a_terminal)
+    try:
+        time.sleep(4)       # past start-up and the easy lines, into the hard one
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err == "hearts-dd: error: interrupted\n"
+    answers = [json.loads(text) for text in out.splitlines()]
+    assert [a["index"] for a in answers] == [0, 1, 2]
+    assert [a["error"] is None for a in answers] == [True, False, True]
+    assert answers[2]["to_move"] == "E"
