@@ -13,13 +13,14 @@ from contextlib import suppress
 from typing import IO
 
 import click
+from click.shell_completion import CompletionItem
 
 from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
 from .cards import Seat
-from .cli_common import (TABLE_MB, Seconds, closed_at_start, countable, counted, fail, more_now,
-                         os_error_line, plain_where_needed, progress, rules_option,
+from .cli_common import (TABLE_MB, Seconds, closed_at_start, complete_rules, countable, counted, fail,
+                         more_now, os_error_line, plain_where_needed, progress, rules_option,
                          standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
@@ -40,6 +41,10 @@ class _Seat(click.ParamType):
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "[N|E|S|W]"
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter,
+                       incomplete: str) -> list[CompletionItem]:
+        return [CompletionItem(str(seat)) for seat in Seat if str(seat).startswith(incomplete.upper())]
 
     def convert(self, value: object, param: click.Parameter | None,
                 ctx: click.Context | None) -> str:
@@ -64,7 +69,7 @@ def cli() -> None:
 @cli.command()
 @click.option("--deal", "deal_text", default=None, help='PBN deal, e.g. "N:AK.. ... ... ..."')
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
-@click.option("--rules", "rules_text", default=None,
+@click.option("--rules", "rules_text", default=None, shell_complete=complete_rules,
               help="Preset name or JSON rule object (with --input: for lines without rules).")
 @click.option("--leader", type=SEAT, default=None,
               help="Leader of trick 1 (with a free first lead, or a deal without clubs).")

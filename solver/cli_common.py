@@ -19,7 +19,7 @@ import click
 
 from .analysis import MAX_TABLE_MB
 from .errors import HeartsError, error_line
-from .rules import Rules
+from .rules import PRESETS, Rules
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -159,6 +159,11 @@ class Seconds(click.FloatRange):
         if math.isnan(number):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
         return super().convert(value, param, ctx)
+
+
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """``--rules``' shell completion: the presets (a JSON object is the user's to type)."""
+    return [name for name in PRESETS if name.startswith(incomplete.lower())]
 
 
 def rules_option(text: str | None) -> Rules | None:

@@ -18,8 +18,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVa
 import click
 
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .cli_common import (TABLE_MB, Seconds, closed_at_start, countable, counted, fail, os_error_line,
-                         progress, rules_option, descriptor_named, stdout_failed,
+from .cli_common import (TABLE_MB, Seconds, closed_at_start, complete_rules, countable, counted, fail,
+                         os_error_line, progress, rules_option, descriptor_named, stdout_failed,
                          temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
@@ -200,10 +200,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _common = [
     click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
+                 shell_complete=complete_rules,
                  help="Rules for records without a [HeartsRules] tag (default: standard)."),
     click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
                  help="Worker processes (default: all cores)."),
     click.option("--dask", "dask", default=None, metavar="ADDRESS|local",
+                 shell_complete=lambda ctx, param, incomplete: ["local"],
                  help="Run on a Dask cluster (scheduler address, or 'local'); needs the dask extra."),
     click.option("--time-limit", type=Seconds(), default=0.0, show_default=True,
                  help="Seconds per record before it is given up with an error (0: none)."),
