@@ -21,6 +21,7 @@ error and never stops the others.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -163,38 +164,71 @@ def answer_batch(solver: Solver, batch: list[PositionLine], why: str,
                  each: bool = False, share: float = 0.0) -> Iterator[dict[str, Any]]:
     """The answers of positions read, in order, from one ``Solver.analyses`` call: a position
     the solver's limits cut short (for each position with ``each``, else for the call, whose
-    time ``share`` is shared out first) is its own error, ``why``."""
-    ready = [(item, item.position) for item in batch if item.position is not None]
-    finished: dict[int, Analysis | None] = {}
-    try:
-        solver.analyses([(position, item.seats) for item, position in ready],
-                        partial=True, each=each, share=share, done=finished.__setitem__)
-    except BaseException:
-        # stopped part-way (Ctrl-C): the lines before the first unanswered one still go out
-        first = next((item.index for k, (item, _) in enumerate(ready) if k not in finished), None)
-        yield from _answered([item for item in batch if first is None or item.index < first],
-                             ready, finished, why)
-        raise
-    yield from _answered(batch, ready, finished, why)
-
-
-def _answered(batch: list[PositionLine], ready: list[tuple[PositionLine, Position]],
-              finished: dict[int, Analysis | None], why: str) -> Iterator[dict[str, Any]]:
-    """The lines of ``batch``, whose positions ``ready`` were answered ``finished`` (by their
-    place in ``ready``; None where the limits cut one short: ``why``)."""
-    results: dict[int, dict[str, Any] | str] = {}
-    for k, (item, _) in enumerate(ready):
-        if k in finished:
-            a = finished[k]
-            results[item.index] = a.to_json() if a is not None else f"{item.where}: {why}"
+    time ``share`` is shared out first) is its own error, ``why``. Each line comes as soon as
+    it and those before it are answered: a progress display moves with the positions, and a
+    Ctrl-C loses none that were answered."""
+    answers = _in_order(solver, [(item.position, item.seats) for item in batch
+                                 if item.position is not None], each=each, share=share)
     for item in batch:
         out: dict[str, Any] = {"index": item.index}
         if item.has_id:
             out["id"] = item.id
-        found = results.get(item.index, item.error)
-        if isinstance(found, dict):
-            out.update(found)
-            out["error"] = None
+        if item.position is None:
+            out["error"] = item.error
+        elif (a := next(answers)) is None:
+            out["error"] = f"{item.where}: {why}"
         else:
-            out["error"] = found
+            out.update(a.to_json())
+            out["error"] = None
         yield out
+    for _ in answers:   # (none left: this ends the call's thread, and raises what it raised)
+        pass
+
+
+def _in_order(solver: Solver, questions: list[tuple[Position, list[Seat] | None]],
+              **options: Any) -> Iterator[Analysis | None]:
+    """``solver.analyses(questions, partial=True, **options)``, each answer given as soon as it
+    and those before it are found: the call runs on a thread of its own meanwhile, and is
+    cancelled if the reader stops early."""
+    if not questions:
+        return
+    found: dict[int, Analysis | None] = {}
+    failed: list[BaseException] = []
+    ended = False
+    news = threading.Condition()
+
+    def done(k: int, answer: Analysis | None) -> None:
+        with news:
+            found[k] = answer
+            news.notify()
+
+    def call() -> None:
+        nonlocal ended
+        try:
+            solver.analyses(questions, partial=True, done=done, **options)
+        except BaseException as e:
+            failed.append(e)
+        finally:
+            with news:
+                ended = True
+                news.notify()
+
+    thread = threading.Thread(target=call, name="hearts-dd-lines", daemon=True)
+    thread.start()
+    given = 0
+    try:
+        for k in range(len(questions)):
+            with news:
+                while k not in found and not ended:
+                    news.wait()
+                if k not in found:
+                    break
+                answer = found.pop(k)
+            yield answer
+            given += 1
+    finally:
+        if given < len(questions) and not ended:    # the reader left early (Ctrl-C, a failed write)
+            solver.cancel()
+        thread.join()
+    if failed:
+        raise failed[0]
