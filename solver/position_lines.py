@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import Solver
-from .results import Analysis
 from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
 from .position import Position
 from .report import out_of_time
+from .results import Analysis
 from .rules import STANDARD, Rules
 
 __all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
