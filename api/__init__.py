@@ -14,7 +14,7 @@ from . import positions, problems, records, service, solving
 from .config import API_PREFIX, DEFAULTS, ENV_PREFIX, checked
 from .docs import add_problem_schema
 
-DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: SPEC.md).
+DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
 
 Every error is an RFC 9457 problem (`application/problem+json`) whose `detail` names the field
 and what is wrong with it. Solving runs under a compute budget per request; a position it cannot

@@ -516,7 +516,9 @@ class Solver:
     # -- questions -------------------------------------------------------------------
     @_one_call_at_a_time
     def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
-        """The lowest score ``seat`` can make sure of (its side's, with partnerships)."""
+        """The lowest score ``seat`` can make sure of (its side's, with partnerships).
+        ``guess``, a value it is likely near (a parent position's, say), is where the search's
+        null-window passes start: a good one saves passes, a bad one only costs them."""
         self._start()
         return self._guarantee(_position(p), p.side(Seat.of(seat)), guess)
 
@@ -638,7 +640,8 @@ class Solver:
                 moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
         when the player to move is one of them (or its partner): asked for one seat, the
-        work stays that seat's, where the mover's cards would cost a solve each.
+        work stays that seat's, where the mover's cards would cost a solve each. ``moves=False``
+        leaves the cards out (the guarantees and moon flags alone).
 
         ``watch`` (for a live display of a long solve) is called, from the searching threads,
         with each guarantee's bounds as they are proved: ``watch(question, low, high)``, the
@@ -672,9 +675,10 @@ class Solver:
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis] | list[Analysis | None]:
         """``analyze`` of each (position, seats), in the order given: on the solver's threads,
-        each taking the next position as it falls free, over one table. For many positions,
-        the deals a Monte-Carlo player samples at one turn say, this keeps every thread busy
-        where one position's questions alone are too small to share out. Positions under other
+        each taking the next position as it falls free, over one table (``moves`` as for
+        ``analyze``). For many positions, the deals a Monte-Carlo player samples at one turn
+        say, this keeps every thread busy where one position's questions alone are too small to
+        share out. Positions under other
         rules or moon totals than the one before wait for those before them; the time limit
         covers the whole call, or with ``each`` each position from its start (with ``partial``,
         as for ``guarantees``: a position the limits cut short is answered None; ``share`` as

@@ -74,8 +74,8 @@ def cli() -> None:
 @click.option("--leader", type=SEAT, default=None,
               help="Leader of trick 1 (with a free first lead, or a deal without clubs).")
 @click.option("--player", type=SEAT, default=None,
-              help="Only this seat's guarantee and moon flag, and its cards' values when it is to "
-                   "move (with --input: for lines without a player).")
+              help="Only this seat's guarantee and moon flag, and its cards' values when it (or "
+                   "its partner) is to move (with --input: for lines without a player).")
 @click.option("--line", "line_for", type=SEAT, default=None, help="Also print an optimal line for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout (SPEC §4).")
 @click.option("--input", "input_file", type=click.File("rb"),
@@ -87,8 +87,9 @@ def cli() -> None:
 @click.option("--table-mb", type=TABLE_MB, default=DEFAULT_TABLE_MB, show_default=True,
               help="Transposition table size cap.")
 @click.option("--time-limit", type=Seconds(), default=0.0,
-              help="Seconds before giving up, with exit status 3 and what was proved (0: none; with "
-                   "--input: for each position, whose line then has the error; with --samples: "
+              help="Seconds before giving up, with exit status 3 and what was proved (0: none; "
+                   "with --line: for the analysis and the line together; with --input: for each "
+                   "position, whose line then has the error; with --samples: "
                    "for them all, leaving out the deals not analysed in time).")
 @click.option("--threads", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one table: seats and cards solved in parallel, one question "
@@ -145,11 +146,14 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     target = Seat.parse(line_for) if line_for else None
     line = None
     status = _StatusLine(solver, pos, seats, shown=sys.stderr.isatty())
+    started = time.monotonic()
     try:
         with status:
             result = solver.analyze(pos, seats=seats, watch=status.watch)
             if target is not None:
                 status.after = f"optimal line for {target}"
+                if time_limit:      # one limit for the command: the line has what is left
+                    solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
                 line = solver.line(pos, target)
     except SearchAborted as e:
         fail(status.cut_short(out_of_time(time_limit, e), out_of_time(time_limit)), code=3)

@@ -136,6 +136,8 @@ class Record:
     open_comment: bool = field(default=False, compare=False, repr=False)
     #: problems found beyond the MAX_ERRORS in ``errors`` (see ``error_text``)
     more_errors: int = field(default=0, compare=False)
+    #: the line of the ``[Deal]`` tag (the game's first line where it has none of its own)
+    deal_line: int = field(default=0, compare=False)
 
     @property
     def board(self) -> str | None:
@@ -153,11 +155,12 @@ class Record:
             return None
         if self.partial_hands is not None:
             given = " ".join(str(s) for s, h in zip(Seat, self.partial_hands) if h is not None)
-            return f"line {self.line}: the [Deal] gives only the hands of {given} (all four are needed)"
+            return (f"line {self.deal_line or self.line}: the [Deal] gives only the hands of "
+                    f"{given} (all four are needed)")
         if "Deal" not in self.tags:
             return f"line {self.line}: the game has no [Deal]"
         if not self.tags["Deal"].strip():
-            return f"line {self.line}: the [Deal] is empty"
+            return f"line {self.deal_line or self.line}: the [Deal] is empty"
         return None
 
     def to_pbn(self) -> str:
@@ -168,7 +171,8 @@ class Record:
         """The record without its file bytes: what a worker process needs."""
         return Record(self.tags, self.deal, self.play, self.rules, self.leader, self.passing,
                       list(self.errors), self.leader_line, self.partial_hands, {}, self.index,
-                      self.line, self.source, more_errors=self.more_errors)
+                      self.line, self.source, more_errors=self.more_errors,
+                      deal_line=self.deal_line)
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -647,6 +651,7 @@ def _interpret(record: Record, tags: list[_Tag], context: _Context, errors: list
         first.setdefault(t.name, t)
     if "Deal" in first:
         t = first["Deal"]
+        record.deal_line = t.line
         if t.value:
             _read_deal(record, t.value, t.line, context, errors)
     if "Play" in first:

@@ -111,8 +111,16 @@ class Position:
                    r.hearts_break == "none")
 
     @classmethod
-    def from_play(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None, play: str | Iterable[Card | str] | None = "",
+    def from_play(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None,
+                  play: str | Iterable[Card | str] | None = "",
                   leader: Seat | int | str | None = None) -> "Position":
+        """``start(deal, rules, leader)`` with ``play`` played, each card checked (``PlayError``
+        names the first the rules forbid).
+
+        >>> d = Deal.parse("N:A..2. K..3. Q..4. .J.5.")
+        >>> Position.from_play(d, {"first_lead": "free"}, "D2 D3", leader="N").to_move
+        <Seat.S: 2>
+        """
         return cls.start(deal, rules, leader).play_all(play or "")
 
     # -- state -------------------------------------------------------------------------

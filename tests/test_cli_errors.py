@@ -96,6 +96,27 @@ def test_time_limit_is_exit_3_with_one_line() -> None:
     assert "time limit" in result.stderr
 
 
+def test_the_time_limit_covers_the_analysis_and_the_line_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line was given the whole limit again after the analysis had used it."""
+    from solver.analysis import Solver
+    analyze_one, line_for, limits = Solver.analyze, Solver.line, []
+
+    def slow(self: Solver, *args: object, **kwargs: object) -> object:
+        time.sleep(0.6)
+        return analyze_one(self, *args, **kwargs)
+
+    def line(self: Solver, *args: object) -> object:
+        limits.append(self.time_limit)
+        return line_for(self, *args)
+
+    monkeypatch.setattr(Solver, "analyze", slow)
+    monkeypatch.setattr(Solver, "line", line)
+    result = CliRunner().invoke(cli, ["analyze", "--deal", "N:.A..2 .2..3 .3..4 .4..5", "--line", "N",
+                                      "--time-limit", "3", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["line"]
+    assert len(limits) == 1 and 0 < limits[0] <= 3 - 0.6
+
+
 def test_samples_none_analysed_in_time_is_exit_3() -> None:
     result = analyze("--deal", DEAL, "--samples", "4", "--time-limit", "0.01")
     assert result.returncode == 3 and result.stdout == ""

@@ -62,7 +62,8 @@ def test_correct_files_deals_plays_and_inheritance():
     assert games[4].tags["East"] == '\\"\\""\\  \\a'       # \" and \\ escapes, others kept
     assert games[4].tags["South"].startswith(" \xa0 ¡ ¢ £")   # Latin-1
     assert games[22].tags["Event"] == "use new lines"       # a tag pair across lines
-    assert games[25].missing_deal().endswith("gives only the hands of N S (all four are needed)")
+    assert games[25].missing_deal() == (  # (the line of the [Deal], not of the game's first tag)
+        "line 316: the [Deal] gives only the hands of N S (all four are needed)")
     games20 = by_game(PBN / "correct_20.pbn")
     assert games20[2].tags["Event"] == "Autumn regional"   # "##" header value
     assert games20[2].tags["West"] == "?"                   # "#": the previous game's value
