@@ -500,21 +500,55 @@ def _one_line(e: BaseException) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
-    it = iter(records)
-    while chunk := list(islice(it, size)):
+#: The most records a chunk holds when its size is left to the deals (``chunk_size=None``).
+AUTO_CHUNK = 8
+
+
+def _records_a_chunk(record: Record) -> int:
+    """How many records like this one a chunk may hold: 8 of the smallest deals (4 cards a
+    hand or fewer; a chunk saves the hand-over per record), half as many for each card more,
+    and a full deal alone: it takes seconds, and a chunk of them keeps the other workers idle
+    (a file of a few games ran on one worker)."""
+    if record.deal is None:
+        return AUTO_CHUNK
+    cards = max(hand.bit_count() for hand in record.deal.hands)
+    return max(1, AUTO_CHUNK >> max(0, cards - 4))
+
+
+def _chunks(records: Iterable[Record], size: int | None) -> Iterator[list[Record]]:
+    """``records`` in chunks of ``size``, or of as many as their deals allow (``size`` None)."""
+    if size is not None:
+        it = iter(records)
+        while fixed := list(islice(it, size)):
+            yield fixed
+        return
+    chunk: list[Record] = []
+    least = AUTO_CHUNK
+    for record in records:
+        limit = _records_a_chunk(record)
+        if chunk and len(chunk) >= min(least, limit):
+            yield chunk
+            chunk, least = [], AUTO_CHUNK
+        chunk.append(record)
+        least = min(least, limit)
+        if len(chunk) >= least:
+            yield chunk
+            chunk, least = [], AUTO_CHUNK
+    if chunk:
         yield chunk
 
 
 def annotate_stream(records: Iterable[Record], options: AnnotateOptions = AnnotateOptions(),
                     jobs: int = 1, dask: str | None = None,
-                    chunk_size: int = 8) -> Generator[tuple[Record, dict[str, Any]], None, None]:
+                    chunk_size: int | None = None,
+                    ) -> Generator[tuple[Record, dict[str, Any]], None, None]:
     """Each record with its result, in input order.
 
     ``jobs`` > 1 runs a process pool of that size; ``dask`` ("local" or "tcp://host:8786")
-    runs on a Dask cluster instead (``jobs`` is then the size of a local cluster). At most
-    four chunks per worker are in flight (one in this process). Closing the iterator early
-    stops the workers.
+    runs on a Dask cluster instead (``jobs`` is then the size of a local cluster). Records go
+    to the workers ``chunk_size`` at a time, or by default as many as their deals' size allows
+    (full deals one at a time, up to ``AUTO_CHUNK`` small endgames). At most four chunks per
+    worker are in flight (one in this process). Closing the iterator early stops the workers.
     """
     runner: _Runner
     if dask:

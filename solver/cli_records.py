@@ -159,7 +159,8 @@ def _umask() -> int:
 
 
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
-         chunk_size: int, write: Callable[[Record, dict[str, Any]], None], output: str | None = None,
+         chunk_size: int | None, write: Callable[[Record, dict[str, Any]], None],
+         output: str | None = None,
          flush: Callable[[], None] | None = None) -> int:
     """Annotate, hand each pair to ``write`` (to ``output``: a path, or None for standard
     output), ``flush`` it (default: standard output's), print the summary; the exit status to
@@ -209,8 +210,9 @@ _common = [
                  help="Run on a Dask cluster (scheduler address, or 'local'); needs the dask extra."),
     click.option("--time-limit", type=Seconds(), default=0.0, show_default=True,
                  help="Seconds per record before it is given up with an error (0: none)."),
-    click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=8, show_default=True,
-                 help="Records sent to a worker at a time."),
+    click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=None,
+                 help="Records sent to a worker at a time (default: by the deals' size, full "
+                      "deals one at a time, up to 8 small endgames)."),
     click.option("--table-mb", type=TABLE_MB, default=64, show_default=True,
                  help="Transposition table of each worker."),
 ]
@@ -234,7 +236,7 @@ def _with_common(f: F) -> F:
 @_with_common
 def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, review: bool,
              rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
-             chunk_size: int, table_mb: int) -> None:
+             chunk_size: int | None, table_mb: int) -> None:
     """Annotate every record of PBN hand-record files (guarantees, moon, play review)."""
     options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
@@ -248,7 +250,7 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
 @_with_common
 def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
-         dask: str | None, time_limit: float, chunk_size: int, table_mb: int) -> None:
+         dask: str | None, time_limit: float, chunk_size: int | None, table_mb: int) -> None:
     """Who could force a moon at the start of each record and, with a recorded play, until when."""
     options = AnnotateOptions(rules_option(rules_text), True, True, time_limit, table_mb)
     if as_json:

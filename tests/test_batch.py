@@ -22,7 +22,7 @@ from solver import batch
 from solver.batch import AnnotateOptions, annotate_record, annotate_stream
 from solver.deal import Deal
 from solver.errors import HeartsError
-from solver.pbn import read_records
+from solver.pbn import Record, read_records
 from solver.position import Position
 from solver.rules import Rules
 
@@ -373,3 +373,25 @@ def test_a_dask_scheduler_without_workers_is_one_line(quick_dask):
     with LocalCluster(n_workers=0, dashboard_address=None, processes=False) as cluster:
         with pytest.raises(HeartsError, match="has no workers .none joined within 1 s.$"):
             batch._connect(Client, cluster.scheduler_address)
+
+
+def test_chunks_by_default_hold_as_many_records_as_their_deals_allow() -> None:
+    """Eight at a time, a file of a few full deals went to one worker while the others idled:
+    full deals now go alone, small endgames up to eight at a time, each card more a hand
+    halving that; a chunk holds no more than its largest deal allows."""
+    rng = random.Random(5)
+
+    def records(*sizes: int) -> list[Record]:
+        return [Record({}, deal=small_deal(rng, n) if n else None) for n in sizes]
+
+    def lengths(*sizes: int, size: int | None = None) -> list[int]:
+        return [len(chunk) for chunk in batch._chunks(records(*sizes), size)]
+
+    assert lengths(*[4] * 10) == [8, 2]
+    assert lengths(13, 13, 13) == [1, 1, 1]
+    assert lengths(4, 4, 4, 13, 4) == [3, 1, 1]
+    assert lengths(6, 6, 6) == [2, 1]
+    assert lengths(5, 5, 5, 5, 5) == [4, 1]
+    assert lengths(4, 4, 4, 6, 4) == [3, 2]
+    assert lengths(0, 0, 7) == [2, 1]                  # (a record without a deal: no search)
+    assert lengths(13, 13, 13, size=8) == [3]           # a size given is kept
