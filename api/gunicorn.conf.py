@@ -1,13 +1,15 @@
 """gunicorn settings for the hearts-dd API; ``hearts-dd serve`` runs gunicorn with this file.
 
 Solving is CPU-bound, so: sync workers, one per core, each with its own solver and
-transposition table. The request budgets (``api.config``) must stay well below ``timeout`` so a
+transposition table (``api.worker.Worker``: gunicorn's sync worker, with a deadline for a
+request's head and its own refusals as problem bodies). The request budgets (``api.config``) must stay well below ``timeout`` so a
 worker answers "budget exceeded" long before gunicorn would kill it, and below
 ``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:
 each worker checks that at start-up and refuses to boot otherwise. A client that sends its body
-too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence instead of holding a worker
-until gunicorn kills it (slow headers still do: facing untrusted clients, put a buffering proxy
-in front, as for any sync worker). Workers are recycled after ``max_requests`` (with jitter, so
+too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence, and one that does not send its
+request line and headers within ``api.worker.HEAD_TIMEOUT`` seconds a 408, instead of holding a
+worker until gunicorn kills it (facing untrusted clients, a buffering proxy in front still helps,
+as for any sync worker: each slow client holds a worker for those seconds). Workers are recycled after ``max_requests`` (with jitter, so
 they do not all restart at once). Command-line options override these values.
 """
 import os
@@ -17,7 +19,7 @@ from typing import Any
 wsgi_app = "api:create_app()"
 bind = "127.0.0.1:8000"
 workers = os.cpu_count() or 1
-worker_class = "sync"
+worker_class = "api.worker.Worker"
 timeout = 30
 graceful_timeout = 30
 max_requests = 1000

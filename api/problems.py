@@ -32,6 +32,8 @@ TYPE_PREFIX = "urn:hearts-dd:problem:"
 KINDS: dict[str, tuple[int, str]] = {
     "invalid-json": (400, "Request body is not valid JSON"),
     "incomplete-body": (400, "Request body could not be read"),
+    "malformed-request": (400, "Malformed HTTP request"),
+    "request-timeout": (408, "Request head not received in time"),
     "too-large": (413, "Request body too large"),
     "invalid-request": (422, "Request does not match the schema"),
     "invalid-deal": (422, "Invalid deal"),

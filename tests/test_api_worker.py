@@ -1,0 +1,96 @@
+"""The service's gunicorn worker (api/worker.py): a deadline for a request's head, and
+gunicorn's own refusals as problem bodies."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from api.testing import served
+from api.worker import head_arrives
+
+
+def response(sock: socket.socket) -> tuple[int, dict]:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert b"Content-Type: application/problem+json" in head
+    return int(head.split()[1]), json.loads(body)
+
+
+@pytest.mark.parametrize("sent", [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"GET / HTTP/1.1\nHost: x\n\n",
+                                  b""])
+def test_a_whole_head_or_a_closed_connection_goes_on_at_once(sent: bytes) -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(sent)
+        if not sent:
+            theirs.shutdown(socket.SHUT_WR)
+        start = time.monotonic()
+        assert head_arrives(ours, 5)
+        assert time.monotonic() - start < 1
+        assert ours.recv(100) == sent[:100]             # looked at, not read
+
+
+def test_a_head_sent_in_pieces_goes_on_when_it_ends() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        pieces = [b"GET / HTTP/1.1\r\n", b"Host: x\r\n", b"\r\n"]
+        sender = threading.Thread(target=lambda: [(theirs.sendall(p), time.sleep(0.2)) for p in pieces])
+        sender.start()
+        assert head_arrives(ours, 5)
+        sender.join()
+
+
+def test_a_head_that_stops_arriving_is_answered_408() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        start = time.monotonic()
+        assert not head_arrives(ours, 0.5)
+        assert 0.5 <= time.monotonic() - start < 2
+        ours.shutdown(socket.SHUT_WR)
+        status, body = response(theirs)
+    assert status == 408 and body["type"].endswith("request-timeout") and "0.5 s" in body["detail"]
+
+
+@pytest.fixture(scope="module")
+def address():
+    with served(workers=1) as url:
+        parts = urlsplit(url)
+        yield parts.hostname, parts.port
+
+
+@pytest.mark.parametrize("head, status, words", [
+    (b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n", 400, "CONTENT-LENGTH"),
+    (b"P@ST /api/v1/analyze HTTP/1.1\r\nHost: x\r\n\r\n", 400, "P@ST"),
+    (b"GET /api/v1/health HTTP/9.9\r\nHost: x\r\n\r\n", 400, "HTTP"),
+    (b"GET /api/v1/health?" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "too large"),
+])
+def test_requests_gunicorn_refuses_are_problems(address, head: bytes, status: int, words: str) -> None:
+    """They were gunicorn's HTML pages."""
+    with socket.create_connection(address, timeout=30) as s:
+        s.sendall(head)
+        got, body = response(s)
+    assert got == status == body["status"] and words in body["detail"]
+    assert body["type"].endswith("malformed-request")
+
+
+def test_a_stalled_head_does_not_hold_the_only_worker_for_long(address) -> None:
+    """A client that never finished its headers held the worker until gunicorn killed it
+    (30 s, a 500): the next request waited as long."""
+    with socket.create_connection(address, timeout=60) as stalled:
+        stalled.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n")
+        time.sleep(0.5)
+        start = time.monotonic()
+        with socket.create_connection(address, timeout=60) as s:
+            s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = s.recv(100)
+        assert answer.startswith(b"HTTP/1.1 200") and time.monotonic() - start < 15
+        status, body = response(stalled)
+    assert status == 408
