@@ -66,13 +66,36 @@ def show_json(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+#: The longest error message given whole: most of a longer one is the bad input, echoed.
+MAX_MESSAGE = 400
+
+
+def shortened(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message``, or for a longer one its head and tail, which say what is wrong and where
+    (a 100 kB deal string came back whole in its error line).
+
+    >>> shortened("deal 'N:" + "A" * 1000 + "': expected 4 hands", 80)
+    "deal 'N:AAAAAAAAAAAAAA… (983 characters left out) …AAA': expected 4 hands"
+    """
+    if len(message) <= limit:
+        return message
+    keep = max(1, (limit - 36) // 2)
+    return f"{message[:keep]}… ({len(message) - 2 * keep} characters left out) …{message[-keep:]}"
+
+
 def error_line(message: str) -> str:
     """How the command reports an error on standard error: one line, named."""
-    return f"hearts-dd: error: {message}"
+    return f"hearts-dd: error: {shortened(message)}"
 
 
 class HeartsError(ValueError):
-    """Base class for every input error the library reports to users."""
+    """Base class for every input error the library reports to users (its message
+    ``shortened``)."""
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (shortened(args[0]),)
+        super().__init__(*args)
 
 
 class JsonError(HeartsError):

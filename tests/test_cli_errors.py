@@ -117,6 +117,19 @@ def test_the_time_limit_covers_the_analysis_and_the_line_together(monkeypatch: p
     assert len(limits) == 1 and 0 < limits[0] <= 3 - 0.6
 
 
+@pytest.mark.parametrize("args", [
+    ["--deal", "N:" + "A" * 100_000],
+    ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--play", "C2 " + "x" * 100_000],
+    ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--rules", "q" * 100_000],
+    ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--leader", "q" * 100_000],
+])
+def test_an_error_echoes_no_more_than_a_few_hundred_characters_of_the_input(args: list[str]) -> None:
+    """The whole bad input came back in the error line (100 kB of it)."""
+    result = analyze(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr) < 500 and "characters left out" in result.stderr
+
+
 def test_samples_none_analysed_in_time_is_exit_3() -> None:
     result = analyze("--deal", DEAL, "--samples", "4", "--time-limit", "0.01")
     assert result.returncode == 3 and result.stdout == ""

@@ -146,6 +146,12 @@ def test_any_line_is_a_position_or_a_one_line_error_naming_it(objects: list[dict
         assert ("players" in answer) == (item.error is None)
 
 
+def test_a_huge_bad_line_gets_a_short_error() -> None:
+    """Its error echoed the whole line (a 200 MB deal: a 200 MB answer line)."""
+    item, = read_position_lines([json.dumps({"deal": "N:" + "A" * 1_000_000})])
+    assert item.error is not None and len(item.error) < 500 and item.error.startswith("line 1: ")
+
+
 def test_defaults_apply_to_lines_without_rules_or_player() -> None:
     omnibus = Rules.parse("omnibus")
     lines = [json.dumps({"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK"}),
