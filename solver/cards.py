@@ -19,6 +19,19 @@ from .errors import CardError
 SUITS = "SHDC"
 RANKS = "23456789TJQKA"
 SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+#: Variation selectors: a phone types "♣️" as the symbol and U+FE0F (show it as an emoji).
+VARIATIONS = "\ufe0f\ufe0e"
+_LETTERS = {**{ord(symbol): letter for symbol, letter in SUIT_SYMBOLS.items()},
+            **{ord(v): None for v in VARIATIONS}}
+
+
+def suit_letters(text: str) -> str:
+    """``text`` with its suit symbols as letters (and their variation selectors dropped).
+
+    >>> suit_letters("Q♠ 10\u2663\ufe0f")
+    'QS 10C'
+    """
+    return text.translate(_LETTERS)
 FULL_SUIT = 0x1FFF
 DECK = sum(FULL_SUIT << (16 * s) for s in range(4))
 
@@ -100,7 +113,7 @@ class Card(int):
         if type(text) is str and text in _BY_NAME:
             return _BY_NAME[text]  # the canonical form, as files and the solver's own output have it
         raw = str(text).strip()
-        t = "".join(SUIT_SYMBOLS.get(ch, ch) for ch in raw).upper()
+        t = suit_letters(raw).upper()
         if len(t) >= 2 and t[0] in SUITS:
             suit, rank = t[0], t[1:]
         elif len(t) >= 2 and t[-1] in SUITS:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
-from .cards import DECK, RANKS, SUIT_SYMBOLS, SUITS, Card, Seat, cards_of
+from .cards import DECK, RANKS, SUIT_SYMBOLS, SUITS, VARIATIONS, Card, Seat, cards_of, suit_letters
 from .deal import Deal, parse_hand
 from .errors import DealError, HeartsError
 from .rules import Rules
@@ -760,7 +760,7 @@ def _read_deal(record: Record, value: str, line: int, context: _Context, errors:
 
 # -- the play section --------------------------------------------------------------------------
 _PLAY_PART = re.compile(r"""
-    (?P<card>[A-Za-z0-9""" + "".join(SUIT_SYMBOLS) + r"""-]+)
+    (?P<card>[A-Za-z0-9""" + "".join(SUIT_SYMBOLS) + VARIATIONS + r"""-]+)
   | (?P<suffix>[!?]+)
   | (?P<note>=[^=\s]*=?)
   | (?P<nag>\$[A-Za-z0-9]*)
@@ -870,7 +870,7 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
 
 def _play_card(token: str) -> Card:
     """A card of the play section: suit letter (or symbol, as SPEC §1 allows) then rank."""
-    t = "".join(SUIT_SYMBOLS.get(ch, ch) for ch in token).upper()
+    t = suit_letters(token).upper()
     if len(t) < 2 or t[0] not in SUITS or t[1:] not in (*RANKS, "10"):
         raise ValueError(token)
     return Card.parse(t)

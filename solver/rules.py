@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
-from .cards import DECK, SUIT_SYMBOLS, SUITS, Card, cards_of
+from .cards import DECK, SUITS, Card, cards_of, suit_letters
 from .errors import CardError, JsonError, RulesError, json_type, read_json, show_json
 
 MOON_MODES = ("add", "subtract", "none")
@@ -252,21 +252,29 @@ def _merge_values(values: dict[int, int], given: Any) -> None:
     if not isinstance(given, Mapping):
         raise RulesError(f"rule 'values' must be an object like {{\"SQ\": 13}}, got {json_type(given)}")
     cards: list[tuple[int, int]] = []
+    named: dict[str, str] = {}      # suit or card -> the key that named it
     for key, v in given.items():
         val = _int(v, f"values[{key!r}]")
-        k = str(key).strip().upper()
-        k = SUIT_SYMBOLS.get(k, k)
+        k = suit_letters(str(key).strip()).upper()
         if len(k) == 1 and k in SUITS:
-            s = SUITS.index(k)
+            what = k
+        else:
+            try:
+                card = Card.parse(key)
+            except CardError:
+                raise RulesError(f"rule 'values': unknown card or suit {key!r}") from None
+            what = str(card)
+            cards.append((int(card), val))
+        if what in named:
+            raise RulesError(f"rule 'values': {named[what]!r} and {key!r} both give "
+                             f"{'the suit' if len(what) == 1 else 'the card'} {what}")
+        named[what] = key
+        if len(what) == 1:
+            s = SUITS.index(what)
             for rank in range(13):
                 values[s * 16 + rank] = val
-            continue
-        try:
-            cards.append((int(Card.parse(key)), val))
-        except CardError:
-            raise RulesError(f"rule 'values': unknown card or suit {key!r}") from None
-    for card, val in cards:
-        values[card] = val
+    for index, val in cards:
+        values[index] = val
 
 
 def _choice(spec: Mapping[str, Any], base: Mapping[str, Any], key: str, options: tuple[str, ...]) -> str:

@@ -62,6 +62,17 @@ def test_a_card_key_beats_a_suit_key_in_any_order(values: dict) -> None:
     assert rules.value(Card.parse("H2")) == 2 and rules.value(SQ) == 13
 
 
+@pytest.mark.parametrize("values, words", [
+    ({"SQ": 13, "sq": 0}, "'SQ' and 'sq' both give the card SQ"),
+    ({"HT": 2, "H10": 3}, "'HT' and 'H10' both give the card HT"),
+    ({"H": 1, "♥\ufe0f": 2}, "'H' and '♥\ufe0f' both give the suit H"),
+])
+def test_two_keys_for_one_card_or_suit_are_an_error(values: dict, words: str) -> None:
+    """The last one won, silently."""
+    with pytest.raises(RulesError, match=words):
+        Rules.parse({"values": values})
+
+
 def test_zero_removes_a_point_card_and_any_card_may_count() -> None:
     rules = Rules.parse({"values": {"SQ": 0, "♦J": -10, "10c": 3}})
     assert SQ not in set(cards_of(rules.point_mask))
