@@ -44,6 +44,8 @@ Done = Callable[[int, Any], None]
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
 DEFAULT_TABLE_MB = 224
+#: ``guarantee``'s guess may be any value a score can take (and is a hint: a wrong one is slow).
+GUESS_RANGE = 1_000_000
 #: The largest table the command and the service accept (the library's own limit is higher,
 #: for a caller that knows its machine).
 MAX_TABLE_MB = 4096
@@ -520,6 +522,8 @@ class Solver:
         ``guess``, a value it is likely near (a parent position's, say), is where the search's
         null-window passes start: a good one saves passes, a bad one only costs them."""
         self._start()
+        if guess is not None:
+            guess = _setting("guess", guess, -GUESS_RANGE, GUESS_RANGE)
         return self._guarantee(_position(p), p.side(Seat.of(seat)), guess)
 
     @overload
@@ -696,6 +700,8 @@ class Solver:
         [(0, ['SK']), (13, []), (0, []), (0, [])]
         """
         _share(share, partial, each)
+        if done is not None and not callable(done):
+            raise HeartsError(f"done: expected a function, got {type(done).__name__}")
         self._start()
 
         def one(q: tuple[Position, Iterable[Seat | str] | Seat | None]) -> Analysis:

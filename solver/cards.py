@@ -83,7 +83,10 @@ class Card(int):
 
     @classmethod
     def from_index(cls, index: int) -> "Card":
-        return cls(index >> 4, index & 15)
+        """The card of engine index ``index`` (16 * suit + rank)."""
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise CardError(f"no card with index {index!r} (expected an integer)")
+        return cls(int(index) >> 4, int(index) & 15)
 
     def __reduce__(self) -> tuple:
         # int's own pickling would call Card(index), which takes a suit and a rank

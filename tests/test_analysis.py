@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import math
 import re
 import signal
 import threading
@@ -104,7 +105,11 @@ def test_wrong_arguments_are_named() -> None:
                         (lambda: solver.guarantees([pos]), "question 0: expected a (position, seat) pair"),
                         (lambda: solver.guarantees(None), "expected (position, seat) pairs, got NoneType"),
                         (lambda: solver.analyses([(pos, None), (pos,)]), "question 1: expected a (position, seats) pair"),
-                        (lambda: solver.analyze(pos, watch=5), "watch: expected a function, got int")]:
+                        (lambda: solver.analyze(pos, watch=5), "watch: expected a function, got int"),
+                        (lambda: solver.analyses([(pos, None)], done=5), "done: expected a function, got int"),
+                        (lambda: solver.guarantee(pos, "N", guess=10 ** 30), "Solver guess: 10000"),
+                        (lambda: solver.guarantee(pos, "N", guess=math.nan), "Solver guess: expected an integer"),
+                        (lambda: solver.guarantee(pos, "N", guess="6"), "Solver guess: expected an integer")]:
         with pytest.raises(HeartsError, match=re.escape(words)):
             call()
     assert solver.guarantees([]) == [] and answers(solver, pos) == answers(Solver(table_mb=16), pos)

@@ -81,3 +81,10 @@ def test_a_seat_from_a_seat_its_number_or_its_letter(given: object, seat: Seat) 
 def test_anything_else_is_no_seat(given: object) -> None:
     with pytest.raises(CardError, match="unknown seat"):
         Seat.of(given)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("index", [True, 1.0, "17", -1, 13, 64])
+def test_an_index_that_is_no_card_is_an_error(index: object) -> None:
+    """``True`` was the three of spades, and 1.0 a TypeError about ``>>``."""
+    with pytest.raises(CardError, match="no card with"):
+        Card.from_index(index)  # type: ignore[arg-type]
