@@ -50,6 +50,9 @@ def annotate(query: AnnotateQuery) -> Response:
     annotation tags added) or `csv`. A bad record is reported in its own `error` and never
     stops the others.
     """
+    for name in request.args:       # (the schema saw the first of each: the rest went unread)
+        if len(request.args.getlist(name)) > 1:
+            raise ApiProblem.for_field("invalid-request", name, "given more than once")
     request.max_content_length = current_app.config["ANNOTATE_MAX_BYTES"]
     body = request.get_data()  # a body over the limit is a 413 problem here
     rules = Rules.parse(query.rules) if query.rules is not None else None  # a preset: checked

@@ -36,7 +36,7 @@ def cli_output(tmp_path: Path, fmt: str, *options: str) -> bytes:
     return result.stdout_bytes
 
 
-def post(base_url: str, body: bytes, **params: str) -> requests.Response:
+def post(base_url: str, body: bytes, **params: str | list[str]) -> requests.Response:
     return requests.post(base_url + "/api/v1/annotate", params=params, data=body, timeout=60,
                          headers={"Content-Type": "application/x-pbn"})
 
@@ -73,6 +73,8 @@ def test_rules_for_records_without_a_rules_tag(base_url, tmp_path):
     (PBN, {"rules": '{"moon": "none"}'}, 422, "invalid-request", "rules: unknown value"),
     (PBN, {"format": "xml"}, 422, "invalid-request", "format: unknown value \"xml\""),
     (PBN, {"colour": "red"}, 422, "invalid-request", "colour: is not a known field"),
+    (PBN, {"format": ["pbn", "csv"]}, 422, "invalid-request", "format: given more than once"),
+    (PBN, {"rules": ["omnibus", "zz"]}, 422, "invalid-request", "rules: given more than once"),
     (b"[Event \"big\"]\n" + b";" * (1 << 20), {}, 413, "too-large", "1048576 bytes"),
 ])
 def test_bad_request_is_a_problem(base_url, body, params, status, kind, words):
