@@ -393,8 +393,11 @@ def main() -> None:
         fail("interrupted", code=130)
     except KeyboardInterrupt:
         fail("interrupted", code=130)
-    except MemoryError as e:   # the table: it is allocated whole
-        fail(f"out of memory: {e} (a smaller --table-mb may fit)")
+    except MemoryError as e:
+        if str(e):  # the table, which is allocated whole, says so
+            fail(f"out of memory: {e} (a smaller --table-mb may fit)")
+        fail("out of memory (an input line too long to hold? else a smaller --table-mb, or fewer "
+             "--threads or --jobs, may fit)")
     except RuntimeError as e:
         if not _no_thread(e):
             raise

@@ -130,6 +130,20 @@ def test_an_error_echoes_no_more_than_a_few_hundred_characters_of_the_input(args
     assert len(result.stderr) < 500 and "characters left out" in result.stderr
 
 
+def test_out_of_memory_on_an_endless_line_does_not_blame_the_table() -> None:
+    """Memory ran out holding the input's one line, and the message (with an empty reason)
+    advised a smaller table."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_200_000_000, 1_200_000_000))
+
+    result = subprocess.run([str(COMMAND), "annotate", "/dev/zero", "-j", "1", "--table-mb", "16"],
+                            capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("hearts-dd: error: out of memory (an input line too long to hold?")
+
+
 def test_samples_none_analysed_in_time_is_exit_3() -> None:
     result = analyze("--deal", DEAL, "--samples", "4", "--time-limit", "0.01")
     assert result.returncode == 3 and result.stdout == ""
