@@ -19,6 +19,8 @@ from .errors import CardError
 SUITS = "SHDC"
 RANKS = "23456789TJQKA"
 SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+FULL_SUIT = 0x1FFF
+DECK = sum(FULL_SUIT << (16 * s) for s in range(4))
 #: Variation selectors: a phone types "♣️" as the symbol and U+FE0F (show it as an emoji).
 VARIATIONS = "\ufe0f\ufe0e"
 _LETTERS = {**{ord(symbol): letter for symbol, letter in SUIT_SYMBOLS.items()},
@@ -32,8 +34,6 @@ def suit_letters(text: str) -> str:
     'QS 10C'
     """
     return text.translate(_LETTERS)
-FULL_SUIT = 0x1FFF
-DECK = sum(FULL_SUIT << (16 * s) for s in range(4))
 
 
 class Seat(enum.IntEnum):
