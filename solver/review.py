@@ -43,12 +43,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .analysis import SearchAborted, Solver
-from .results import Analysis
 from .cards import Card, Seat
 from .deal import Deal
-from .errors import LeaderNeeded, PlayError
+from .errors import HeartsError, LeaderNeeded, PlayError
 from .pbn import RecordedPlay
 from .position import Position
+from .results import Analysis
 from .rules import Rules
 
 __all__ = ["FOOT_MARGIN", "Budget", "Replay", "CardCost", "MoonLine", "Review", "start_position",
@@ -89,6 +89,8 @@ class Replay:
 
 def replay(start: Position, recorded: RecordedPlay) -> Replay:
     """Play order from the recorded columns; stops with an error naming card and trick."""
+    _expect("replay", start, Position, "a Position")
+    _expect("replay", recorded, RecordedPlay, "a RecordedPlay")
     pos = start
     cards: list[Card] = []
     stopped = False
@@ -273,8 +275,12 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str]
     ``start_analysis`` (all seats, with moves) saves the first searches when the caller has it.
     Searches run under ``budget`` (a ``Budget``, or a bare solver for no time limit).
     """
+    _expect("review", budget, (Budget, Solver), "a Solver or a Budget")
+    _expect("review", start, Position, "a Position")
     if isinstance(budget, Solver):
         budget = Budget(budget)
+    if isinstance(cards, str):      # "C2 CA C5 C4", as Position.play_all takes them
+        cards = cards.split()
     played = [c if isinstance(c, Card) else Card.parse(c) for c in cards]
     positions = [start]
     for c in played:
@@ -318,6 +324,12 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str]
         return Review(tuple(card_costs), moon, None, None)
     scores = {seat: end.score(seat) for seat in Seat}
     return Review(tuple(card_costs), moon, scores, _shot_the_foot(end), _shot_the_moon(end))
+
+
+def _expect(call: str, value: object, kind: type | tuple[type, ...], what: str) -> None:
+    """A wrong argument named, not an attribute missing deep inside."""
+    if not isinstance(value, kind):
+        raise HeartsError(f"{call}: expected {what}, got {type(value).__name__}")
 
 
 def _moon(budget: Budget, p: Position, side: int) -> bool:

@@ -11,7 +11,7 @@ from record_files import random_play, small_deal
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Card, Seat
 from solver.deal import Deal
-from solver.errors import PlayError
+from solver.errors import HeartsError, PlayError
 from solver.pbn import RecordedPlay
 from solver.position import Position
 from solver.review import Budget, replay, review, start_position
@@ -181,3 +181,16 @@ def test_a_budget_covers_many_calls(solver):
     with pytest.raises(SearchAborted):
         with budget:
             pass
+
+
+def test_wrong_arguments_are_named_and_a_play_may_be_one_string(solver):
+    """They failed deep inside ("'str' object has no attribute 'side'")."""
+    start = Position.from_play(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), {"first_lead": "free"},
+                               leader="N")
+    for call, words in [(lambda: review(solver, "start", []), "review: expected a Position, got str"),
+                        (lambda: review("solver", start, []), "review: expected a Solver or a Budget"),
+                        (lambda: replay(start, 0), "replay: expected a RecordedPlay, got int"),
+                        (lambda: replay(None, play("N")), "replay: expected a Position, got NoneType")]:
+        with pytest.raises(HeartsError, match=words):
+            call()
+    assert review(solver, start, "C2 C3 C4 C5") == review(solver, start, ["C2", "C3", "C4", "C5"])
