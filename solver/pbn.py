@@ -271,6 +271,24 @@ def _utf16_as_utf8(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         yield text.encode("utf-8")
 
 
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")   # (just after a CR that ends a line alone)
+_LONE_CR_TEXT = re.compile("\r(?!\n)")
+
+
+def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """``lines``, also split after each lone CR (a classic Mac's line end: its whole file was
+    one line to the reader, and no game at all); ``_decode`` reads such a CR as LF.
+
+    >>> list(_cr_lines([b"[Board " + b'"1"]' + bytes([13]) + b"; note" + bytes([13])]))
+    [b'[Board "1"]\\r', b'; note\\r']
+    """
+    for line in lines:
+        if b"\r" not in line.rstrip(b"\r\n"):
+            yield line
+        else:
+            yield from (part for part in _LONE_CR.split(line) if part)
+
+
 def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
     """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3).
 
@@ -283,7 +301,7 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
     brace_lines = 0
     gap = reopen = -1     # in a comment: where in current.lines its last run of semi-empty
                           # lines starts, and the first line after that run
-    for number, line in enumerate(_utf16_as_utf8(stream), 1):
+    for number, line in enumerate(_cr_lines(_utf16_as_utf8(stream)), 1):
         text = line.decode("latin-1")
         if number == 1 and line.startswith(BOM):
             text = text[len(BOM):]
@@ -336,8 +354,16 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
         yield current
 
 
+def line_end(raw: bytes) -> bytes:
+    """The line end a game's text uses: CR LF, LF, or a lone CR (a classic Mac's)."""
+    if b"\r\n" in raw:
+        return b"\r\n"
+    return b"\r" if b"\r" in raw else b"\n"
+
+
 def ends_a_game(data: bytes) -> bool:
     """Whether ``data`` ends with a whole semi-empty line, which ends a game (``_chunks``)."""
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if not data.endswith(b"\n"):
         return False
     _, newline, last = data[:-1].rpartition(b"\n")
@@ -476,8 +502,10 @@ def encoding_of(raw: bytes) -> str:
 
 
 def _decode(raw: bytes) -> str:
-    """A game's text, without a BOM."""
-    return _decoded(raw[len(BOM):] if raw.startswith(BOM) else raw)[0]
+    """A game's text, without a BOM, its lone CR line ends read as LF (one character for one:
+    places in the text stay those of ``raw``'s)."""
+    text = _decoded(raw[len(BOM):] if raw.startswith(BOM) else raw)[0]
+    return _LONE_CR_TEXT.sub("\n", text) if "\r" in text else text
 
 
 def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:

@@ -14,7 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
-from .pbn import Record, encoding_of, ends_a_game, escape
+from .pbn import Record, encoding_of, ends_a_game, escape, line_end
 from .report import value_table
 from .rules import Rules
 
@@ -160,8 +160,8 @@ class PbnWriter(Writer):
     def write(self, record: Record, result: dict[str, Any]) -> None:
         data = record.before + annotated_game(record, result) + record.after
         if not ends_a_game(self._tail):
-            newline = b"\r\n" if self._tail.endswith(b"\r\n") or b"\r\n" in data else b"\n"
-            data = (newline if self._tail.endswith(b"\n") else newline * 2) + data
+            newline = line_end(self._tail + data)
+            data = (newline if self._tail.endswith((b"\n", b"\r")) else newline * 2) + data
         self.out.write(data)
         self._tail = (self._tail + data)[-_TAIL:]
 
@@ -173,12 +173,12 @@ def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
     raw = record.raw
     for start, end in sorted(record.annotation_spans, reverse=True):
         raw = raw[:start] + raw[end:]
-    newline = b"\r\n" if b"\r\n" in record.raw else b"\n"
+    newline = line_end(record.raw)
     encoding = encoding_of(record.raw)
     lines = annotation_lines(result)
     if not lines or record.open_comment:
         return raw      # (tags after an open { would be comment text, read as none next time)
-    if raw and not raw.endswith(b"\n"):
+    if raw and not raw.endswith((b"\n", b"\r")):
         raw += newline
     text = newline.decode().join(lines) + newline.decode()
     return raw + text.encode(encoding, errors="replace")

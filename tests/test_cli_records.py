@@ -144,6 +144,15 @@ def test_crlf_input_gets_crlf_annotations(tmp_path):
     assert b"\n" not in p.stdout.replace(b"\r\n", b"")
 
 
+def test_a_classic_mac_file_reads_and_is_annotated_with_its_own_line_ends(tmp_path):
+    """Lone CR line ends: the file was one line, read as no game (0 records, exit 0)."""
+    mac = tmp_path / "mac.pbn"
+    mac.write_bytes(SAMPLE.read_bytes().replace(b"\n", b"\r"))
+    p, plain = (run("annotate", str(path), "--format", "pbn", "-j", "1") for path in (mac, SAMPLE))
+    assert p.returncode == 0 and b"\n" not in p.stdout
+    assert p.stdout.replace(b"\r", b"\n") == plain.stdout
+
+
 def test_csv_and_text_formats_follow_the_output_name(tmp_path):
     out = tmp_path / "sample.csv"
     assert run("annotate", str(SAMPLE), "-o", str(out), "-j", "1").returncode == 0

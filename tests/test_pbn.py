@@ -219,6 +219,17 @@ def test_utf16_with_a_byte_order_mark_reads_as_utf8(encoding):
     assert count_games(io.BytesIO(data)) == len(got)        # (a progress bar's total)
 
 
+def test_lone_cr_line_ends_read_as_lf():
+    """A classic Mac's text: the file was one line to the reader, and no game at all."""
+    text = (PBN / "three_test_records.pbn").read_bytes().replace(b"\r\n", b"\n")
+    data = text.replace(b"\n", b"\r")
+    got, want = read(data), read(text)
+    assert len(want) == 3
+    assert [(r.tags, r.deal, r.play, r.errors, r.line) for r in got] == [
+        (r.tags, r.deal, r.play, r.errors, r.line) for r in want]
+    assert count_games(io.BytesIO(data)) == 3
+
+
 def test_a_bom_and_a_deal_from_any_seat_with_one_hand_missing():
     [r] = read(b'\xef\xbb\xbf% header\n[Deal "S:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. -"]\n')
     assert r.errors == []
