@@ -215,7 +215,8 @@ class Position:
 
     def _why_illegal(self, card: Card, seat: Seat) -> str:
         h = self.hands[seat]
-        verb = "discard" if self.trick else "lead"   # (a card of the led suit is refused above)
+        led = self.trick[0].suit if self.trick else None
+        verb = "lead" if led is None else "play" if card.suit == led else "discard"
         if not h >> card & 1:
             holder = self.deal.holder(card)
             if holder is None:
@@ -224,8 +225,8 @@ class Position:
                 return (f"{seat} cannot play {card}: it was already played, in trick "
                         f"{self.played.index(card) // 4 + 1}")
             return f"{seat} cannot play {card}: it is {holder}'s card"
-        if self.trick and h & suit_mask(self.trick[0].suit):
-            return f"{seat} cannot play {card}: must follow {SUIT_NAMES[self.trick[0].suit]}"
+        if led is not None and card.suit != led and h & suit_mask(led):
+            return f"{seat} cannot play {card}: must follow {SUIT_NAMES[led]}"
         fl = self.forced_lead
         if not self.trick and fl is not None and card != fl:
             return f"{seat} cannot lead {card}: {fl} must lead the first trick"

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
@@ -232,16 +233,22 @@ class Rules:
         return f"{self.preset} with " + ", ".join(changed) if changed else self.preset
 
     def _values_unlike(self, base: "Rules") -> dict[str, int]:
-        """The card values unlike ``base``'s: a whole suit by its letter where all its cards
-        differ and are alike."""
+        """The card values unlike ``base``'s, as ``values`` would give them over it: a suit's
+        cards one by one, or where that is shorter the suit by its letter (its most common
+        value) and the cards that differ from that (``{"H": 2, "HA": 5}``).
+
+        >>> Rules.parse({"values": {"H": 2, "HA": 5}})._values_unlike(Rules())
+        {'H': 2, 'HA': 5}
+        """
         unlike: dict[str, int] = {}
         for suit, letter in enumerate(SUITS):
             cards = [int(c) for c in cards_of(DECK) if c.suit == suit]
-            differ = [c for c in cards if self.values[c] != base.values[c]]
-            if len(differ) == len(cards) and len({self.values[c] for c in cards}) == 1:
-                unlike[letter] = self.values[cards[0]]
-            else:
-                unlike.update({str(Card.from_index(c)): self.values[c] for c in differ})
+            differ = {str(Card.from_index(c)): self.values[c] for c in cards
+                      if self.values[c] != base.values[c]}
+            common = Counter(self.values[c] for c in cards).most_common(1)[0][0]
+            by_suit = {letter: common, **{str(Card.from_index(c)): self.values[c] for c in cards
+                                          if self.values[c] != common}}
+            unlike.update(by_suit if differ and len(by_suit) < len(differ) else differ)
         return unlike
 
     def with_(self, **changes: Any) -> "Rules":

@@ -27,7 +27,8 @@ def test_every_spelling_reads_as_the_same_card(pair: tuple[Card, str]) -> None:
 
 @pytest.mark.parametrize("text, card", [("10h", "HT"), ("♠q", "SQ"), ("♦10", "DT"), ("c2", "C2"),
                                         (" SA ", "SA"),
-                                        ("♣\ufe0f2", "C2"), ("Q♠\ufe0f", "SQ"), ("♥\ufe0eA", "HA")])
+                                        ("♣\ufe0f2", "C2"), ("Q♠\ufe0f", "SQ"), ("♥\ufe0eA", "HA"),
+                                        ("♤K", "SK"), ("♡3", "H3"), ("♢4", "D4"), ("♧5", "C5")])
 def test_spellings_from_the_spec(text: str, card: str) -> None:
     assert str(Card.parse(text)) == card
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from record_files import endgame_file
 from solver.cards import Card, Seat
 from solver.deal import Deal
-from solver.pbn import RecordedPlay, count_games, error_text, game_text, read_records
+from solver.pbn import Passing, RecordedPlay, count_games, error_text, game_text, read_records
 
 PBN = Path(__file__).parent / "data" / "pbn"
 
@@ -313,6 +313,9 @@ def test_passed_cards_must_be_in_the_receivers_hands():
     assert r.passing.to_json()["cards"]["N"] == "SJ DQ CJ"
     [wrong] = read(f'[Deal "{deal}"]\n[HeartsPass "right"]\n[HeartsPassed "{good}"]\n')
     assert wrong.errors == ["line 3: [HeartsPassed] N passed SJ to W, but the [Deal] gives it to E"]
+    [across] = read(f'[Deal "{deal}"]\n[HeartsPass "across"]\n[HeartsPassed "{good}"]\n')
+    assert [Passing("across").receiver(s) for s in Seat] == [Seat.S, Seat.W, Seat.N, Seat.E]
+    assert across.errors == ["line 3: [HeartsPassed] N passed SJ to S, but the [Deal] gives it to E"]
     [held] = read(f'[Deal "{deal}"]\n[HeartsPass "hold"]\n[HeartsPassed "{good}"]\n')
     assert "'hold'" in held.errors[0]
     [alone] = read(f'[Deal "{deal}"]\n[HeartsPassed "{good}"]\n')

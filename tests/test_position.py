@@ -120,6 +120,32 @@ def test_no_points_on_the_first_trick_unless_nothing_else() -> None:
                     .play_all("SA SK SQ").legal_moves()]
 
 
+def test_the_fourth_seat_on_trick_1_may_not_discard_a_point_card_while_it_holds_another() -> None:
+    """The check of a whole play (``play_all``) is apart from ``legal_moves``: random legal play
+    never reaches the refusal, and a slip in its trick-1 test went unseen."""
+    deal = Deal.parse("N:..A.2 ..K.3 ..Q.4 Q..J.")
+    with pytest.raises(PlayError, match="trick 1: W cannot discard SQ: no point cards on the first trick"):
+        Position.from_play(deal, Rules(), "C2 C3 C4 SQ")
+    assert Position.from_play(deal, Rules(), "C2 C3 C4 DJ").trick_number == 2
+
+
+def test_a_point_card_of_the_led_suit_on_trick_1_is_refused_for_the_points_not_the_suit() -> None:
+    """It was refused with "must follow spades", for a spade."""
+    rules = Rules.parse({"first_lead": "free"})
+    with pytest.raises(PlayError, match="trick 1: S cannot play SQ: no point cards on the first trick"):
+        Position.from_play(Deal.parse("N:A3... K4... Q5... J6..."), rules, "SA S4 SQ", "N")
+
+
+@pytest.mark.parametrize("moon, scores", [("add", [0, 13, 13, 13]), ("subtract", [-13, 0, 0, 0]),
+                                          ("none", [13, 0, 0, 0])])
+def test_a_moon_scores_as_its_rule_says(moon: str, scores: list[int]) -> None:
+    """SPEC §2: add gives the others M each, subtract takes M from the shooter, none counts
+    the points as taken."""
+    deal = Deal.parse("N:A... K... Q... J...")      # N takes SQ with SA: every point card
+    pos = Position.from_play(deal, Rules.parse({"first_lead": "free", "moon": moon}), "SA SK SQ SJ", "N")
+    assert [pos.score(s) for s in Seat] == scores
+
+
 def test_queen_breaks_hearts_only_under_the_queen_rule() -> None:
     deal = Deal.parse("N:..63.2 Q..74. ..85.3 .5.2.4")  # W wins trick 1 with SQ on it
     for rule, heart_lead in (("hearts", False), ("queen", True), ("none", True)):

@@ -146,6 +146,25 @@ def test_any_line_is_a_position_or_a_one_line_error_naming_it(objects: list[dict
         assert ("players" in answer) == (item.error is None)
 
 
+def test_many_rule_sets_keep_the_default_for_lines_without_rules() -> None:
+    """The rule sets read are kept (at most a few hundred): clearing them must keep the
+    ``--rules`` default, or later lines without rules would fall back to standard."""
+    lines = [json.dumps({**SMALL, "rules": {"first_lead": "free", "trick_points": k}}) for k in range(300)]
+    lines.append(json.dumps({"deal": SMALL["deal"], "leader": "N"}))
+    default = Rules.parse({"first_lead": "free", "moon": "none"})
+    items = list(read_position_lines(lines, default))
+    assert [item.position.rules.trick_points for item in items[:300]] == list(range(300))
+    assert items[-1].position.rules == default
+
+
+@pytest.mark.parametrize("ident", [None, 0, "", [1, {"a": None}]])
+def test_any_id_given_is_handed_back_even_null(ident: object) -> None:
+    """SPEC: the id is handed back whenever the line has one; a line without one gets none."""
+    got = list(answer_lines(Solver(table_mb=16), read_position_lines(
+        [json.dumps({**SMALL, "id": ident}), json.dumps(SMALL)])))
+    assert got[0]["id"] == ident and "id" in got[0] and "id" not in got[1]
+
+
 def test_a_huge_bad_line_gets_a_short_error() -> None:
     """Its error echoed the whole line (a 200 MB deal: a 200 MB answer line)."""
     item, = read_position_lines([json.dumps({"deal": "N:" + "A" * 1_000_000})])

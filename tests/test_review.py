@@ -163,6 +163,21 @@ def test_a_costly_card_names_the_cards_that_kept_the_best(solver):
     a = solver.analyze(start.play_all(cards[:10]), seats=[Seat.S])
     assert {m.card for m in a.moves if m.best} == set(sq.best_cards)
     assert costs["C4"].best_cards == () and costs["C4"].to_json()["best_cards"] == []
+    assert [(str(c.card), c.trick) for c in review(solver, start, cards).cards] == [
+        (str(card), k // 4 + 1) for k, card in enumerate(cards)]     # SQ, the 11th card: trick 3
+
+
+@pytest.mark.parametrize("moon, shooters, scores", [("add", (Seat.N,), [0, 13, 13, 13]),
+                                                    ("subtract", (Seat.N,), [-13, 0, 0, 0]),
+                                                    ("none", (), [13, 0, 0, 0])])
+def test_a_moon_shot_is_named_unless_the_rules_score_none(solver, moon, shooters, scores):
+    """Under ``moon: none`` taking every point card is no moon (the check went untested: in
+    the moon-none test before this one nobody took them all)."""
+    start = Position.start(Deal.parse("N:A... K... Q... J..."),
+                           Rules.parse({"first_lead": "free", "moon": moon}), "N")
+    rv = review(solver, start, "SA SK SQ SJ")
+    assert rv.shot_the_moon == shooters
+    assert [rv.to_json()["scores"][str(s)] for s in Seat] == scores
 
 
 def test_no_foot_without_nearly_all_points(solver):
@@ -170,6 +185,15 @@ def test_no_foot_without_nearly_all_points(solver):
     start = Position.start(deal)
     r = replay(start, play("W", "C2 SA SK D3", "D2 HK HA HQ"))
     assert review(solver, start, r.cards).shot_the_foot == ()
+
+
+def test_the_foot_is_a_quarter_of_the_points_at_most(solver):
+    """With 8 points in the deal a foot misses at most 2 (a quarter): N, 3 short, shot none."""
+    rules = Rules.parse({"first_lead": "free", "values": {"H": 0, "SQ": 5, "SK": 3}})
+    start = Position.start(Deal.parse("N:A73... K84... Q95... JT6..."), rules, "N")
+    rv = review(solver, start, "S3 S4 S5 S6 ST SA S8 SQ S7 SK S9 SJ")    # N takes SQ, E SK
+    assert [rv.to_json()["scores"][str(s)] for s in Seat] == [5, 3, 0, 0]
+    assert rv.shot_the_foot == ()
 
 
 def test_a_budget_covers_many_calls(solver):

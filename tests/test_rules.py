@@ -83,6 +83,17 @@ def test_zero_removes_a_point_card_and_any_card_may_count() -> None:
 
 @PROPERTY
 @given(rule_specs())
+def test_the_description_names_the_values_that_rebuild_the_rules(spec: dict) -> None:
+    """``describe``'s values, merged over the preset, are the rules' (a suit it names by its
+    letter once stood for cards that were not all alike: {"H": 2, "HA": 5} read {"H": 5})."""
+    rules = Rules.parse(spec)
+    values = rules._values_unlike(Rules.parse(rules.preset))
+    assert Rules.parse({**rules.to_dict(), "values": values}) == rules
+    assert (f"values={json.dumps(values)}" in rules.describe()) is bool(values)
+
+
+@PROPERTY
+@given(rule_specs())
 def test_every_valid_rule_object_parses_and_round_trips(spec: dict) -> None:
     rules = Rules.parse(spec)
     assert Rules.parse(json.dumps(spec)) == rules
