@@ -1,13 +1,16 @@
 """The plain-text report of ``hearts-dd analyze`` (solver/report.py)."""
 from __future__ import annotations
 
+import re
+
 from solver.analysis import Solver
 from solver.cards import Seat
-from solver.deal import Deal
+from solver.deal import Deal, hand_string
 from solver.position import Position
 from solver.report import render, render_line
 from solver.rules import Rules
 
+RANKS = "23456789TJQKA"
 DEAL = Deal.parse("N:.J42.32.64 T65.6..AK8 Q9.KT73.A. 32.5.T97.5")
 
 
@@ -44,3 +47,50 @@ def test_the_seats_table_says_what_a_guarantee_is_and_what_was_taken():
     assert "Seat      Score  Moon possible" in text and "guarantee:" not in text
     text = render(solver.analyze(Position.start(DEAL, Rules.parse({"partnership": True}))))
     assert "the fewest points a side can make sure of against the other side" in text
+
+
+def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
+    """Under the "W … E" row each suit's line starts with West's cards and ends with East's
+    (a diagram with the two swapped read just as well)."""
+    lines = render(Solver(table_mb=16).analyze(Position.start(DEAL))).splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("W ") and line.endswith(" E"))
+    west, east = (hand_string(DEAL.hands[seat]).split(".") for seat in (Seat.W, Seat.E))
+    for k, (symbol, w, e) in enumerate(zip("♠♥♦♣", west, east)):
+        line = lines[row + 1 + k]
+        assert line.startswith(f"{symbol} {w or '-'} ") and line.endswith(f"{symbol} {e or '-'}"), line
+
+
+def points_by_the_rules(cards: list[str], trick_points: int) -> int:
+    """A trick's points for its winner under standard values (SPEC §2: each heart 1, SQ 13),
+    with ``trick_points`` for the trick itself."""
+    return sum(1 if c[0] == "H" else 13 if c == "SQ" else 0 for c in cards) + trick_points
+
+
+def test_a_line_s_tricks_carry_their_trick_points():
+    """With ``trick_points`` every trick scores for its winner besides its cards (SPEC §2): the
+    line's "→ seat, N points" counts them, so a trick without a point card shows 1 point."""
+    pos = Position.start(DEAL, Rules.parse({"trick_points": 1}))
+    solver = Solver(table_mb=16)
+    tricks = render_line(pos, Seat.S, solver.line(pos, Seat.S)).splitlines()[1:]
+    assert len(tricks) == 7
+    for line in tricks:
+        played, _, taken = line.partition("  → ")
+        seats_cards = re.findall(r"\b([NESW]) ([SHDC][2-9TJQKA])\b", played)
+        assert len(seats_cards) == 4, line
+        led = seats_cards[0][1][0]
+        winner = max((sc for sc in seats_cards if sc[1][0] == led), key=lambda sc: RANKS.index(sc[1][1]))[0]
+        points = points_by_the_rules([card for _, card in seats_cards], 1)
+        assert taken == f"{winner}, {points} point{'' if points == 1 else 's'}", line
+
+
+def test_the_best_cards_and_only_they_are_starred():
+    """``*`` marks the mover's cards whose guarantee is its best, not those that keep a moon
+    possible: here two of E's five cards are best and none keeps a moon."""
+    analysis = Solver(table_mb=16).analyze(Position.from_play(DEAL, Rules(), "C4 C8 S9 C5"))
+    best = {str(m.card) for m in analysis.moves if m.best}
+    assert best and len(best) < len(analysis.moves)
+    assert best != {str(m.card) for m in analysis.moves if m.moon_possible}
+    lines = render(analysis).splitlines()
+    rows = lines[lines.index("Card  Guarantee  Moon possible") + 1:][:len(analysis.moves)]
+    assert [row.split()[0].lstrip("*") for row in rows] == [str(m.card) for m in analysis.moves]
+    assert {row.split()[0][1:] for row in rows if row.startswith("*")} == best

@@ -18,6 +18,7 @@ from solver.deal import Deal
 from solver.errors import HeartsError, SampleError
 from solver.position import Position
 from solver.analysis import Solver
+from solver.results import Analysis, MoveResult
 from solver.cli import cli
 from solver.sampling import samples, weigh_cards
 from test_bruteforce import RULE_SETS
@@ -239,6 +240,49 @@ def test_cards_weighed_are_the_means_of_the_samples_analyses() -> None:
         for card in values[0]}
     assert [c.mean for c in w.cards] == sorted(c.mean for c in w.cards)
     assert {c["card"] for c in w.to_json()["cards"]} == {str(c) for c in p.legal_moves()}
+
+
+def test_a_card_s_mean_is_over_the_deals_answered_not_those_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deals the limits cut short are left out of the means, so each mean divides by the deals
+    answered: dividing by those drawn counts every deal not answered as a guarantee of 0."""
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    seat = p.to_move
+    assert seat is not None
+    analyses = Solver.analyses
+    cut_short = {1, 4, 5, 9}
+
+    def some_cut_short(self, questions, *args, **kwargs):
+        answers = analyses(self, questions, *args, **kwargs)
+        return [None if i in cut_short else a for i, a in enumerate(answers)]
+
+    monkeypatch.setattr(Solver, "analyses", some_cut_short)
+    w = weigh_cards(Solver(table_mb=16), p, 12, seed=5)
+    monkeypatch.undo()
+    kept = [q for i, q in enumerate(samples(p, 12, seed=5)) if i not in cut_short]
+    values = [{m.card: m.guarantee for m in Solver(table_mb=16).analyze(q, [seat]).moves} for q in kept]
+    assert (w.drawn, w.answered) == (12, 8)
+    assert {c.card: c.mean for c in w.cards} == {card: sum(v[card] for v in values) / 8 for card in values[0]}
+    assert any(c.mean for c in w.cards)
+
+
+def test_cards_with_equal_means_are_ordered_by_the_deals_they_were_best_in(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Best first: of two cards with the same mean, the one that was best in more deals comes
+    first. Here A's guarantees over three deals are 0, 0, 3 and B's 1, 1, 1: both average 1,
+    A was best in two deals and B in one; B is listed first in each deal's answer."""
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    a, b = p.legal_moves()[:2]
+
+    def answered(self, questions, *args, **kwargs):
+        out = []
+        for (q, _), (ga, gb) in zip(questions, [(0, 1), (0, 1), (3, 1)]):
+            moves = [MoveResult(b, gb, False, gb <= ga), MoveResult(a, ga, False, ga <= gb)]
+            out.append(Analysis(q, {}, moves, 0, 0.0))
+        return out
+
+    monkeypatch.setattr(Solver, "analyses", answered)
+    w = weigh_cards(Solver(table_mb=1), p, 3, seed=1)
+    assert [(c.card, c.mean, c.best_in) for c in w.cards] == [(a, 1.0, 2), (b, 1.0, 1)]
 
 
 def test_cards_weighed_under_a_time_limit_leave_out_the_deals_not_analysed() -> None:

@@ -1,9 +1,17 @@
-"""The output formats' wording (solver/writers.py): the moon story and the rules."""
+"""The output formats (solver/writers.py): the wording of the moon story and the rules, and
+the csv and pbn columns of an annotated record."""
 from __future__ import annotations
 
+import csv
 import io
 
-from solver.writers import TEXT_LEGEND, TextWriter, moon_story, rules_text, text_report
+import pytest
+
+from solver.analysis import Solver
+from solver.batch import AnnotateOptions, annotate_record
+from solver.pbn import Record, read_records
+from solver.writers import (TEXT_LEGEND, CsvWriter, PbnWriter, TextWriter, Writer, moon_story, rules_text,
+                            text_report)
 
 NEVER = {"at_start": False, "at_end": False, "last_forceable": None, "lost_with": None, "segments": []}
 
@@ -104,3 +112,51 @@ def test_the_passing_is_shown_when_the_record_gives_it():
     assert "  Passing left: N S2 HQ DA" in text_report(passing)
     held = {**result([], "C2", None), "pass": {"direction": "hold", "cards": {}}}
     assert "  No passing (hold)" in text_report(held)
+
+
+# -- a record annotated by the solver: the csv and pbn columns against its review ------------
+# E leads with 5 cards a hand and could force the moon, but gives it up with C4 (best: CJ or
+# CT); E's later HK and SQ cost more, and S, handed the hearts, takes every point card.
+PLAYED = ('[Deal "N:94.64..2 Q.K..JT4 7.97.8.9 T.2.732."]\n[HeartsLeader "E"]\n'
+          '[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n[Play "E"]\n'
+          "C4 C9 D2 C2\nHK D8 D3 H6\nCT H7 H2 H4\nSQ H9 ST S9\nCJ S7 D7 S4\n*\n")
+
+
+@pytest.fixture(scope="module")
+def played() -> tuple[Record, dict]:
+    [record] = read_records(io.BytesIO(PLAYED.encode()))
+    return record, annotate_record(record, AnnotateOptions(), Solver(table_mb=16))
+
+
+def written(writer: type[Writer], record: Record, result: dict) -> str:
+    out = io.BytesIO()
+    w = writer(out)
+    w.write(record, result)
+    w.close()
+    return out.getvalue().decode()
+
+
+def test_the_csv_cost_of_a_seat_is_the_sum_of_its_cards_costs(played):
+    """``<seat>_cost`` adds up the points each of the seat's cards cost it, not how many of
+    its cards cost something (the two agree only while every cost is 0 or 1)."""
+    record, result = played
+    cards = result["review"]["cards"]
+    costs = {seat: [c["cost"] for c in cards if c["seat"] == seat] for seat in "NESW"}
+    assert any(sum(c) != sum(1 for x in c if x) for c in costs.values()), "no cost above 1 to tell"
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    assert {seat: int(row[f"{seat}_cost"]) for seat in "NESW"} == {s: sum(c) for s, c in costs.items()}
+
+
+def test_the_pbn_moon_table_says_at_start_and_at_end_in_their_columns(played):
+    """Each ``HeartsMoonTable`` row gives the seat's moon at the start of the play, then at its
+    end: here E's is lost on the way and S's handed over, so the two columns differ."""
+    record, result = played
+    moon = result["review"]["moon"]
+    assert {s for s, m in moon.items() if m["at_start"] and not m["at_end"]} == {"E"}
+    assert {s for s, m in moon.items() if m["at_end"] and not m["at_start"]} == {"S"}
+    lines = written(PbnWriter, record, result).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsMoonTable "))
+    assert lines[head] == '[HeartsMoonTable "Seat;AtStart;AtEnd;LastForceable\\2R;LostWith"]'
+    rows = [line.split() for line in lines[head + 1:head + 5]]
+    yes = {True: "Yes", False: "No"}
+    assert [r[:3] for r in rows] == [[s, yes[m["at_start"]], yes[m["at_end"]]] for s, m in moon.items()]
