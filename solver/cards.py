@@ -86,7 +86,19 @@ class Card(int):
         """The card of engine index ``index`` (16 * suit + rank)."""
         if isinstance(index, bool) or not isinstance(index, numbers.Integral):
             raise CardError(f"no card with index {index!r} (expected an integer)")
+        if not 0 <= index < 64 or index & 15 >= 13:
+            raise CardError(f"no card with index {index} (16 * suit + rank: suits 0-3, ranks 0-12)")
         return cls(int(index) >> 4, int(index) & 15)
+
+    @classmethod
+    def of(cls, card: "Card | str | int") -> "Card":
+        """A card from a Card, its name ("SQ", as ``parse`` reads it) or its engine index;
+        anything else is a CardError."""
+        if isinstance(card, Card):
+            return card
+        if isinstance(card, str):
+            return cls.parse(card)
+        return cls.from_index(card)
 
     def __reduce__(self) -> tuple:
         # int's own pickling would call Card(index), which takes a suit and a rank

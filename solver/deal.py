@@ -90,7 +90,7 @@ class Deal:
 
     def holder(self, card: Card | str | int) -> Seat | None:
         """Who holds ``card`` (a Card, its name such as "C2", or its index), None if nobody."""
-        bit = 1 << int(Card.parse(card) if isinstance(card, str) else card)
+        bit = 1 << Card.of(card)
         for seat in Seat:
             if self.hands[seat] & bit:
                 return seat

@@ -255,6 +255,10 @@ def _utf16_as_utf8(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
     first = next(lines, None)
     if first is None:
         return
+    if not isinstance(first, (bytes, bytearray)):
+        hint = " (open the file in binary mode, 'rb')" if isinstance(first, str) else ""
+        raise HeartsError(f"expected a binary file or lines of bytes, got a line of "
+                          f"{type(first).__name__}{hint}")
     if not first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         yield first
         yield from lines

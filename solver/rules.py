@@ -172,8 +172,9 @@ class Rules:
             partnership=_bool(spec, base, "partnership"),
         )
 
-    def value(self, card: int) -> int:
-        return self.values[int(card)]
+    def value(self, card: Card | str | int) -> int:
+        """What ``card`` (a Card, its name or its index) is worth under these rules."""
+        return self.values[Card.of(card)]
 
     @cached_property
     def _value_masks(self) -> tuple[tuple[int, int], ...]:

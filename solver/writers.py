@@ -14,6 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
+from .errors import HeartsError
 from .pbn import Record, encoding_of, ends_a_game, escape, line_end
 from .report import value_table
 from .rules import Rules
@@ -345,4 +346,7 @@ def format_for(path: str | None) -> str:
 
 
 def make_writer(fmt: str, out: BinaryIO) -> Writer:
+    """The writer of format ``fmt`` (one of ``FORMATS``) to the binary stream ``out``."""
+    if fmt not in FORMATS:
+        raise HeartsError(f"unknown format {fmt!r} (expected one of {', '.join(sorted(FORMATS))})")
     return FORMATS[fmt](out)

@@ -6,7 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solver.cards import DECK, Card, Seat, cards_of, mask_of
+from solver.deal import Deal
 from solver.errors import CardError, HeartsError
+from solver.rules import Rules
 from strategies import ALL_CARDS, PROPERTY, card_spellings
 
 
@@ -84,8 +86,23 @@ def test_anything_else_is_no_seat(given: object) -> None:
         Seat.of(given)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("index", [True, 1.0, "17", -1, 13, 64])
+@pytest.mark.parametrize("index", [True, 1.0, "17", -1, 13, 64, 10 ** 50])
 def test_an_index_that_is_no_card_is_an_error(index: object) -> None:
     """``True`` was the three of spades, and 1.0 a TypeError about ``>>``."""
     with pytest.raises(CardError, match="no card with"):
         Card.from_index(index)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("card", [Card.parse("SQ"), "SQ", "q♠", 10])
+def test_a_card_from_a_card_its_name_or_its_index(card: object) -> None:
+    assert Card.of(card) == Card.parse("SQ")  # type: ignore[arg-type]
+    assert Rules().value(card) == 13  # type: ignore[arg-type]
+    assert Deal.parse("N:Q... K... A... J...").holder(card) == Seat.N  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("thing", [None, 1.5, True, 10 ** 50, "S1"])
+def test_anything_else_is_no_card(thing: object) -> None:
+    """``Rules.value`` and ``Deal.holder`` raised IndexError, OverflowError or TypeError."""
+    for call in (Card.of, Rules().value, Deal.parse("N:Q... K... A... J...").holder):
+        with pytest.raises(CardError):
+            call(thing)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from record_files import endgame_file
 from solver.cards import Card, Seat
 from solver.deal import Deal
+from solver.errors import HeartsError
 from solver.pbn import Passing, RecordedPlay, count_games, error_text, game_text, read_records
 
 PBN = Path(__file__).parent / "data" / "pbn"
@@ -400,3 +401,12 @@ def test_mutated_real_files_never_raise(data):
     mutated = SAMPLE[:cut] + insert + SAMPLE[cut + drop:]
     records = read(mutated)
     assert b"".join(r.before + r.raw + r.after for r in records) == mutated
+
+
+def test_a_text_file_or_other_lines_are_named_not_an_attribute_error():
+    """Reading a file opened in text mode failed with "'str' object has no attribute
+    'startswith'"."""
+    with pytest.raises(HeartsError, match="got a line of str .open the file in binary mode"):
+        list(read_records(['[Deal "N:A... K... Q... J..."]\n']))
+    with pytest.raises(HeartsError, match="lines of bytes, got a line of int"):
+        count_games([1, 2])

@@ -9,9 +9,10 @@ import pytest
 
 from solver.analysis import Solver
 from solver.batch import AnnotateOptions, annotate_record
+from solver.errors import HeartsError
 from solver.pbn import Record, read_records
-from solver.writers import (TEXT_LEGEND, CsvWriter, PbnWriter, TextWriter, Writer, moon_story, rules_text,
-                            text_report)
+from solver.writers import (TEXT_LEGEND, CsvWriter, PbnWriter, TextWriter, Writer, make_writer,
+                            moon_story, rules_text, text_report)
 
 NEVER = {"at_start": False, "at_end": False, "last_forceable": None, "lost_with": None, "segments": []}
 
@@ -160,3 +161,8 @@ def test_the_pbn_moon_table_says_at_start_and_at_end_in_their_columns(played):
     rows = [line.split() for line in lines[head + 1:head + 5]]
     yes = {True: "Yes", False: "No"}
     assert [r[:3] for r in rows] == [[s, yes[m["at_start"]], yes[m["at_end"]]] for s, m in moon.items()]
+
+
+def test_an_unknown_format_is_named():
+    with pytest.raises(HeartsError, match="unknown format 'xml' .expected one of csv, jsonl, pbn, text"):
+        make_writer("xml", io.BytesIO())
