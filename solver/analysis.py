@@ -382,10 +382,14 @@ class Solver:
             e.set_cancelled(False)
         watch_ctrl_c()
 
-    def cancel(self) -> None:
+    def cancel(self, caller: int | None = None) -> None:
         """Stop the call in progress, from another thread (a player's clock, say): it raises
         SearchAborted("search cancelled") as when its time is up, or with ``partial`` answers
-        None for what it had not finished. A call that starts later is not affected."""
+        None for what it had not finished. A call that starts later is not affected. With
+        ``caller`` (a thread's ident), only a call that thread made is stopped: another
+        thread's call, which it may be waiting on, goes on."""
+        if caller is not None and self._caller != caller:
+            return
         self._cancelled = True
         for e in self._engines:
             e.set_cancelled(True)

@@ -266,11 +266,28 @@ def test_a_program_gets_each_answer_before_it_writes_the_next_question() -> None
             proc.wait()
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_reader_that_stops_early_stops_the_search_at_once(threads: int) -> None:
+    """(A failed write, say.) The search of the position under way is cancelled, not run to
+    its end (minutes, here), and another thread's call on the same solver is left alone."""
+    solver = Solver(table_mb=16, threads=threads)
+    lines = [json.dumps(SMALL), json.dumps({"deal": Deal.random(2).pbn()})]
+    answers = answer_lines(solver, read_position_lines(lines))
+    assert next(answers)["error"] is None
+    time.sleep(0.5)                                  # into the hard position's search
+    start = time.monotonic()
+    answers.close()
+    assert time.monotonic() - start < 10
+    small = Position.from_play(Deal.parse(SMALL["deal"]), Rules.parse(SMALL["rules"]), "", "N")
+    assert solver.analyze(small).players                # the solver is free, and not cancelled
+
+
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_each_answer_goes_out_as_found_and_ctrl_c_keeps_them(tmp_path: Path, threads: str) -> None:
     """Answers went out a chunk of positions at a time: a chunk of full deals kept the progress
     bar and a reading program waiting for minutes, and a Ctrl-C lost the chunk's finished ones.
-    Each line now goes out as soon as it and those before it are answered."""
+    Each line now goes out as soon as it and those before it are answered (a Ctrl-C loses only
+    the answers after the first position still searched)."""
     path = tmp_path / "positions.jsonl"
     hard = {"deal": Deal.random(2).pbn(), "id": "hard"}     # minutes on one thread
     path.write_text("\n".join(json.dumps(o) for o in [SMALL, {"deal": "x"}, {**SMALL, "play": "D2"},
