@@ -4,7 +4,8 @@ and its own errors as problems.
 A sync worker reads a request's line and headers with no time limit: a client that stalls in
 them (or never sends any) held the worker until gunicorn killed it, 30 s later, and got a 500;
 two such connections stalled a two-worker service. Here the head must arrive within
-``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on. The requests
+``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on (after up
+to 2 s for the client to close). The requests
 gunicorn itself refuses (a bad request line, a bad header, one too long) got an HTML page; they
 get an RFC 9457 problem body, as every error of the app does.
 """
@@ -55,6 +56,9 @@ def head_arrives(client: socket.socket, seconds: float = HEAD_TIMEOUT) -> bool:
         except OSError:
             return True                     # (the parser meets the same error and says so)
         if not head or b"\r\n\r\n" in head or b"\n\n" in head or len(head) >= _PEEK:
+            # what is left of the head's time bounds the parser's reads (a head longer than
+            # _PEEK, stalled past it, held the worker); pre_request then sets the body's
+            client.settimeout(max(left, 0.001))
             return True
         if len(head) == seen:               # (bytes that wait to be read keep it readable)
             time.sleep(min(_POLL, max(0.0, left)))
@@ -87,8 +91,12 @@ class Worker(SyncWorker):
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
         if self.cfg.is_ssl or head_arrives(client):
+            # the arbiter's timeout runs from the last notify: waiting for the head must not
+            # eat into the request's budget, which is sized against that timeout
+            self.notify()
             super().handle(listener, client, addr)
             return
         self.log.warning("Request head not received within %g s from %s", HEAD_TIMEOUT,
                          addr[0] if isinstance(addr, tuple) else addr)
-        util.close_graceful(client)     # (a plain close with the head unread resets it)
+        util.close_graceful(client)     # (a plain close with the head unread resets it;
+                                        # this lingers up to 2 s for the client to close)

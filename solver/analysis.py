@@ -693,7 +693,7 @@ class Solver:
         there, for a limit that covers the whole call). ``done``, if given, is called (from the
         solver's threads) as each position gets its answer, with the position's index in
         ``questions`` and its answer: for a progress display, or to keep what was answered of a
-        call that a Ctrl-C ends.
+        call that a Ctrl-C ends. (It used to be called with no arguments.)
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")

@@ -206,7 +206,8 @@ _common = [
     click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
                  help="Worker processes (default: all cores)."),
     click.option("--dask", "dask", default=None, metavar="ADDRESS|local",
-                 shell_complete=lambda ctx, param, incomplete: ["local"],
+                 shell_complete=lambda ctx, param, incomplete: [w for w in ["local"]
+                                                                if w.startswith(incomplete)],
                  help="Run on a Dask cluster (scheduler address, or 'local'); needs the dask extra."),
     click.option("--time-limit", type=Seconds(), default=0.0, show_default=True,
                  help="Seconds per record before it is given up with an error (0: none)."),

@@ -275,8 +275,11 @@ def _utf16_as_utf8(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         yield text.encode("utf-8")
 
 
-_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")   # (just after a CR that ends a line alone)
-_LONE_CR_TEXT = re.compile("\r(?!\n)")
+# A CR ends a line alone where no LF follows it (after any more CRs: CR CR LF, from CR LF text
+# written again in text mode, is one line end, as it always was)
+_LONE_CR = re.compile(rb"(?<=\r)(?!\r*\n)")   # (just after such a CR)
+_LONE_CR_TEXT = re.compile("\r(?!\r*\n)")
+_LINE_END = re.compile(rb"\r*\n|\r")
 
 
 def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
@@ -359,15 +362,21 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
 
 
 def line_end(raw: bytes) -> bytes:
-    """The line end a game's text uses: CR LF, LF, or a lone CR (a classic Mac's)."""
-    if b"\r\n" in raw:
-        return b"\r\n"
-    return b"\r" if b"\r" in raw else b"\n"
+    """The line end a game's text uses, as its first line ends: CR LF, LF, or a lone CR (a
+    classic Mac's).
+
+    >>> line_end(b"a" + bytes([13, 10]) + b"b"), line_end(b"a" + bytes([10, 13])), line_end(b"a")
+    (b'\\r\\n', b'\\n', b'\\n')
+    """
+    first = _LINE_END.search(raw)
+    if first is None or first.group() == b"\n":
+        return b"\n"
+    return b"\r\n" if first.group().endswith(b"\n") else b"\r"
 
 
 def ends_a_game(data: bytes) -> bool:
     """Whether ``data`` ends with a whole semi-empty line, which ends a game (``_chunks``)."""
-    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    data = _LINE_END.sub(b"\n", data)
     if not data.endswith(b"\n"):
         return False
     _, newline, last = data[:-1].rpartition(b"\n")

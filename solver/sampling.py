@@ -289,7 +289,10 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     seat = position.to_move
     if seat is None:
         raise HeartsError("weigh_cards: the hand is over: no card to weigh")
+    if done is not None and not callable(done):
+        raise HeartsError(f"weigh_cards: done: expected a function, got {type(done).__name__}")
     deals = samples(position, count, seat, seed, known)
+
     def tick(i: int, answer: Any) -> None:
         if done is not None:
             done()

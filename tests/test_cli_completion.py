@@ -21,7 +21,7 @@ def completions(words: str) -> list[str]:
            "COMP_CWORD": str(len(parts) if words.endswith(" ") else len(parts) - 1)}
     result = subprocess.run([str(COMMAND)], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stderr == ""
-    return [line.split(",", 1)[1] for line in result.stdout.splitlines()]
+    return [line.split(",", 1)[1] for line in result.stdout.splitlines() if line]
 
 
 @pytest.mark.parametrize("words, offered", [
@@ -31,6 +31,7 @@ def completions(words: str) -> list[str]:
     ("hearts-dd analyze --rules ", list(PRESETS)),
     ("hearts-dd annotate --rules B", ["black-maria", "bridge"]),
     ("hearts-dd moon --dask ", ["local"]),
+    ("hearts-dd moon --dask tcp", []),
     ("hearts-dd annotate --format ", ["csv", "jsonl", "pbn", "text"]),
 ])
 def test_completion_offers_the_known_words(words: str, offered: list[str]) -> None:

@@ -231,6 +231,18 @@ def test_lone_cr_line_ends_read_as_lf():
     assert count_games(io.BytesIO(data)) == 3
 
 
+@pytest.mark.parametrize("end", [b"\r\n", b"\r\r\n", b"\r"])
+def test_every_line_end_counts_lines_as_lf_does(end):
+    """CR CR LF (CR LF text written again in text mode) is one line end, as it always was: read
+    as a lone CR and then an LF, it put errors three lines further down each game."""
+    text = (b'[Event "a"]\n[Deal "N:A... K... Q..."]\n\n[Event "b"]\n[Deal "N:A... K... Q... J..."]\n'
+            b'[Play "N"]\nSA SK XX SJ\n')
+    want = [r.errors for r in read(text)]
+    assert want == [["line 2: [Deal] expected 4 hands separated by spaces, found 3"],
+                    ["line 7: [Play] bad card 'XX'"]]
+    assert [r.errors for r in read(text.replace(b"\n", end))] == want
+
+
 def test_a_bom_and_a_deal_from_any_seat_with_one_hand_missing():
     [r] = read(b'\xef\xbb\xbf% header\n[Deal "S:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. -"]\n')
     assert r.errors == []

@@ -306,3 +306,9 @@ def test_analyze_samples_prints_the_weighing() -> None:
     assert f"{p.to_move} to play, trick {p.trick_number}" in text and "(seed 3)" in text
     best = expected["cards"][0]
     assert f"{best['card']:<4}  {best['mean_guarantee']:>14.2f}  {best['best_in']} of 6" in text
+
+
+def test_a_done_that_is_no_function_is_named() -> None:
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 40)
+    with pytest.raises(HeartsError, match="weigh_cards: done: expected a function, got int"):
+        weigh_cards(Solver(table_mb=1), p, 2, seed=1, done=5)  # type: ignore[arg-type]
