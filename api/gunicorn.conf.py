@@ -2,15 +2,17 @@
 
 Solving is CPU-bound, so: sync workers, one per core, each with its own solver and
 transposition table (``api.worker.Worker``: gunicorn's sync worker, with a deadline for a
-request's head and its own refusals as problem bodies). The request budgets (``api.config``) must stay well below ``timeout`` so a
-worker answers "budget exceeded" long before gunicorn would kill it, and below
+request's head and its own refusals as problem bodies). The request budgets (``api.config``)
+must stay well below ``timeout`` so a worker answers "budget exceeded" long before gunicorn
+would kill it (the worker tells the arbiter it is alive once a head has come), and below
 ``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:
 each worker checks that at start-up and refuses to boot otherwise. A client that sends its body
 too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence, and one that does not send its
 request line and headers within ``api.worker.HEAD_TIMEOUT`` seconds a 408, instead of holding a
-worker until gunicorn kills it (facing untrusted clients, a buffering proxy in front still helps,
-as for any sync worker: each slow client holds a worker for those seconds). Workers are recycled after ``max_requests`` (with jitter, so
-they do not all restart at once). Command-line options override these values.
+worker until gunicorn kills it (facing untrusted clients, a buffering proxy in front still
+helps, as for any sync worker: each slow client holds a worker for those seconds). Workers are
+recycled after ``max_requests`` (with jitter, so they do not all restart at once).
+Command-line options override these values.
 """
 import os
 import sys

@@ -37,7 +37,7 @@ from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn
 
 from .analysis import SearchAborted, Solver
 from .cards import Card, Seat
-from .errors import HeartsError
+from .errors import HeartsError, shortened
 from .pbn import Record, error_text
 from .report import out_of_time
 from .review import Budget, replay, review, start_position
@@ -496,8 +496,7 @@ def _connect(client: Callable[..., Any], address: str) -> Any:
 
 
 def _one_line(e: BaseException) -> str:
-    text = " ".join(str(e).split()) or type(e).__name__
-    return text if len(text) <= 200 else text[:199] + "…"
+    return shortened(" ".join(str(e).split()) or type(e).__name__, 200)
 
 
 #: The most records a chunk holds when its size is left to the deals (``chunk_size=None``).

@@ -75,12 +75,15 @@ def shortened(message: str, limit: int = MAX_MESSAGE) -> str:
     (a 100 kB deal string came back whole in its error line).
 
     >>> shortened("deal 'N:" + "A" * 1000 + "': expected 4 hands", 80)
-    "deal 'N:AAAAAAAAAAAAAA… (983 characters left out) …AAA': expected 4 hands"
+    "deal 'N:AAAAAAAAAAAAAAA… (981 characters left out) …AAAA': expected 4 hands"
     """
     if len(message) <= limit:
         return message
-    keep = max(1, (limit - 36) // 2)
+    keep = max(1, (limit - _MARK) // 2)
     return f"{message[:keep]}… ({len(message) - 2 * keep} characters left out) …{message[-keep:]}"
+
+
+_MARK = len("… (1234567 characters left out) …")     # what stands for the middle
 
 
 def error_line(message: str) -> str:

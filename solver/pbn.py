@@ -41,7 +41,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping
 
 from .cards import DECK, RANKS, SUIT_SYMBOLS, SUITS, VARIATIONS, Card, Seat, cards_of, suit_letters
 from .deal import Deal, parse_hand
-from .errors import DealError, HeartsError
+from .errors import DealError, HeartsError, shortened
 from .rules import Rules
 
 __all__ = ["Record", "RecordedPlay", "Passing", "read_records", "count_games", "game_text",
@@ -581,7 +581,7 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
             spans.append(_whole_lines(text, t.start, end, byte_offset))
     record.annotation_spans = tuple(spans)
     _interpret(record, tags, context, errors)
-    record.errors = [_short(e) for e in errors[:MAX_ERRORS]]
+    record.errors = [shortened(e, 240) for e in errors[:MAX_ERRORS]]
     record.more_errors = max(0, len(errors) - MAX_ERRORS)
     context.remember(record.tags, record.deal)
     return record
@@ -717,11 +717,6 @@ def error_text(errors: Sequence[str], more: int = 0) -> str | None:
     if more:
         errors = [*errors, f"and {more} more error{'s' if more > 1 else ''}"]
     return "; ".join(errors) if errors else None
-
-
-def _short(message: str, limit: int = 240) -> str:
-    """Messages quote the values they reject; a long value is cut."""
-    return message if len(message) <= limit else message[:limit - 1] + "…"
 
 
 def _line(first: Mapping[str, _Tag], name: str, record: Record) -> int:
