@@ -4,10 +4,10 @@ and its own errors as problems.
 A sync worker reads a request's line and headers with no time limit: a client that stalls in
 them (or never sends any) held the worker until gunicorn killed it, 30 s later, and got a 500;
 two such connections stalled a two-worker service. Here the head must arrive within
-``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on (after up
-to 2 s for the client to close). The requests
-gunicorn itself refuses (a bad request line, a bad header, one too long) got an HTML page; they
-get an RFC 9457 problem body, as every error of the app does.
+``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on (after up to
+2 s for the client to close). The requests gunicorn itself refuses (a bad request line, a bad
+header, one too long) got an HTML page; they get an RFC 9457 problem body, as every error of
+the app does.
 """
 from __future__ import annotations
 

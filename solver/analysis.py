@@ -686,11 +686,10 @@ class Solver:
         each taking the next position as it falls free, over one table (``moves`` as for
         ``analyze``). For many positions, the deals a Monte-Carlo player samples at one turn
         say, this keeps every thread busy where one position's questions alone are too small to
-        share out. Positions under other
-        rules or moon totals than the one before wait for those before them; the time limit
-        covers the whole call, or with ``each`` each position from its start (with ``partial``,
-        as for ``guarantees``: a position the limits cut short is answered None; ``share`` as
-        there, for a limit that covers the whole call). ``done``, if given, is called (from the
+        share out. Positions under other rules or moon totals than the one before wait for
+        those before them; the time limit covers the whole call, or with ``each`` each position
+        from its start (with ``partial``, as for ``guarantees``: a position the limits cut short
+        is answered None; ``share`` as there, for a limit that covers the whole call). ``done``, if given, is called (from the
         solver's threads) as each position gets its answer, with the position's index in
         ``questions`` and its answer: for a progress display, or to keep what was answered of a
         call that a Ctrl-C ends. (It used to be called with no arguments.)

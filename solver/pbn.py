@@ -516,7 +516,7 @@ def encoding_of(raw: bytes) -> str:
 
 def _decode(raw: bytes) -> str:
     """A game's text, without a BOM, its lone CR line ends read as LF (one character for one:
-    places in the text stay those of ``raw``'s)."""
+    no place in the text moves)."""
     text = _decoded(raw[len(BOM):] if raw.startswith(BOM) else raw)[0]
     return _LONE_CR_TEXT.sub("\n", text) if "\r" in text else text
 
