@@ -67,12 +67,19 @@ class ApiProblem(Exception):
         return cls(kind, f"{field}: {message}", [{"field": field, "problem": message}])
 
 
-def problem(status: int, type_: str, title: str, detail: str, *,
-            errors: list[dict[str, str]] | None = None,
-            headers: Headers | None = None) -> Response:
+def problem_body(status: int, type_: str, title: str, detail: str,
+                 errors: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """A problem's JSON object (RFC 9457), for the app's responses and the worker's own."""
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
     if errors:
         body["errors"] = errors
+    return body
+
+
+def problem(status: int, type_: str, title: str, detail: str, *,
+            errors: list[dict[str, str]] | None = None,
+            headers: Headers | None = None) -> Response:
+    body = problem_body(status, type_, title, detail, errors)
     resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for key, value in (headers or {}).items():
         if key.lower() != "content-type":

@@ -20,7 +20,7 @@ from typing import Any
 from gunicorn import util
 from gunicorn.workers.sync import SyncWorker
 
-from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX
+from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX, problem_body
 
 #: Seconds a connection may take to send its request line and headers.
 HEAD_TIMEOUT = 10.0
@@ -32,8 +32,7 @@ _POLL = 0.05
 
 def problem_response(status: int, kind: str, title: str, detail: str) -> bytes:
     """A whole HTTP response carrying a problem, for a connection no request was read from."""
-    body = json.dumps({"type": TYPE_PREFIX + kind, "title": title, "status": status,
-                       "detail": detail}).encode()
+    body = json.dumps(problem_body(status, TYPE_PREFIX + kind, title, detail)).encode()
     head = (f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_JSON}\r\n"
             f"Content-Length: {len(body)}\r\n\r\n")
     return head.encode("latin-1") + body
