@@ -18,6 +18,7 @@ from click.shell_completion import CompletionItem
 from ._search import watch_signal
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
+from .bounded_lines import count_lines
 from .cards import Seat
 from .cli_common import (TABLE_MB, Seconds, closed_at_start, complete_rules, countable, counted, fail,
                          more_now, os_error_line, plain_where_needed, progress, rules_option,
@@ -312,7 +313,7 @@ def _count_lines(stream: IO[str]) -> int | None:
         return None
     try:
         with open(name, "rb") as f:
-            return sum(1 for text in f if text.strip())
+            return count_lines(f)
     except OSError:
         return None
 
@@ -396,8 +397,7 @@ def main() -> None:
     except MemoryError as e:
         if str(e):  # the table, which is allocated whole, says so
             fail(f"out of memory: {e} (a smaller --table-mb may fit)")
-        fail("out of memory (an input line too long to hold? else a smaller --table-mb, or fewer "
-             "--threads or --jobs, may fit)")
+        fail("out of memory (a smaller --table-mb, or fewer --threads or --jobs, may fit)")
     except RuntimeError as e:
         if not _no_thread(e):
             raise

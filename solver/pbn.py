@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
+from .bounded_lines import MAX_LINE, CutBytes, bounded_lines, is_cut
 from .cards import DECK, RANKS, SUIT_SYMBOLS, SUITS, VARIATIONS, Card, Seat, cards_of, suit_letters
 from .deal import Deal, parse_hand
 from .errors import DealError, HeartsError, shortened
@@ -58,6 +59,9 @@ PASS_DIRECTIONS = {"left": 1, "across": 2, "right": 3, "hold": 0}
 BOARD_MEMORY = 64
 #: A { comment still open after this many lines no longer keeps the game going.
 MAX_COMMENT_LINES = 1000
+#: A game's bytes held at most (with its last line, up to ``MAX_LINE`` more): a game that runs
+#: on ends there, so that a file of no games is not held whole.
+MAX_GAME_BYTES = 16 << 20
 #: Errors reported for one game; the rest are counted (a mangled file can hold thousands).
 MAX_ERRORS = 20
 
@@ -212,6 +216,8 @@ class _Chunk:
     line: int                      # 1-based number of the first line
     lines: list[bytes]             # the game's lines
     blank: list[bytes]             # semi-empty lines after it
+    problems: list[str] = field(default_factory=list)   # lines cut, a game cut short
+    size: int = 0                  # bytes of ``lines``
 
 
 # strings as possessive runs: ``(?:[^"]|\\.)*`` took about 230 bytes of memory per character
@@ -242,44 +248,110 @@ def _brace_state(text: str, in_brace: bool) -> bool:
         pos = m.end()
 
 
-def _utf16_as_utf8(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
-    """The stream's lines; a stream that starts with a UTF-16 byte-order mark (Windows'
-    "Unicode" text) decoded and given as UTF-8 lines, which the reader reads like any other
-    (its bytes split at each 0x0A were no lines).
+def _wide_encoding(head: bytes) -> str | None:
+    """The encoding of a stream of 2- or 4-byte characters, told by its byte-order mark or,
+    without one, by the zero bytes around its first character (an ASCII one, in any PBN file);
+    None for any other stream.
+
+    >>> [_wide_encoding("[E".encode(e)) for e in ("utf-16-le", "utf-32-be", "utf-8", "utf-32")]
+    ['utf-16-le', 'utf-32-be', None, 'utf-32']
+    """
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):   # (before UTF-16's: FF FE)
+        return "utf-32"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return _WIDE_BY_ZEROS.get(tuple(byte == 0 for byte in head[:4]))
+
+
+_WIDE_BY_ZEROS: dict[tuple[bool, ...], str] = {
+    (False, True, True, True): "utf-32-le", (True, True, True, False): "utf-32-be",
+    (False, True, False, True): "utf-16-le", (True, False, True, False): "utf-16-be"}
+
+
+def _utf8_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
+    """The stream's lines, none held past ``MAX_LINE`` (``bounded_lines``); a stream of UTF-16 or
+    UTF-32 (Windows' "Unicode" text, whose bytes split at each 0x0A were no lines) decoded and
+    given as UTF-8 lines, which the reader reads like any other.
 
     >>> text = '[Event "é"]' + chr(10) + chr(10)
-    >>> [line.decode() for line in _utf16_as_utf8([text.encode("utf-16")])] == text.splitlines(True)
+    >>> [line.decode() for line in _utf8_lines(io.BytesIO(text.encode("utf-16")))] == text.splitlines(True)
     True
     """
-    lines = iter(stream)
-    first = next(lines, None)
-    if first is None:
+    read = getattr(stream, "read", None)
+    if read is None:                    # lines in memory, as a library caller may give them
+        lines = iter(stream)
+        first = next(lines, None)
+        if first is None:
+            return
+        _check_bytes(first)
+        head = [first]
+        while len(b"".join(head)) < 4 and (more := next(lines, None)) is not None:
+            head.append(more)
+        encoding = _wide_encoding(b"".join(head))
+        yield from _wide_lines(chain(head, lines), encoding) if encoding else chain(head, lines)
         return
-    if not isinstance(first, (bytes, bytearray)):
-        hint = " (open the file in binary mode, 'rb')" if isinstance(first, str) else ""
+    start = read(4)
+    _check_bytes(start)
+    encoding = _wide_encoding(start)
+    if encoding:
+        yield from _wide_lines(chain([start], iter(lambda: read(1 << 16), b"")), encoding)
+    else:
+        yield from bounded_lines(_Prefixed(start, stream))
+
+
+def _check_bytes(data: object) -> None:
+    if not isinstance(data, (bytes, bytearray)):
+        hint = " (open the file in binary mode, 'rb')" if isinstance(data, str) else ""
         raise HeartsError(f"expected a binary file or lines of bytes, got a line of "
-                          f"{type(first).__name__}{hint}")
-    if not first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        yield first
-        yield from lines
-        return
-    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
-    text = ""
-    for raw in chain([first], lines):
-        text += decoder.decode(raw)
+                          f"{type(data).__name__}{hint}")
+
+
+def _wide_lines(blocks: Iterable[bytes], encoding: str) -> Iterator[bytes]:
+    """Lines of ``blocks`` of text in ``encoding``, as UTF-8; a line past ``MAX_LINE``
+    characters cut as ``bounded_lines`` cuts one."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    text, cut = "", None
+    for block in blocks:
+        text += decoder.decode(block)
         *whole, text = text.split("\n")
         for line in whole:
-            yield line.encode("utf-8") + b"\n"
+            if cut is not None:
+                yield CutBytes(cut.encode("utf-8") + (b"\r\n" if line.endswith("\r") else b"\n"))
+                cut = None
+            else:
+                yield line.encode("utf-8") + b"\n"
+        if len(text) > MAX_LINE:
+            cut = text[:MAX_LINE] if cut is None else cut
+            text = text[-1:] if text.endswith("\r") else ""
     text += decoder.decode(b"", final=True)
-    if text:
+    if cut is not None:
+        yield CutBytes(cut.encode("utf-8"))
+    elif text:
         yield text.encode("utf-8")
 
 
+class _Prefixed:
+    """A binary stream whose first bytes were read already: ``readline`` gives them back first."""
+
+    def __init__(self, start: bytes, stream: Any) -> None:
+        self.start, self.stream = start, stream
+
+    def readline(self, limit: int) -> bytes:
+        if not self.start:
+            return self.stream.readline(limit)
+        end = min(self.start.find(b"\n") + 1 or len(self.start), limit)
+        line, self.start = self.start[:end], self.start[end:]
+        if line.endswith(b"\n") or len(line) == limit or self.start:
+            return line
+        return line + self.stream.readline(limit - len(line))
+
+
 # A CR ends a line alone where no LF follows it (after any more CRs: CR CR LF, from CR LF text
-# written again in text mode, is one line end, as it always was)
-_LONE_CR = re.compile(rb"(?<=\r)(?!\r*\n)")   # (just after such a CR)
-_LONE_CR_TEXT = re.compile("\r(?!\r*\n)")
-_LINE_END = re.compile(rb"\r*\n|\r")
+# written again in text mode, is one line end, as it always was). Runs of CRs are matched from
+# their start and whole (possessive): a long run took time quadratic in its length.
+_LONE_CRS = re.compile(rb"(?<!\r)\r++(?!\n)")     # each CR of such a run ends a line
+_LONE_CRS_TEXT = re.compile("(?<!\r)\r++(?!\n)")
+_LINE_END = re.compile(rb"(?<!\r)\r*+\n|\r")
 
 
 def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
@@ -290,10 +362,19 @@ def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
     [b'[Board "1"]\\r', b'; note\\r']
     """
     for line in lines:
-        if b"\r" not in line.rstrip(b"\r\n"):
+        if is_cut(line):    # one line, its CRs blanked: not lines of a game
+            body = line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n")
+            yield CutBytes(body.replace(b"\r", b" ") + line[len(body):])
+        elif b"\r" not in (line[:-1].rstrip(b"\r") if line.endswith(b"\n") else line):
             yield line
         else:
-            yield from (part for part in _LONE_CR.split(line) if part)
+            start = 0
+            for run in _LONE_CRS.finditer(line):
+                for end in range(run.start() + 1, run.end() + 1):
+                    yield line[start:end]
+                    start = end
+            if start < len(line):
+                yield line[start:]
 
 
 def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
@@ -302,17 +383,19 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
     A { comment may hold semi-empty lines, but one left open would swallow every game after
     it: a tag line after a semi-empty line inside a comment ends the game before that
     semi-empty line (its reader reports the open comment), and the next game starts there.
+    Memory stays bounded whatever the stream holds: a line is cut at ``MAX_LINE`` bytes, and a
+    game ends at ``MAX_GAME_BYTES`` (each with a problem its record reports).
     """
     current: _Chunk | None = None
     in_brace = False
     brace_lines = 0
     gap = reopen = -1     # in a comment: where in current.lines its last run of semi-empty
                           # lines starts, and the first line after that run
-    for number, line in enumerate(_cr_lines(_utf16_as_utf8(stream)), 1):
+    for number, line in enumerate(_cr_lines(_utf8_lines(stream)), 1):
         text = line.decode("latin-1")
         if number == 1 and line.startswith(BOM):
             text = text[len(BOM):]
-        blank = not text.strip(_SEMI_EMPTY)
+        blank = not text.strip(_SEMI_EMPTY) and not is_cut(line)
         if not in_brace and blank:
             if current is None:
                 current = _Chunk(number, [], [])
@@ -326,8 +409,9 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
                 reopen = len(current.lines)
             if reopen >= 0 and _TAG_LINE.match(text):
                 carried = current.lines[reopen:]
-                yield _Chunk(current.line, current.lines[:gap], current.lines[gap:reopen])
-                current = _Chunk(current.line + reopen, carried, [])
+                yield _Chunk(current.line, current.lines[:gap], current.lines[gap:reopen],
+                             current.problems)
+                current = _Chunk(current.line + reopen, carried, [], size=sum(map(len, carried)))
                 in_brace = False
                 for held in carried:
                     in_brace = _brace_state(held.decode("latin-1"), in_brace)
@@ -347,6 +431,16 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
             current.blank = []
             brace_lines += 1
         current.lines.append(line)
+        current.size += len(line)
+        if is_cut(line):
+            current.problems.append(f"line {number}: longer than {MAX_LINE:,} bytes: cut there "
+                                    f"(not a PBN file?)")
+        if current.size > MAX_GAME_BYTES:
+            current.problems.append(f"line {number}: a game longer than {MAX_GAME_BYTES:,} bytes "
+                                    f"ends there (no blank line between games? not a PBN file?)")
+            yield current
+            current, in_brace, brace_lines, gap, reopen = None, False, 0, -1, -1
+            continue
         in_brace = _brace_state(text, in_brace)
         if in_brace:
             if brace_lines > MAX_COMMENT_LINES:
@@ -385,7 +479,8 @@ def ends_a_game(data: bytes) -> bool:
 
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
-    return sum(1 for c in _chunks(stream) if c.lines and _is_game(_decode(b"".join(c.lines))))
+    return sum(1 for c in _chunks(stream)
+               if c.lines and (c.problems or _is_game(_decode(b"".join(c.lines)))))
 
 
 def _is_game(text: str) -> bool:
@@ -478,7 +573,7 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
     pending: Record | None = None
     for chunk in _chunks(stream):
         raw = b"".join(chunk.lines)
-        record = _read_game(raw, chunk.line, context) if chunk.lines else None
+        record = _read_game(raw, chunk.line, context, chunk.problems) if chunk.lines else None
         if record is None:
             before.extend(chunk.lines)
             before.extend(chunk.blank)
@@ -518,10 +613,12 @@ def _decode(raw: bytes) -> str:
     """A game's text, without a BOM, its lone CR line ends read as LF (one character for one:
     no place in the text moves)."""
     text = _decoded(raw[len(BOM):] if raw.startswith(BOM) else raw)[0]
-    return _LONE_CR_TEXT.sub("\n", text) if "\r" in text else text
+    return _LONE_CRS_TEXT.sub(lambda run: "\n" * len(run.group()), text) if "\r" in text else text
 
 
-def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
+def _read_game(raw: bytes, first_line: int, context: _Context,
+               problems: Sequence[str] = ()) -> Record | None:
+    """A game's record; None for text that holds no game (and no ``problems`` of its lines)."""
     body = raw[len(BOM):] if raw.startswith(BOM) else raw
     offset0 = len(raw) - len(body)
     text = _decode(body)
@@ -534,11 +631,11 @@ def _read_game(raw: bytes, first_line: int, context: _Context) -> Record | None:
     def byte_offset(pos: int) -> int:
         return offset0 + (pos if one_per_byte else len(text[:pos].encode("utf-8")))
 
-    errors: list[str] = []
+    errors: list[str] = list(problems)
     tags: list[_Tag] = []
     stray_reported = False
     tokens = list(_lex(text))
-    if not _is_game_of(tokens):
+    if not problems and not _is_game_of(tokens):
         return None
     open_comments = [start for kind, tok, start, _ in tokens if _open_comment(kind, tok)]
     for start in open_comments:     # wherever they are, tags included

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import Solver
+from .bounded_lines import MAX_LINE, bounded_lines, is_cut
 from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
@@ -60,13 +61,18 @@ class PositionLine:
 def read_position_lines(lines: Iterable[str], rules: Rules | None = None,
                         player: Seat | None = None) -> Iterator[PositionLine]:
     """The positions of JSON Lines, in order. ``rules`` and ``player`` are the defaults for
-    lines without those fields (``hearts-dd analyze --rules/--player``)."""
+    lines without those fields (``hearts-dd analyze --rules/--player``). A line of a file
+    longer than ``MAX_LINE`` is an error, not held in memory."""
     index = 0
     known: dict[str, Rules] = {"": rules or STANDARD}
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
+    for number, text in enumerate(bounded_lines(lines), 1):
+        if is_cut(text):
+            yield PositionLine(index, f"line {number}", error=f"line {number}: longer than "
+                               f"{MAX_LINE:,} characters: not read (not a file of positions?)")
+        elif not text.strip():
             continue
-        yield _read_line(text, index, number, known, player)
+        else:
+            yield _read_line(text, index, number, known, player)
         index += 1
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from record_files import endgame_file
 from signals import as_in_a_terminal
+from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,6 +152,19 @@ def test_a_classic_mac_file_reads_and_is_annotated_with_its_own_line_ends(tmp_pa
     p, plain = (run("annotate", str(path), "--format", "pbn", "-j", "1") for path in (mac, SAMPLE))
     assert p.returncode == 0 and b"\n" not in p.stdout
     assert p.stdout.replace(b"\r", b"\n") == plain.stdout
+
+
+def test_a_line_past_the_limit_is_one_records_error_and_the_others_are_annotated(tmp_path):
+    """A line with no end in sight (a binary file by mistake) was held whole in memory."""
+    source = tmp_path / "in.pbn"
+    game = endgame_file(1, seed=4, hand_size=3, play_cards=12)
+    source.write_bytes(game + b"\n" + b"\x00" * (MAX_LINE + 1) + b"\n\n" + game)
+    out = tmp_path / "out.jsonl"
+    p = run("annotate", str(source), "-o", str(out), "-j", "1")
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert p.returncode == 1 and summary(p) == (3, 2, 1)
+    assert [r["error"] is None for r in results] == [True, False, True]
+    assert results[1]["error"].startswith(f"line 10: longer than {MAX_LINE:,} bytes: cut there (not a PBN file?); ")
 
 
 def test_csv_and_text_formats_follow_the_output_name(tmp_path):

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from record_files import endgame_file
 from solver.cards import Card, Seat
 from solver.deal import Deal
+from solver import pbn
+from solver.bounded_lines import MAX_LINE
 from solver.errors import HeartsError
 from solver.pbn import Passing, RecordedPlay, count_games, error_text, game_text, read_records
 
@@ -186,6 +188,45 @@ def test_a_long_string_reads_in_little_memory():
     assert peak < 60_000_000        # the input's own copies; no per-character regex stack
 
 
+def test_a_line_past_the_limit_is_cut_reported_and_the_games_after_it_read():
+    """A file without line ends (a binary file by mistake) was held whole as one line."""
+    long_line = '[Event "' + "x" * (MAX_LINE + 10) + '"]\r\n'
+    data = (DEAL_TAG + "\n" + '[Board "2"]\n' + long_line + DEAL_TAG + "\n" + '[Board "3"]\n' + DEAL_TAG).encode()
+    records = read(data)
+    assert [r.line for r in records] == [1, 3, 7] and count_games(io.BytesIO(data)) == 3
+    assert records[1].errors[0] == f"line 4: longer than {MAX_LINE:,} bytes: cut there (not a PBN file?)"
+    assert records[1].raw.endswith(b"x" * 100 + b"\r\n" + DEAL_TAG.encode()) and len(records[1].raw) < MAX_LINE + 100
+    assert records[2].tags["Board"] == "3" and not records[2].errors
+
+
+def test_a_cut_line_without_a_game_is_still_reported():
+    records = read(b"%" + b"\r" * (MAX_LINE + 1) + b"\n\n" + DEAL_TAG.encode())
+    assert len(records) == 2 and records[0].errors == [
+        f"line 1: longer than {MAX_LINE:,} bytes: cut there (not a PBN file?)"]   # its CRs no line ends
+    assert records[1].line == 3 and records[1].deal is not None
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32-le"])
+def test_a_line_past_the_limit_is_cut_in_utf16_and_utf32_too(encoding):
+    data = (";" + "é" * (MAX_LINE + 5) + "\r\n" + DEAL_TAG + "\n;" + "x" * (MAX_LINE + 1)).encode(encoding)
+    first, second = read(data)
+    assert [first.errors, second.errors] == [[f"line {n}: longer than {MAX_LINE:,} bytes: cut there "
+                                              f"(not a PBN file?)"] for n in (1, 4)]
+    assert first.deal is not None and first.raw.endswith(b"\xc3\xa9\r\n" + DEAL_TAG.encode())
+    assert len(first.raw) < 3 * MAX_LINE and second.raw == b";" + b"x" * (MAX_LINE - 1)
+
+
+def test_a_game_past_the_limit_ends_there_and_the_next_starts(monkeypatch):
+    monkeypatch.setattr(pbn, "MAX_GAME_BYTES", 1000)
+    data = ('[Event "x"]\n' + "{c}\n" * 300 + "\n" + DEAL_TAG).encode()    # 1211 bytes, then a game
+    records = read(data)
+    assert [r.line for r in records] == [1, 303] and count_games(io.BytesIO(data)) == 2
+    assert records[0].errors == ["line 249: a game longer than 1,000 bytes ends there "
+                                 "(no blank line between games? not a PBN file?)"]
+    assert records[1].before.startswith(b"{c}") and records[1].deal is not None and not records[1].errors
+    assert b"".join(r.before + r.raw + r.after for r in records) == data
+
+
 def test_a_game_reports_at_most_twenty_errors():
     [r] = read(DEAL_TAG + '[Play "N"]\n' + "S1 " * 500 + "\n")
     assert len(r.errors) == 20 and r.more_errors == 480
@@ -206,18 +247,43 @@ def test_utf8_and_latin1_values(encoding):
     assert r.tags["Site"] == "Liège"
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-16-le"])
-def test_utf16_with_a_byte_order_mark_reads_as_utf8(encoding):
-    """Windows' "Unicode" text: its bytes split at 0x0A were no lines, and every tag was bad."""
-    text = (PBN / "three_test_records.pbn").read_text(encoding="utf-8") + (
+@pytest.mark.parametrize("encoding, mark", [
+    ("utf-16", False), ("utf-16-be", True), ("utf-16-le", True), ("utf-32", False),
+    ("utf-32-be", True), ("utf-32-le", True), ("utf-16-be", False), ("utf-16-le", False),
+    ("utf-32-be", False), ("utf-32-le", False)])
+def test_utf16_and_utf32_with_or_without_a_byte_order_mark_read_as_utf8(encoding, mark):
+    """Windows' "Unicode" text: its bytes split at 0x0A were no lines, and every tag was bad
+    (UTF-32's mark, FF FE 00 00, was taken for UTF-16's)."""
+    text = "\n" + (PBN / "three_test_records.pbn").read_text(encoding="utf-8") + (
         '\n[Site "Liège"]\n[Deal "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. -"]\n')
-    data = text.encode(encoding)
-    data = data if encoding == "utf-16" else "\ufeff".encode(encoding) + data
+    data = ("\ufeff" if mark else "").encode(encoding) + text.encode(encoding)
     got, want = read(data), read(text.encode("utf-8"))
     assert [(r.tags, r.deal, r.errors, r.line) for r in got] == [(r.tags, r.deal, r.errors, r.line)
                                                                   for r in want]
     assert got[-1].tags["Site"] == "Liège"
     assert count_games(io.BytesIO(data)) == len(got)        # (a progress bar's total)
+
+
+@given(st.lists(st.sampled_from([b"a", b"\r", b"\n", b"\r\n"]), max_size=12).map(b"".join))
+def test_line_ends_split_as_the_plain_rule_says(data):
+    """Each CR that no LF follows (after any more CRs) ends a line; CR CR LF is one line end. The
+    rule as a plain regular expression, which took time quadratic in a run of CRs."""
+    lines = re.findall(rb"[^\n]*\n|[^\n]+\Z", data)
+    plain = [part for line in lines for part in re.split(rb"(?<=\r)(?!\r*\n)", line) if part]
+    assert list(pbn._cr_lines(lines)) == plain
+    text = data.decode()
+    assert pbn._decode(data) == re.sub("\r(?!\r*\n)", "\n", text)
+    assert pbn._LINE_END.sub(b"\n", data) == re.sub(rb"\r*\n|\r", b"\n", data)
+
+
+def test_a_long_run_of_crs_reads_in_time_linear_in_its_length():
+    """A run of 40,000 CRs took 0.7 s and 400,000 over a minute: each CR looked at those after it."""
+    import time
+    for tail in (b"\n", b"x\n"):
+        started = time.perf_counter()
+        records = read(b'[Event "x"]' + b"\r" * 400_000 + tail + DEAL_TAG.encode())
+        assert time.perf_counter() - started < 10 and len(records) == (1 if tail == b"\n" else 2)
+    assert pbn.line_end(b"\r" * 400_000 + b"x") == b"\r" and not pbn.ends_a_game(b"\r" * 400_000 + b"x")
 
 
 def test_lone_cr_line_ends_read_as_lf():

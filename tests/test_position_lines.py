@@ -1,6 +1,7 @@
 """JSON Lines of positions (solver/position_lines.py) and ``hearts-dd analyze --input``."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from endgames import random_endgame
 from signals import as_in_a_terminal
 from solver.analysis import Solver
+from solver.bounded_lines import MAX_LINE
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.position import Position
@@ -109,6 +111,26 @@ def test_a_bad_line_is_its_own_answer_and_the_others_go_on(text: str, words: str
     assert got[1]["error"].startswith(words) and "\n" not in got[1]["error"]
     assert set(got[1]) <= {"index", "id", "error"}
     assert got[2]["error"] is None and got[2]["to_move"] == "E"
+
+
+def test_a_line_past_the_limit_is_an_error_and_not_held():
+    """A file with no line ends (a binary file by mistake, /dev/zero) was read as one line,
+    held whole until memory ran out."""
+    text = "\n".join([json.dumps(SMALL), "[" * (MAX_LINE + 5), json.dumps({**SMALL, "play": "D2"})])
+    got = list(answer_lines(Solver(table_mb=16), read_position_lines(io.StringIO(text))))
+    assert [out["index"] for out in got] == [0, 1, 2]
+    assert got[1] == {"index": 1, "error": f"line 2: longer than {MAX_LINE:,} characters: not read "
+                                           f"(not a file of positions?)"}
+    assert got[0]["to_move"] == "N" and got[2]["to_move"] == "E"
+
+
+def test_analyze_input_of_a_long_line_answers_the_others(tmp_path):
+    path = tmp_path / "positions.jsonl"
+    path.write_bytes(b"\xff" * (MAX_LINE + 1) + b"\r\n" + json.dumps(SMALL).encode() + b"\n")
+    p = run("analyze", "--input", str(path))
+    answers = [json.loads(line) for line in p.stdout.splitlines()]
+    assert p.returncode == 1 and [a["index"] for a in answers] == [0, 1]
+    assert answers[0]["error"].startswith("line 1: longer than") and answers[1]["error"] is None
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
