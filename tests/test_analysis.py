@@ -519,6 +519,7 @@ def test_ctrl_c_interrupts_a_search_and_the_next_question_runs() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")  # (3.12+: the point)
 def test_a_two_thread_solver_still_answers_in_a_forked_child() -> None:
     """A fork copies the solver but not its pool's threads: the child must start its own
     (it used to wait for threads that were not there)."""
@@ -544,6 +545,7 @@ def test_a_two_thread_solver_still_answers_in_a_forked_child() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")  # (3.12+: the point)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threads: int) -> None:
     """The searching thread is not in the child, nor are the engines it had borrowed: the
