@@ -1,4 +1,6 @@
 # Set-up is implicit: every target builds .venv (and the Cython engine) first when needed.
+# the interpreter the venv is made with (3.11 and newer): make test PYTHON=python3.13
+PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
@@ -7,7 +9,7 @@ SOURCES := Makefile pyproject.toml setup.py $(wildcard solver/*.pyx solver/*.pxd
 .PHONY: demo test bench clean
 
 $(STAMP): $(SOURCES)
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
