@@ -171,9 +171,7 @@ _TAIL = 256
 
 
 def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
-    raw = record.raw
-    for start, end in sorted(record.annotation_spans, reverse=True):
-        raw = raw[:start] + raw[end:]
+    raw = _without(record.raw, record.annotation_spans)
     newline = line_end(record.raw)
     encoding = encoding_of(record.raw)
     lines = annotation_lines(result)
@@ -183,6 +181,18 @@ def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
         raw += newline
     text = newline.decode().join(lines) + newline.decode()
     return raw + text.encode(encoding, errors="replace")
+
+
+def _without(raw: bytes, spans: Sequence[tuple[int, int]]) -> bytes:
+    """``raw`` without the byte spans (which do not overlap, as a record's annotation spans
+    never do), joined once: cut out one by one, each cut copied the rest of the game, which
+    took time quadratic in the number of spans."""
+    kept, pos = [], 0
+    for start, end in sorted(spans):
+        kept.append(raw[pos:start])
+        pos = end
+    kept.append(raw[pos:])
+    return b"".join(kept)
 
 
 class TextWriter(Writer):
