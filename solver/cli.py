@@ -173,8 +173,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
 
 
 def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
-    """``--known SEAT:CARDS`` options, by seat (a seat given twice: both sets of cards)."""
-    out: dict[Seat | str, str] = {}
+    """``--known SEAT:CARDS`` options, by seat (a seat given twice: both sets of cards, joined
+    once: added one by one, each copied those before, in time quadratic in their number)."""
+    out: dict[Seat | str, list[str]] = {}
     for text in given:
         name, colon, cards = text.partition(":")
         if not colon:
@@ -183,8 +184,8 @@ def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
             seat = Seat.parse(name)
         except HeartsError as e:
             fail(f"--known {text!r}: {e}")
-        out[seat] = f"{out.get(seat, '')} {cards}"
-    return out
+        out.setdefault(seat, []).append(cards)
+    return {seat: "".join(f" {cards}" for cards in sets) for seat, sets in out.items()}
 
 
 def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,

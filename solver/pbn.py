@@ -284,9 +284,12 @@ def _utf8_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         if first is None:
             return
         _check_bytes(first)
-        head = [first]
-        while len(b"".join(head)) < 4 and (more := next(lines, None)) is not None:
+        # the head's size counted, not the head joined again for each line: a run of empty
+        # lines at the start took time quadratic in its length (100,000 of them, 48 s)
+        head, size = [first], len(first)
+        while size < 4 and (more := next(lines, None)) is not None:
             head.append(more)
+            size += len(more)
         encoding = _wide_encoding(b"".join(head))
         yield from _wide_lines(chain(head, lines), encoding) if encoding else chain(head, lines)
         return
