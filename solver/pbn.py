@@ -64,6 +64,11 @@ MAX_COMMENT_LINES = 1000
 MAX_GAME_BYTES = 16 << 20
 #: Errors reported for one game; the rest are counted (a mangled file can hold thousands).
 MAX_ERRORS = 20
+#: Tags whose "##" value is carried to the games after it (real files carry a handful: Event,
+#: Site, Date, Scoring): every game holds each, so 20,000 of them and 50,000 small games after
+#: (1 MB) took minutes to read. A "##" tag past these gives its value to its own game alone
+#: (and an error says so).
+MAX_DEFAULTS = 64
 
 BOM = b"\xef\xbb\xbf"
 Slot = Union[Card, Literal["-", "+"]]
@@ -805,7 +810,11 @@ def _resolve_tags(record: Record, tags: list[_Tag], context: _Context, errors: l
                 context.defaults.pop(t.name, None)
             else:
                 value = value[2:]
-                context.defaults[t.name] = value
+                if t.name in context.defaults or len(context.defaults) < MAX_DEFAULTS:
+                    context.defaults[t.name] = value
+                else:
+                    errors.append(f"line {t.line}: tag {t.name}: more than {MAX_DEFAULTS} tags "
+                                  f"are inherited with '##': its value is not carried to later games")
         elif t.name in context.defaults:
             context.defaults[t.name] = value
         resolved[t.name] = value
@@ -814,8 +823,7 @@ def _resolve_tags(record: Record, tags: list[_Tag], context: _Context, errors: l
         section = text[t.end:end].strip().replace("\r\n", "\n")
         if section and t.name != "Play":
             sections[t.name] = section
-    for name, value in context.defaults.items():
-        resolved.setdefault(name, value)
+    resolved.update(context.defaults)   # (a tag of its own that has a default gave it its value)
     record.tags = resolved
     record.sections = sections
 
