@@ -243,7 +243,9 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
     else:
         os.kill(child.pid, signum)
     _, err = child.communicate(timeout=30)
-    assert time.monotonic() - start < 5                     # a search in progress stops at once
+    # a search in progress stops at once; a Dask cluster takes its seconds to close (5-6.5 s
+    # seen on a busy machine while it started)
+    assert time.monotonic() - start < (10 if jobs.startswith("dask") else 5)
     assert child.returncode == status
     assert err.decode() == f"hearts-dd: error: {message}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.pbn"]
