@@ -33,6 +33,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from array import array
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -220,9 +221,12 @@ def game_text(tags: Mapping[str, str], play: RecordedPlay | None = None,
 class _Chunk:
     line: int                      # 1-based number of the first line
     lines: list[bytes]             # the game's lines
-    blank: list[bytes]             # semi-empty lines after it
+    #: the semi-empty lines after it, joined as they come: a list of them took about 90
+    #: bytes of memory for each byte of a run of empty lines, which may be any length
+    blank: bytearray
     problems: list[str] = field(default_factory=list)   # lines cut, a game cut short
     size: int = 0                  # bytes of ``lines``
+    blanks: int = 0                # lines in ``blank`` (an empty one, of lines given in memory, too)
 
 
 # strings as possessive runs: ``(?:[^"]|\\.)*`` took about 230 bytes of memory per character
@@ -406,8 +410,9 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
         blank = not text.strip(_SEMI_EMPTY) and not is_cut(line)
         if not in_brace and blank:
             if current is None:
-                current = _Chunk(number, [], [])
-            current.blank.append(line)
+                current = _Chunk(number, [], bytearray())
+            current.blank += line
+            current.blanks += 1
             continue
         if in_brace and current is not None:
             if blank:
@@ -417,26 +422,28 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
                 reopen = len(current.lines)
             if reopen >= 0 and _TAG_LINE.match(text):
                 carried = current.lines[reopen:]
-                yield _Chunk(current.line, current.lines[:gap], current.lines[gap:reopen],
-                             current.problems)
-                current = _Chunk(current.line + reopen, carried, [], size=sum(map(len, carried)))
+                yield _Chunk(current.line, current.lines[:gap],
+                             bytearray().join(current.lines[gap:reopen]), current.problems,
+                             blanks=reopen - gap)
+                current = _Chunk(current.line + reopen, carried, bytearray(),
+                                 size=sum(map(len, carried)))
                 in_brace = False
                 for held in carried:
                     in_brace = _brace_state(held.decode("latin-1"), in_brace)
                 brace_lines = 0
                 gap = reopen = -1
-        if current is not None and current.lines and current.blank and not in_brace:
+        if current is not None and current.lines and current.blanks and not in_brace:
             yield current
             current = None
         if current is None:
-            current = _Chunk(number, [], [])
-        elif not current.lines and current.blank:
+            current = _Chunk(number, [], bytearray())
+        elif not current.lines and current.blanks:
             # leading blank lines of the file: a chunk of its own, without a game
             yield current
-            current = _Chunk(number, [], [])
+            current = _Chunk(number, [], bytearray())
         if in_brace:
-            current.lines.extend(current.blank)
-            current.blank = []
+            current.lines.extend(map(bytes, current.blank.splitlines(keepends=True)))
+            current.blank, current.blanks = bytearray(), 0
             brace_lines += 1
         current.lines.append(line)
         current.size += len(line)
@@ -458,8 +465,8 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
             gap = reopen = -1
     if current is not None:
         if in_brace:
-            current.lines.extend(current.blank)
-            current.blank = []
+            current.lines.extend(map(bytes, current.blank.splitlines(keepends=True)))
+            current.blank, current.blanks = bytearray(), 0
         yield current
 
 
@@ -494,10 +501,11 @@ def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
 def _is_game(text: str) -> bool:
     """Comments and % lines alone (``{ No game }``) are no game; any other token makes one, and
     so does a { comment left open, which may hide a game's tags (it is reported)."""
-    return _is_game_of(list(_lex(text)))
+    return _is_game_of(_lex(text))   # (its tokens not listed: a list of a game's many small
+                                     # ones took over 60 bytes of memory for each byte)
 
 
-def _is_game_of(tokens: Sequence[tuple[str, str, int, int]]) -> bool:
+def _is_game_of(tokens: Iterable[tuple[str, str, int, int]]) -> bool:
     return any(kind not in ("comment", "escape") or _open_comment(kind, tok) for kind, tok, _, _ in tokens)
 
 
@@ -526,6 +534,40 @@ def _lex(text: str) -> Iterator[tuple[str, str, int, int]]:
             yield kind, m.group(), m.start(), m.end()  # type: ignore[misc]
 
 
+_KINDS = ("escape", "comment", "string", "open", "close", "stray", "word")
+_KIND_CODES = {kind: code for code, kind in enumerate(_KINDS)}
+
+
+class _Tokens:
+    """A game's tokens (``_lex``'s), each kept as a kind's code and two offsets, its text cut
+    out when asked for: a list of them as tuples took about 130 bytes of memory for each
+    token, over 60 for each byte of a game of one-character words (and a game may hold 16 MiB)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.kinds = bytearray()
+        self.spans = array("q")     # start and end of each
+        self.open_comments: list[int] = []      # where each { comment left open starts
+        self.game = False           # whether there is a game: see _is_game_of
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind != "ws":
+                self.kinds.append(_KIND_CODES[kind])  # type: ignore[index]
+                self.spans.extend(m.span())
+                if kind not in ("comment", "escape"):
+                    self.game = True
+                elif _open_comment(kind, m.group()):
+                    self.game = True
+                    self.open_comments.append(m.start())
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __getitem__(self, i: int) -> tuple[str, str, int, int]:
+        start, end = self.spans[2 * i], self.spans[2 * i + 1]
+        return _KINDS[self.kinds[i]], self.text[start:end], start, end
+
+
 _CLOSED_STRING = re.compile(_STRING + '"')
 
 
@@ -547,7 +589,8 @@ class _Tag:
     end: int            # offset just after "]"
     line: int
     section_end: int = -1
-    words: list[tuple[str, int]] = field(default_factory=list)   # section tokens with lines
+    #: section tokens with their lines (of a [Play] tag: no other section is read so)
+    words: list[tuple[str, int]] = field(default_factory=list)
 
 
 class _Context:
@@ -576,26 +619,27 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
     bytes together are the whole stream.
     """
     context = _Context()
-    before: list[bytes] = []
+    before = bytearray()    # (joined as they come: a list of lines took about 90 bytes of
+                            # memory for each byte of a run of empty lines or comments)
     index = first_index
     pending: Record | None = None
     for chunk in _chunks(stream):
         raw = b"".join(chunk.lines)
         record = _read_game(raw, chunk.line, context, chunk.problems) if chunk.lines else None
         if record is None:
-            before.extend(chunk.lines)
-            before.extend(chunk.blank)
+            before += raw
+            before += chunk.blank
             continue
         if pending is not None:
             yield pending
         record.index = index
-        record.before = b"".join(before)
-        record.after = b"".join(chunk.blank)
-        before = []
+        record.before = bytes(before)
+        record.after = bytes(chunk.blank)
+        before = bytearray()
         index += 1
         pending = record
     if pending is not None:
-        pending.after += b"".join(before)
+        pending.after += before
         yield pending
 
 
@@ -640,10 +684,10 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
     errors: list[str] = list(problems)
     tags: list[_Tag] = []
     stray_reported = False
-    tokens = list(_lex(text))
-    if not problems and not _is_game_of(tokens):
+    tokens = _Tokens(text)
+    if not problems and not tokens.game:
         return None
-    open_comments = [start for kind, tok, start, _ in tokens if _open_comment(kind, tok)]
+    open_comments = tokens.open_comments
     for start in open_comments:     # wherever they are, tags included
         errors.append(f"line {line_of(start)}: {{ comment is not closed (a '}}' missing?)")
     i = 0
@@ -672,7 +716,8 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
             continue
         if kind == "word" and "%" in tok:
             errors.append(f"line {line_of(start)}: '%' is only allowed at the start of a line")
-        tags[-1].words.append((tok, line_of(start)))
+        if tags[-1].name == "Play":    # (the only section read word by word)
+            tags[-1].words.append((tok, line_of(start)))
         tags[-1].section_end = end
 
     record = Record(tags={}, line=first_line, raw=raw, open_comment=bool(open_comments))
@@ -737,10 +782,7 @@ def _whole_lines(text: str, start: int, end: int, byte_offset: Callable[[int], i
     return byte_offset(start), byte_offset(end)
 
 
-_Token = tuple[str, str, int, int]     # kind, text, start offset, end offset
-
-
-def _read_tag(tokens: list[_Token], i: int, start: int, line_of: Callable[[int], int],
+def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int],
               errors: list[str]) -> tuple[_Tag | None, int]:
     """``[`` was read at tokens[i-1]; read ``Name "value" ]``. Returns the tag and next index."""
     line = line_of(start)

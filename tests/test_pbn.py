@@ -188,6 +188,51 @@ def test_a_long_string_reads_in_little_memory():
     assert peak < 60_000_000        # the input's own copies; no per-character regex stack
 
 
+def _peak(read: object) -> int:
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        read()  # type: ignore[operator]
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("between", [b"\n", b" \n", b"; note\n\n"])
+def test_lines_between_games_read_in_little_memory(between):
+    """A run of empty lines, or of comment-only games, between two games was held as a list of
+    lines and joined: about 90 bytes of memory for each byte of empty lines (1 MB of them,
+    89 MB), 44 for comments; a run may be any length."""
+    run = between * (200_000 // len(between))
+    data = (DEAL_TAG + "\n\n").encode() + run + DEAL_TAG.encode()
+    records: list = []
+    assert _peak(lambda: records.extend(read_records(io.BytesIO(data)))) < 4 * len(run)
+    assert len(records) == 2 and b"".join(r.before + r.raw + r.after for r in records) == data
+    assert _peak(lambda: count_games(io.BytesIO(data))) < 2 * len(run)
+
+
+def test_counting_a_game_of_many_tokens_takes_little_memory():
+    """count_games listed a game's tokens to see whether it had any but comments: 71 bytes
+    of memory for each byte of a game of one-character words."""
+    data = (DEAL_TAG + "\n[Play \"N\"]\n" + "- " * 200_000 + "\n").encode()
+    assert _peak(lambda: count_games(io.BytesIO(data))) < 6 * len(data)
+
+
+def test_a_game_of_many_small_tokens_reads_in_little_memory():
+    """A game's tokens were listed as tuples (about 130 bytes of memory each) and every
+    section's words kept with their lines: a 1 MB section of one-letter words after a [Note]
+    took 110 MB, one after a [Play] 120 MB (a game may hold 16 MiB)."""
+    words = "a " * 200_000 + "\n"
+    data = (DEAL_TAG + '[Note "x"]\n' + words).encode()
+    records: list = []
+    assert _peak(lambda: records.extend(read_records(io.BytesIO(data)))) < 20 * len(data)
+    assert records[0].sections["Note"] == words.strip() and records[0].errors == []
+    play = (DEAL_TAG + '[Play "N"]\n' + "- " * 200_000 + "\n").encode()
+    records.clear()
+    assert _peak(lambda: records.extend(read_records(io.BytesIO(play)))) < 80 * len(play)
+    assert len(records[0].play.tricks) == 50_000
+
+
 def test_a_line_past_the_limit_is_cut_reported_and_the_games_after_it_read():
     """A file without line ends (a binary file by mistake) was held whole as one line."""
     long_line = '[Event "' + "x" * (MAX_LINE + 10) + '"]\r\n'
