@@ -233,6 +233,19 @@ def test_a_game_of_many_small_tokens_reads_in_little_memory():
     assert len(records[0].play.tricks) == 50_000
 
 
+def test_a_game_of_many_errors_or_lines_reads_in_little_memory():
+    """Every error of a game was held until the first MAX_ERRORS were kept (a 1 MB game of
+    repeated tags: 17 MB of them), every line start was a list's int (36 bytes a line), and a
+    game's lines were joined in one b"".join (80 bytes a line more)."""
+    data = (DEAL_TAG + '[A ""]' * 100_000 + "\n").encode()
+    records: list = []
+    assert _peak(lambda: records.extend(read_records(io.BytesIO(data)))) < 66 * len(data)
+    assert len(records[0].errors) == pbn.MAX_ERRORS and records[0].more_errors == 99_999 - pbn.MAX_ERRORS
+    lines = (DEAL_TAG + "; x\n" * 200_000).encode()
+    assert _peak(lambda: count_games(io.BytesIO(lines))) < 16 * len(lines)
+    assert _peak(lambda: records.extend(read_records(io.BytesIO(lines)))) < 25 * len(lines)
+
+
 def test_a_line_past_the_limit_is_cut_reported_and_the_games_after_it_read():
     """A file without line ends (a binary file by mistake) was held whole as one line."""
     long_line = '[Event "' + "x" * (MAX_LINE + 10) + '"]\r\n'
