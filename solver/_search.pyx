@@ -342,7 +342,9 @@ cdef inline int _same_child(const Game* g, int c, const int* done, const uint64_
     child relied on no card of the suit at or below both (so neither won a trick by rank) and
     no exactly-keyed card sits between them, the two children agree on everything it relied
     on, so its bound holds for both. This merges equal cards that group_moves cannot (other
-    hands' cards lie between them) when the line below does not care."""
+    hands' cards lie between them) when the line below does not care. As for a searched child,
+    the caller widens the reliance by c's run (_with_run): c stands for its run, whose cards
+    may reach up into those relied on, and are one move only while they stay adjacent."""
     cdef int j, d, lo, hi
     cdef uint64_t span
     for j in range(ndone):
@@ -660,7 +662,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         j = _same_child(g, c, done, done_rel, ndone)
         if j >= 0:
             v = done_v[j]
-            crel = done_rel[j]
+            crel = _with_run(done_rel[j], runs[i])
         else:
             if maximizing and s.narrow and searched == s.narrow:
                 break
@@ -740,7 +742,7 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     cdef int done[16]
     cdef uint64_t done_rel[16]
     cdef uint64_t runs[16]
-    cdef int ndone = 0, w0
+    cdef int ndone = 0, w0, j
     cdef Key key
     cdef Undo u
     cdef int player, n, i, c, r, ws, either, result, ttmove = -1, bestmove = -1, lo, hi, t, kind
@@ -804,8 +806,10 @@ cdef int moon_search(const Game* g, State* s, Table* tt, int blocker, uint64_t* 
     result = 0 if either else 1
     for i in range(n):
         c = moves[i]
-        if _same_child(g, c, done, done_rel, ndone) >= 0:
+        j = _same_child(g, c, done, done_rel, ndone)
+        if j >= 0:
             # a sibling of the same result was not the answer
+            nrel |= _with_run(done_rel[j], runs[i])
             continue
         if either and s.narrow_moon and ndone == s.narrow_moon:
             break

@@ -16,6 +16,7 @@ import pytest
 
 from endgames import Scenario, random_endgame
 from record_files import small_deal
+from test_bruteforce import RULE_SETS
 from solver._search import watch_signal
 from solver.analysis import SearchAborted, Solver, _tighter
 from solver.results import Analysis, Bounds, PlayerResult
@@ -706,6 +707,28 @@ def test_answers_do_not_depend_on_earlier_questions_or_threads() -> None:
         expected = answers(Solver(table_mb=16), pos)
         assert answers(shared, pos) == expected, spec
         assert answers(threaded, pos) == expected, spec
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_a_table_shared_by_a_position_and_its_children_answers_as_a_cleared_one(name: str) -> None:
+    """Siblings differ in a card or two, so their table entries are the ones most likely to
+    match each other's positions: an entry relying on too few cards shows up as a sibling's
+    answer that a cleared table does not give (as one did, through a run of equal cards
+    reused from a sibling, 2026-12-05)."""
+    rng = random.Random(f"shared table/{name}")
+    shared, cleared = Solver(table_mb=16), Solver(table_mb=16)
+    for pos in endgames(RULE_SETS[name], 40, f"shared table/{name}"):
+        family = [pos] + [pos.play(c) for c in pos.legal_moves()]
+        family += [child.play(rng.choice(child.legal_moves())) for child in family[1:]
+                   if not child.is_over]
+        rng.shuffle(family)
+        for q in family:
+            if q.is_over:
+                continue
+            for seat in rng.sample(list(Seat), 2):
+                cleared.clear()
+                assert shared.guarantee(q, seat) == cleared.guarantee(q, seat), \
+                    f"{seat}: --deal \"{q.deal.pbn()}\" --play \"{' '.join(map(str, q.played))}\""
 
 
 def test_a_cleared_solver_searches_node_for_node_as_a_fresh_one() -> None:
