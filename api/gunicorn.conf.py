@@ -1,8 +1,9 @@
 """gunicorn settings for the hearts-dd API; ``hearts-dd serve`` runs gunicorn with this file.
 
-Solving is CPU-bound, so: sync workers, one per core, each with its own solver and
-transposition table (``api.worker.Worker``: gunicorn's sync worker, with a deadline for a
-request's head and its own refusals as problem bodies). The request budgets (``api.config``)
+Solving is CPU-bound, so: sync workers, one per core, each serving one request at a time (an
+``annotate`` stream holds its worker until it ends) with its own solver and transposition
+table (``api.worker.Worker``: gunicorn's sync worker, with a deadline for a request's head and
+its own refusals as problem bodies). The request budgets (``api.config``)
 must stay well below ``timeout`` so a worker answers "budget exceeded" long before gunicorn
 would kill it (the worker tells the arbiter it is alive once a head has come), and below
 ``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:

@@ -6,6 +6,12 @@ does) and written as soon as it is done, so a client sees the first records at o
 record gets its own line with an ``error``, as in the CLI (SPEC §6). The whole request shares
 one compute budget (``ANNOTATE_TIME_LIMIT``, each record at most ``SOLVER_TIME_LIMIT``);
 records left when it runs out are answered with an error line, not dropped.
+
+The stream takes the worker's solver one record at a time (``api.solving.turn``), never across
+a ``yield``: in a threaded server other requests are answered between its records, and a
+client that reads slowly holds no solver. Records are still read, solved and written one after
+another, in order, each written before the next is read. The budget runs from the start of the
+stream, turns waited for included, so a stream still ends within it.
 """
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ from .config import API_PREFIX
 from .docs import problem_responses
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
-from .solving import solving
+from .solving import budget, turn
 
 bp = APIBlueprint("records", __name__, tag="Hand records")
 
@@ -71,19 +77,20 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
     config = current_app.config
     buffer = io.BytesIO()
     writer = make_writer(fmt, buffer)
-    with solving(config["ANNOTATE_TIME_LIMIT"]) as budget:
-        for record in records:
+    request_budget = budget(config["ANNOTATE_TIME_LIMIT"])
+    for record in records:
+        with turn():    # a record at a time: other requests' turns come between records
             try:
-                solver = budget.limited()
+                solver = request_budget.limited()
                 per_record = min((s for s in (solver.time_limit, config["SOLVER_TIME_LIMIT"]) if s > 0),
                                  default=0.0)
                 result = annotate_record(record, replace(options, time_limit=per_record), solver)
             except SearchAborted:
                 result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"])
-            writer.write(record, result)
-            yield _take(buffer)
-        writer.close()
+        writer.write(record, result)
         yield _take(buffer)
+    writer.close()
+    yield _take(buffer)
 
 
 def _not_annotated(record: Record, seconds: float) -> dict[str, Any]:

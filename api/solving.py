@@ -1,16 +1,25 @@
 """The worker's solver, and the compute budget each request runs under.
 
-A gunicorn sync worker answers one request at a time, so each app keeps one ``Solver``, reused
-by every request: the engine keeps its transposition table while the rule set stays the same.
-The solver allocates its engines on first use, after the fork, so no table is shared between
-worker processes.
+Each app keeps one ``Solver``, reused by every request: the engine keeps its transposition
+table while the rule set stays the same. The solver allocates its engines on first use, after
+the fork, so no table is shared between worker processes.
 
 A request's budget covers all its questions together: every solver call is given the seconds
 left, and the engine itself stops (``SearchAborted``) when they run out.
+
+Requests take turns at the solver (``turn``), in the order they ask: a budget is set on the
+shared solver's limits, which another request would otherwise change under it. Most requests
+hold it for the whole of their solving (``solving``); a stream of many answers (``POST
+/annotate``) takes a turn per record, so that in a threaded server (``flask run``, say) a short
+request waits for at most one record, not for the whole stream, and a client reading the stream
+slowly holds no solver. Under ``hearts-dd serve`` (gunicorn's sync workers) a worker serves one
+request at a time anyway: a stream holds its worker to the end, and other requests go to the
+other workers.
 """
 from __future__ import annotations
 
 import threading
+from collections import deque
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -22,20 +31,79 @@ from solver.review import Budget
 _EXTENSION = "hearts_dd.solver"
 
 
+class FairLock:
+    """A lock granted in the order it was asked for.
+
+    ``threading.Lock`` is not: a thread that releases it and asks again at once, as an annotate
+    stream does between records, may take it back before a waiting thread wakes, again and
+    again. Here ``release`` hands the lock to the longest waiter, if any.
+    """
+
+    def __init__(self) -> None:
+        self._state = threading.Lock()
+        self._held = False
+        self._waiters: deque[threading.Lock] = deque()
+
+    def acquire(self) -> None:
+        with self._state:
+            if not self._held:
+                self._held = True
+                return
+            handed = threading.Lock()
+            handed.acquire()
+            self._waiters.append(handed)
+        try:
+            handed.acquire()            # released by ``release``: the lock is now ours
+        except BaseException:           # (a signal's exception while waiting, in the main thread)
+            with self._state:
+                if handed in self._waiters:
+                    self._waiters.remove(handed)
+                    raise
+            self.release()              # handed over as the exception came: pass it on
+            raise
+
+    def release(self) -> None:
+        with self._state:
+            if not self._held:
+                raise RuntimeError("release of an unheld FairLock")
+            if self._waiters:
+                self._waiters.popleft().release()   # still held, by the next in line
+            else:
+                self._held = False
+
+    def __enter__(self) -> None:
+        self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 def init_app(app: Flask) -> None:
     """Give the app its solver (engines and tables are allocated on first use)."""
-    app.extensions[_EXTENSION] = (threading.Lock(), Solver(table_mb=app.config["SOLVER_TABLE_MB"]))
+    app.extensions[_EXTENSION] = (FairLock(), Solver(table_mb=app.config["SOLVER_TABLE_MB"]))
+
+
+def budget(seconds: float | None = None) -> Budget:
+    """A request's budget on the app's solver: the configured one (or ``seconds``), from now.
+
+    Its ``limited()`` sets the solver's limits, so call it, and the solver, only in a ``turn``.
+    """
+    config = current_app.config
+    _, solver = current_app.extensions[_EXTENSION]
+    return Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
+                  config["SOLVER_NODE_LIMIT"])
+
+
+@contextmanager
+def turn() -> Iterator[None]:
+    """The app's solver is this request's until the block ends (after those that asked first)."""
+    lock, _ = current_app.extensions[_EXTENSION]
+    with lock:
+        yield
 
 
 @contextmanager
 def solving(seconds: float | None = None) -> Iterator[Budget]:
-    """The app's solver for one request, under the configured budget (or ``seconds``).
-
-    Held under a lock for the whole request: its budget is set on the shared solver's limits,
-    which a threaded server's other requests would otherwise change under it.
-    """
-    config = current_app.config
-    lock, solver = current_app.extensions[_EXTENSION]
-    with lock:
-        yield Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
-                     config["SOLVER_NODE_LIMIT"])
+    """The app's solver for the whole of one request, under its budget (``budget``)."""
+    with turn():
+        yield budget(seconds)

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 import requests
 from click.testing import CliRunner
+from werkzeug.serving import make_server
 
 from api import create_app
 from api.testing import served
@@ -36,9 +38,9 @@ def cli_output(tmp_path: Path, fmt: str, *options: str) -> bytes:
     return result.stdout_bytes
 
 
-def post(base_url: str, body: bytes, **params: str | list[str]) -> requests.Response:
+def post(base_url: str, body: bytes, stream: bool = False, **params: str | list[str]) -> requests.Response:
     return requests.post(base_url + "/api/v1/annotate", params=params, data=body, timeout=60,
-                         headers={"Content-Type": "application/x-pbn"})
+                         headers={"Content-Type": "application/x-pbn"}, stream=stream)
 
 
 def test_jsonl_is_what_the_cli_writes_streamed(base_url, tmp_path):
@@ -103,3 +105,71 @@ def test_a_record_stopped_by_the_node_limit_says_so():
     body = f'[Deal "{Deal.random(19).pbn()}"]\n'.encode()
     [line] = [json.loads(x) for x in app.test_client().post("/api/v1/annotate", data=body).get_data().splitlines()]
     assert line["error"] == "line 1: no answer within the limits of 2 s and 1000 nodes per search"
+
+
+def test_a_stream_waiting_for_its_client_holds_no_solver():
+    """The stream held the worker's solver from its first record to its last, also while its
+    client had not read on: another request to the worker waited for the whole stream."""
+    app = create_app()
+    whole = app.test_client().post("/api/v1/annotate", data=PBN).get_data()
+    stream = app.test_client().post("/api/v1/annotate", data=PBN, buffered=False)
+    chunks = iter(stream.response)
+    got = [next(chunks)]                            # the first record; the client reads no more
+    answers: list[Any] = []
+    other = threading.Thread(target=lambda: answers.append(app.test_client().get("/api/v1/health")),
+                             daemon=True)
+    other.start()
+    other.join(60)
+    try:
+        assert answers and answers[0].status_code == 200, "health waited for the stream"
+        got.extend(chunks)
+    finally:
+        stream.close()
+    assert b"".join(got) == whole                   # the stream goes on where it was, in order
+
+
+# records of 9 cards a hand, each reviewed: about 0.1 s each on an idle core
+SLOW_PBN = endgame_file(30, seed=5, hand_size=9, play_cards=36)
+
+
+@pytest.fixture(scope="module")
+def threaded_url() -> Iterator[str]:
+    """The app in a threaded server (werkzeug's, as ``flask run`` serves it)."""
+    server = make_server("127.0.0.1", 0, create_app(), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(30)
+
+
+def test_short_requests_are_answered_between_a_streams_records(threaded_url):
+    """In a threaded server, a short request waits for the record being solved, not for the
+    whole stream (each record takes the solver in turn)."""
+    lines: list[bytes] = []
+    started = threading.Event()
+
+    def read_stream() -> None:
+        with post(threaded_url, SLOW_PBN, stream=True) as resp:
+            assert resp.status_code == 200
+            for line in resp.iter_lines():
+                lines.append(line)
+                started.set()
+
+    reader = threading.Thread(target=read_stream, daemon=True)
+    reader.start()
+    assert started.wait(60)
+    health = requests.get(threaded_url + "/api/v1/health", timeout=60)
+    seen_at_health = len(lines)
+    analyses = requests.post(threaded_url + "/api/v1/analyses", timeout=60, json={
+        "positions": [{"deal": "N:.A..2 .2..3 .3..4 .4..5", "id": "short"}]})
+    seen_at_analyses = len(lines)
+    reader.join(120)
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    assert analyses.status_code == 200 and analyses.json()["answers"][0]["error"] is None
+    assert len(lines) == 30 and [json.loads(x)["index"] for x in lines] == list(range(30))
+    assert all(json.loads(x)["error"] is None for x in lines)
+    # answered while the stream went on, each after at most a record or two of it
+    assert seen_at_health < 30 and seen_at_analyses < 30, (seen_at_health, seen_at_analyses)
