@@ -1,7 +1,7 @@
 """Hand-record files (issue 3): records per second of ``hearts-dd annotate`` at 1 and 2 jobs, and
 its peak memory on 1 000 and 10 000 records (flat: it must not grow with the file).
 
-The files are generated end positions (``tests/record_files.py``): 4 cards a hand with all 16
+The files are generated end positions (``record_files.py``): 4 cards a hand with all 16
 cards recorded, so each record is solved and its play reviewed in milliseconds and the figures
 measure the batch machinery (reading, workers, ordering, writing) rather than full-deal search.
 Every run is a separate ``hearts-dd`` process; its memory is read from ``/proc`` (Linux): the
@@ -19,10 +19,9 @@ from pathlib import Path
 import pytest
 
 from .peak_memory import high_water_kib
+from .record_files import endgame_file
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))       # the record generator shared with the tests
-from record_files import endgame_file  # noqa: E402
 
 SPEED_RECORDS = int(os.environ.get("HDD_BENCH_RECORDS", "2000"))
 MEMORY_RECORDS = (1_000, 10_000)

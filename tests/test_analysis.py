@@ -15,8 +15,7 @@ from typing import Callable
 import pytest
 
 from endgames import Scenario, random_endgame
-from record_files import small_deal
-from test_bruteforce import RULE_SETS
+from benchmarks.record_files import small_deal
 from solver._search import watch_signal
 from solver.analysis import SearchAborted, Solver, _tighter
 from solver.results import Analysis, Bounds, PlayerResult
@@ -25,6 +24,7 @@ from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position
 from solver.rules import Rules
+from test_bruteforce import RULE_SETS
 
 SAMPLE = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
 

@@ -24,7 +24,7 @@ from hypothesis import given, settings, strategies as st
 
 from api import create_app
 from api.testing import free_port, served
-from record_files import small_deal
+from benchmarks.record_files import small_deal
 from solver.analysis import Solver
 from solver.cards import Seat, cards_of
 from solver.cli import cli

@@ -15,7 +15,7 @@ from werkzeug.serving import make_server
 
 from api import create_app
 from api.testing import served
-from record_files import endgame_file
+from benchmarks.record_files import endgame_file
 from solver.cli_records import annotate
 from solver.deal import Deal
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from record_files import endgame_file, small_deal
+from benchmarks.record_files import endgame_file, small_deal
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Seat, cards_of
 from solver import batch

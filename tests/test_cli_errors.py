@@ -24,7 +24,7 @@ from solver.deal import Deal
 from solver.position import Position
 from solver.rules import Rules
 
-from record_files import random_play
+from benchmarks.record_files import random_play
 from signals import as_in_a_terminal
 from strategies import PROPERTY
 

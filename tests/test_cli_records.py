@@ -17,7 +17,7 @@ from typing import Iterator
 
 import pytest
 
-from record_files import endgame_file
+from benchmarks.record_files import endgame_file
 from signals import as_in_a_terminal
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records

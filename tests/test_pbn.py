@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from record_files import endgame_file
+from benchmarks.record_files import endgame_file
 from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver import pbn

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from record_files import random_play, small_deal
+from benchmarks.record_files import random_play, small_deal
 from solver.analysis import SearchAborted, Solver
 from solver.cards import Card, Seat
 from solver.deal import Deal

@@ -1,4 +1,6 @@
-"""Seeded PBN hand-record files for the batch tests and benchmarks.
+"""Seeded PBN hand-record files: the annotate benchmark's workload, which the tests of the
+record reader, the batch, the review and the API use too (as ``seeded_deals`` is the full-deal
+one).
 
 Full deals take seconds to solve, so the generated records are *end positions* (PBN 2.1
 §3.10): deals of a few cards a hand, which the solver answers in milliseconds. A record may
@@ -11,7 +13,7 @@ from typing import Iterator
 
 from solver.cards import DECK, Card, Seat, cards_of
 from solver.deal import Deal
-from solver.pbn import RecordedPlay, game_text
+from solver.pbn import RecordedPlay, Slot, game_text
 from solver.position import Position
 from solver.rules import Rules
 
@@ -35,14 +37,16 @@ def recorded(start: Position, cards: list[Card]) -> RecordedPlay:
     """The cards as a PBN ``[Play]`` section: one row per trick, columns from the first leader."""
     first = start.to_move
     assert first is not None
-    rows: list[list] = []
+    rows: list[list[Slot]] = []
     p = start
     for i, card in enumerate(cards):
         if i % 4 == 0:
             rows.append(["-"] * 4)
-        rows[-1][(p.to_move - first) % 4] = card
+        seat = p.to_move
+        assert seat is not None
+        rows[-1][(seat - first) % 4] = card
         p = p.play(card)
-    return RecordedPlay(first, tuple(tuple(r) for r in rows))  # type: ignore[arg-type]
+    return RecordedPlay(first, tuple((r[0], r[1], r[2], r[3]) for r in rows))
 
 
 def endgame_records(count: int, seed: int = 0, hand_size: int = 4, play_cards: int = 0,
