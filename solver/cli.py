@@ -372,15 +372,17 @@ def _thread_failed(args: threading.ExceptHookArgs) -> None:
 def main() -> None:
     """Entry point: click's own usage errors are also reduced to one line, exit 2; Ctrl-C,
     SIGTERM and SIGHUP stop a search at once and exit 128 + the signal's number (unless they
-    were ignored when the command started, as under ``nohup``)."""
-    for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL)):
-        if signal.getsignal(signum) is unset:
-            signal.signal(signum, _stop)
-            watch_signal(signum)
-    threading.excepthook = _thread_failed
-    standard_streams()
-    plain_where_needed()
+    were ignored when the command started, as under ``nohup``). Everything is under the ``try``:
+    a Ctrl-C before the handlers are set (a KeyboardInterrupt) or after (``Stopped``) is one line
+    however early it comes."""
     try:
+        for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL)):
+            if signal.getsignal(signum) is unset:
+                signal.signal(signum, _stop)
+                watch_signal(signum)
+        threading.excepthook = _thread_failed
+        standard_streams()
+        plain_where_needed()
         cli.main(standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:
         # no command: the help, as click shows it (a usage error's exit status)

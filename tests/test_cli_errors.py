@@ -13,6 +13,7 @@ import sys
 import time
 import types
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -212,13 +213,30 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: 
     assert err == f"hearts-dd: error: {message}\n"       # one line (click adds a blank one to ^C)
 
 
-def test_ctrl_c_while_the_command_loads_is_one_line(monkeypatch: pytest.MonkeyPatch,
+@pytest.fixture
+def sigint_kept() -> Iterator[None]:
+    """The test process's Ctrl-C handler put back (the entry point ignores a second Ctrl-C
+    while it leaves)."""
+    kept = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, kept)
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt(), RuntimeError("Error calling __set_name__")],
+                         ids=["ctrl-c", "ctrl-c in a class being made"])
+def test_ctrl_c_while_the_command_loads_is_one_line(raised: BaseException, sigint_kept: None,
+                                                  monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """Before the CLI has loaded (its handlers not yet set) Ctrl-C printed a traceback."""
+    """Before the CLI has loaded (its handlers not yet set) Ctrl-C printed a traceback; and on
+    Python 3.11 one that came as a dataclass was made is a RuntimeError caused by it."""
     from solver import launch
+    if isinstance(raised, RuntimeError):
+        raised.__cause__ = KeyboardInterrupt()
 
     def interrupted(name: str) -> None:
-        raise KeyboardInterrupt
+        raise raised
 
     loading = types.ModuleType("solver.cli")
     loading.__getattr__ = interrupted  # type: ignore[attr-defined]  # (PEP 562)
@@ -226,6 +244,73 @@ def test_ctrl_c_while_the_command_loads_is_one_line(monkeypatch: pytest.MonkeyPa
     with pytest.raises(SystemExit) as done:
         launch.main()
     assert done.value.code == 130 and capsys.readouterr().err == "hearts-dd: error: interrupted\n"
+
+
+def test_another_error_while_the_command_loads_is_not_taken_for_ctrl_c(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from solver import launch
+
+    def broken(name: str) -> None:
+        raise RuntimeError("a bug")
+
+    loading = types.ModuleType("solver.cli")
+    loading.__getattr__ = broken  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "solver.cli", loading)
+    with pytest.raises(RuntimeError, match="a bug"):
+        launch.main()
+
+
+@pytest.mark.parametrize("when", ["setting the handlers", "after"])
+def test_ctrl_c_as_the_command_sets_its_handlers_is_one_line(when: str) -> None:
+    """The handlers were set, and the standard streams checked, before the ``try`` that
+    reports a Ctrl-C: one then (a KeyboardInterrupt before the handler, ``Stopped`` after it)
+    was a traceback. Here the Ctrl-C comes at those moments, on cue."""
+    cue = ("cli.watch_signal = lambda signum: (_ for _ in ()).throw(KeyboardInterrupt())"
+           if when == "setting the handlers" else
+           "cli.standard_streams = lambda: os.kill(os.getpid(), signal.SIGINT)")
+    script = f"import os, signal\nfrom solver import launch, cli\n{cue}\nlaunch.main()"
+    result = subprocess.run([sys.executable, "-c", script, "analyze", "--deal", DEAL],
+                            capture_output=True, text=True, timeout=60, preexec_fn=as_in_a_terminal)
+    assert result.returncode == 130 and result.stdout == ""
+    assert result.stderr == "hearts-dd: error: interrupted\n"
+
+
+def test_ctrl_c_at_any_moment_of_start_up_is_one_line() -> None:
+    """Ctrl-C sent at moments through the command's start-up, while Python loads the package
+    (about a fifth of a second here): the entry point imported a few modules outside its guard,
+    and the CLI set its handlers outside its own, and a Ctrl-C there was a traceback.
+
+    What comes before the package's first line is Python's start-up, out of its reach: there
+    Ctrl-C kills the process (before Python has its handler) or ends Python's start-up with
+    Python's own message ("Fatal Python error: init_..."), as it would for any Python program;
+    those are told apart here by no line of the package being in the traceback."""
+    import solver
+    package = str(Path(solver.__file__).parent)
+    ours = done = 0
+    # every 3 ms through Python's start-up, then further apart until the command is done (a
+    # busy machine starts slowly)
+    for delay_ms in (*range(0, 60, 3), 60, 80, 110, 150, 200, 300, 450, 700, 1000, 1500, 2500):
+        for _ in range(2):
+            proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", "N:.A..2 .2..3 .3..4 .4..5",
+                                     "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, preexec_fn=as_in_a_terminal)
+            time.sleep(delay_ms / 1000)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            seen = (delay_ms, proc.returncode, out, err)
+            assert package not in err, seen
+            if proc.returncode == 130:          # (or just after the answer was written)
+                ours += 1
+                assert err == "hearts-dd: error: interrupted\n" and (not out or '"players"' in out), seen
+            elif out:   # done (or a Ctrl-C Python's start-up let pass: "Exception ignored in" a
+                        # callback of its imports)
+                done += 1
+                assert '"players"' in out and proc.returncode in (0, -signal.SIGINT), seen
+            else:                               # (Python's start-up)
+                assert proc.returncode in (-signal.SIGINT, 1), seen
+        if done and delay_ms > 60:
+            break
+    assert ours, "no Ctrl-C came while the package loaded"
 
 
 def test_no_command_shows_the_help() -> None:
