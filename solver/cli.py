@@ -9,8 +9,8 @@ import signal
 import sys
 import threading
 import time
-from contextlib import suppress
-from typing import IO
+from contextlib import contextmanager, suppress
+from typing import IO, Any, Iterator
 
 import click
 from click.shell_completion import CompletionItem
@@ -61,7 +61,33 @@ STATUS_AFTER = 0.5
 STATUS_EVERY = 0.25
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group. click ends a broken pipe while it writes (the help, ``--version``) itself,
+    with exit 1 and no word; here one is reported as a command reports any output it cannot
+    write (``stdout_failed``): one line, exit 2."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        with _pipe_errors():        # (the group's options: its help, --version)
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _pipe_errors():        # (a command's options, its help among them, and the command)
+            return super().invoke(ctx)
+
+
+@contextmanager
+def _pipe_errors() -> Iterator[None]:
+    """A broken pipe, out of click's reach (which would end it with exit 1 and no word)."""
+    try:
+        yield
+    except BrokenPipeError as e:
+        if e.filename:
+            fail(os_error_line(e))
+        stdout_failed(e)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="hearts-dd")
 def cli() -> None:
     """Exact double-dummy analysis of Hearts deals."""

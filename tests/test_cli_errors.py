@@ -398,7 +398,7 @@ def test_an_input_closed_or_failing_is_named() -> None:
 
 @pytest.mark.parametrize("args, output", [
     (["--json"], "full disk"), ([], "full disk"), (["--line", "N"], "full disk"),
-    (["--help"], "full disk"),      # (click itself ends a help page's broken pipe: exit 1)
+    (["--help"], "full disk"), (["--help"], "reader gone"),
     (["--json"], "reader gone"), ([], "reader gone"), (["--line", "N"], "reader gone")])
 def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: str) -> None:
     small = "N:.A..2 .2..3 .3..4 .4..5"
@@ -413,6 +413,27 @@ def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: s
                                 stderr=subprocess.PIPE, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr == f"hearts-dd: error: cannot write standard output: {expected}\n"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], ["analyze", "--help"],
+                                  ["annotate", "-h"], ["moon", "--help"], ["serve", "--help"]])
+@pytest.mark.parametrize("output", ["full disk", "reader gone"])
+def test_help_that_cannot_be_written_is_one_line_as_an_answer_is(args: list[str], output: str) -> None:
+    """click ended a broken pipe while it wrote the help or the version itself: exit 1 and not a
+    word, where every command's output says it could not be written (above)."""
+    if output == "full disk":
+        stdout, expected = open("/dev/full", "wb"), "No space left on device"
+    else:
+        read, write = os.pipe()
+        os.close(read)
+        stdout, expected = open(write, "wb"), "Broken pipe"
+    with stdout:
+        result = subprocess.run([str(COMMAND), *args], stdout=stdout, stderr=subprocess.PIPE,
+                                text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr == f"hearts-dd: error: cannot write standard output: {expected}\n"
+    written = subprocess.run([str(COMMAND), *args], capture_output=True, text=True, timeout=120)
+    assert written.returncode == 0 and written.stdout and written.stderr == ""
 
 
 @pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
