@@ -20,9 +20,9 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (TABLE_MB, Seconds, closed_at_start, complete_rules, countable, counted, fail,
-                         more_now, os_error_line, plain_where_needed, progress, rules_option,
-                         standard_streams, stdout_failed, temporary_files)
+from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, countable, counted,
+                         echo, fail, more_now, os_error_line, plain_where_needed, progress,
+                         rules_option, standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -61,10 +61,13 @@ STATUS_AFTER = 0.5
 STATUS_EVERY = 0.25
 
 
-class _Commands(click.Group):
+class _Commands(Command, click.Group):
     """The command group. click ends a broken pipe while it writes (the help, ``--version``) itself,
     with exit 1 and no word; here one is reported as a command reports any output it cannot
-    write (``stdout_failed``): one line, exit 2."""
+    write (``stdout_failed``): one line, exit 2. Its help and its commands' are written as
+    ``Command``'s."""
+
+    command_class = Command
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: Any) -> click.Context:
@@ -189,11 +192,11 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         out["line"] = line_json(target, line)
     try:
         if as_json:
-            click.echo(json.dumps(out))
+            echo(json.dumps(out))
             return
-        click.echo(render(result))
+        echo(render(result))
         if target is not None and line is not None:
-            click.echo("\n" + render_line(pos, target, line))
+            echo("\n" + render_line(pos, target, line))
     except OSError as e:
         stdout_failed(e)
 
@@ -225,7 +228,7 @@ def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
     if not weighing.answered:
         fail(f"no deal analysed within the time limit of {solver.time_limit:g} s", code=3)
     try:
-        click.echo(json.dumps(weighing.to_json()) if as_json else render_weighing(pos, weighing, seed))
+        echo(json.dumps(weighing.to_json()) if as_json else render_weighing(pos, weighing, seed))
     except OSError as e:
         stdout_failed(e)
 
@@ -327,8 +330,8 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
         name = getattr(input_file, "name", "-")
         where = "standard input" if name in ("-", "<stdin>") or not isinstance(name, str) else name
         fail(f"{where}: {e.strerror or e}")
-    click.echo(f"hearts-dd: {counted(lines, 'position')}, {lines - failed} answered, {failed} with errors, "
-               f"{time.perf_counter() - t0:.1f} s", err=True)
+    echo(f"hearts-dd: {counted(lines, 'position')}, {lines - failed} answered, {failed} with errors, "
+         f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
 
 
@@ -412,7 +415,7 @@ def main() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:
         # no command: the help, as click shows it (a usage error's exit status)
-        click.echo(e.ctx.get_help(), err=True)
+        echo(e.ctx.get_help(), err=True)
         sys.exit(2)
     except click.UsageError as e:
         command = e.ctx.command_path.removeprefix("hearts-dd").strip() if e.ctx else ""

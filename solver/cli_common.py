@@ -24,8 +24,39 @@ from .rules import PRESETS, Rules
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Leave with one line on stderr, nothing on stdout."""
-    click.echo(error_line(message), err=True)
+    echo(error_line(message), err=True)
     sys.exit(code)
+
+
+def echo(message: str, err: bool = False) -> None:
+    """``click.echo`` to standard output (or error) as it is. By default click writes UTF-8 to a
+    stream that says it is ASCII (``PYTHONIOENCODING=ascii``), taking it for a misconfigured
+    locale: the reports' suit symbols then came out as UTF-8 where letters were asked for."""
+    click.echo(message, file=sys.stderr if err else sys.stdout)
+
+
+def as_written(text: str, stream: IO[str]) -> str:
+    """``text`` as ``stream``'s encoding can have it: the reports' symbols in ASCII where it
+    lacks them, as ``plain_where_needed`` has the standard streams write them.
+
+    >>> as_written("SPEC §4 · ♠", io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    'SPEC section 4 | S'
+    >>> as_written("SPEC §4", io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+    'SPEC §4'
+    """
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return text.encode(encoding, "hearts-dd-ascii").decode(encoding, "replace")
+    except LookupError:                                 # (an encoding Python does not know)
+        return text
+
+
+class Command(click.Command):
+    """A command whose help is written as standard output's encoding allows: click writes a help
+    page itself, in UTF-8 to a stream that says ASCII (see ``echo``)."""
+
+    def get_help(self, ctx: click.Context) -> str:
+        return as_written(super().get_help(ctx), sys.stdout)
 
 
 #: The reports' symbols, spelt in ASCII for a console whose encoding lacks them.

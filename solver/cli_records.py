@@ -18,8 +18,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVa
 import click
 
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .cli_common import (TABLE_MB, Seconds, closed_at_start, complete_rules, countable, counted, fail,
-                         os_error_line, progress, rules_option, descriptor_named, stdout_failed,
+from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, countable, counted,
+                         echo, fail, os_error_line, progress, rules_option, descriptor_named, stdout_failed,
                          temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
@@ -55,8 +55,8 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
                     stream.close()
         except OSError as e:
             name = "standard input" if path == "-" else path
-            click.echo(error_line(f"{name}: {e.strerror or e} (its records from there on are "
-                                  "missing)"), err=True)
+            echo(error_line(f"{name}: {e.strerror or e} (its records from there on are "
+                            "missing)"), err=True)
             unreadable.append(path)
 
 
@@ -192,8 +192,8 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
             stdout_failed(e)
         fail(f"cannot write {output}: {e.strerror or e}")
     lost = f", {counted(len(unreadable), 'input')} not read to the end" if unreadable else ""
-    click.echo(f"hearts-dd: {counted(records, 'record')}, {annotated} annotated, {failed} with errors{lost}, "
-               f"{time.perf_counter() - t0:.1f} s", err=True)
+    echo(f"hearts-dd: {counted(records, 'record')}, {annotated} annotated, {failed} with errors{lost}, "
+         f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed or unreadable else 0
 
 
@@ -225,7 +225,7 @@ def _with_common(f: F) -> F:
     return f
 
 
-@click.command()
+@click.command(cls=Command)
 @INPUTS
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Output file (default: standard output); written whole or not at all.")
@@ -246,7 +246,7 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     sys.exit(status)
 
 
-@click.command()
+@click.command(cls=Command)
 @INPUTS
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
 @_with_common
@@ -259,6 +259,6 @@ def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: i
         sys.exit(_run(inputs, options, jobs, dask, chunk_size, writer.write, flush=writer.close))
 
     def show(record: Record, result: dict[str, Any]) -> None:
-        click.echo(moon_line(result))
+        echo(moon_line(result))
 
     sys.exit(_run(inputs, options, jobs, dask, chunk_size, show))

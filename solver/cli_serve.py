@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import click
 
-from .cli_common import fail
+from .cli_common import Command, fail
 
 
 def gunicorn_config() -> Path:
@@ -31,7 +31,7 @@ def gunicorn_argv(host: str, port: int, workers: int | None) -> list[str]:
     return argv
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="TCP port to listen on.")

@@ -436,8 +436,9 @@ def test_help_that_cannot_be_written_is_one_line_as_an_answer_is(args: list[str]
     assert written.returncode == 0 and written.stdout and written.stderr == ""
 
 
-@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "ascii"])
 def test_a_console_without_the_suit_symbols_gets_letters(encoding: str) -> None:
+    """(click wrote UTF-8 to an ASCII stream, taking it for a misconfigured locale.)"""
     small = "N:9.2.K.A4 .A64.T.8 Q8..64.7 62.9.AJ."
     result = subprocess.run([str(COMMAND), "analyze", "--deal", small, "--line", "N"],
                             capture_output=True, timeout=120,
@@ -446,6 +447,22 @@ def test_a_console_without_the_suit_symbols_gets_letters(encoding: str) -> None:
     out = result.stdout.decode(encoding)
     assert "S 62" in out and "H A64" in out and "-> S, 14 points" in out
     assert "?" not in out and result.stderr == b""
+
+
+@pytest.mark.parametrize("args, stream, written", [
+    (["analyze", "--help"], "stdout", "(SPEC section 4)"),
+    (["annotate", "-h"], "stdout", "jsonl (SPEC section 6)"),
+    (["analyze", "--deal", DEAL, "--rules", '{"mo\u00f6n": "add"}'], "stderr",
+     "hearts-dd: error: --rules: unknown rule key 'mo?n'"),
+])
+def test_an_ascii_console_gets_ascii_help_and_errors(args: list[str], stream: str, written: str) -> None:
+    """click writes its help pages itself, and wrote them, and every message, in UTF-8 to a
+    stream that says ASCII: now the help's symbols are spelt out, as the reports' are, and
+    what an error quotes is ``?`` where ASCII has no letter for it."""
+    result = subprocess.run([str(COMMAND), *args], capture_output=True, timeout=120,
+                            env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    text = (result.stdout if stream == "stdout" else result.stderr).decode("ascii")
+    assert written in text and result.returncode == (0 if stream == "stdout" else 2)
 
 
 def test_a_table_beyond_the_memory_limit_is_one_line() -> None:
