@@ -27,6 +27,7 @@ class Engine:
     narrow_cards: int
     sweep_from: int
     sweep_cards: int
+    etc_from: int
     helper_nodes: int
     joins: int
     helper_answers: int

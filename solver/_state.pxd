@@ -99,5 +99,10 @@ ctypedef struct State:
     void* helped                 # the main search's: its Helper, started after spawn_at nodes
     int64_t spawn_at
     int64_t helper_all_at        # a helper's: nodes after which it reorders the target's cards too
+    int etc_from                 # cards left from which the target's side, fourth to a trick,
+                                 # looks up its cards' trick ends first (Engine.etc_from)
+    int probe_only               # search() at a trick boundary returns only what the
+    int probe_miss               # whole-position cache, static bounds and table settle, and
+                                 # sets probe_miss where they do not (the lazy ETC in search)
     int helper_pairs             # a helper's: cards left from which it swaps the others' two
                                  # cards of a trick (Engine.helper_pairs_from)

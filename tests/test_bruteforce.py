@@ -98,12 +98,14 @@ def seeded(label: str, round_: int) -> random.Random:
 class NarrowedSolver(Solver):
     """Narrowed passes (Engine.value) and the others' sweeps (_search._sweep) at every size and
     with one card a node: the engine uses them only from 10 tricks to go and with two or three
-    cards, which in these small endgames would seldom leave a card out."""
+    cards, which in these small endgames would seldom leave a card out. The target's look-ups
+    of its cards' trick ends (the lazy ETC in _search.search, from 6 tricks to go) at every
+    size too."""
 
     @contextmanager
     def _engine(self, p: Position) -> Iterator[Engine]:
         with super()._engine(p) as e:
-            e.narrow_from = e.sweep_from = 0
+            e.narrow_from = e.sweep_from = e.etc_from = 0
             e.narrow_cards = e.sweep_cards = 1
             yield e
 

@@ -27,7 +27,8 @@ def eager(solver: Solver, rules: Rules) -> Solver:
     card kept, the rest reversed; the others' two cards in a trick swapped) at every node, the
     target's cards too after 500 nodes, so that even small searches run two threads and both
     orders; both threads' others sweep their cards (_search._sweep) at every node, so that
-    narrowed entries are shared too."""
+    narrowed entries are shared too, and the target looks up its cards' trick ends (the lazy
+    ETC) at every size."""
     solver.prepare(rules)
     for e in solver._engines:
         e.spawn_nodes = 0
@@ -35,6 +36,7 @@ def eager(solver: Solver, rules: Rules) -> Solver:
         e.helper_pairs_from = 1
         e.helper_all_nodes = 500
         e.sweep_from = 0
+        e.etc_from = 0
     return solver
 
 
