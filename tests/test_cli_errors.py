@@ -13,7 +13,7 @@ import sys
 import time
 import types
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -396,18 +396,22 @@ def test_an_input_closed_or_failing_is_named() -> None:
         assert failing.stderr == "hearts-dd: error: /proc/self/mem: Input/output error\n"
 
 
+def unwritable(output: str) -> tuple[IO[bytes], str]:
+    """A standard output that cannot be written, and the words of the error it gives."""
+    if output == "full disk":
+        return open("/dev/full", "wb"), "No space left on device"
+    read, write = os.pipe()
+    os.close(read)
+    return open(write, "wb"), "Broken pipe"
+
+
 @pytest.mark.parametrize("args, output", [
     (["--json"], "full disk"), ([], "full disk"), (["--line", "N"], "full disk"),
     (["--help"], "full disk"), (["--help"], "reader gone"),
     (["--json"], "reader gone"), ([], "reader gone"), (["--line", "N"], "reader gone")])
 def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: str) -> None:
     small = "N:.A..2 .2..3 .3..4 .4..5"
-    if output == "full disk":
-        stdout, expected = open("/dev/full", "wb"), "No space left on device"
-    else:
-        read, write = os.pipe()
-        os.close(read)
-        stdout, expected = open(write, "wb"), "Broken pipe"
+    stdout, expected = unwritable(output)
     with stdout:
         result = subprocess.run([str(COMMAND), "analyze", "--deal", small, *args], stdout=stdout,
                                 stderr=subprocess.PIPE, text=True, timeout=120)
@@ -421,12 +425,7 @@ def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: s
 def test_help_that_cannot_be_written_is_one_line_as_an_answer_is(args: list[str], output: str) -> None:
     """click ended a broken pipe while it wrote the help or the version itself: exit 1 and not a
     word, where every command's output says it could not be written (above)."""
-    if output == "full disk":
-        stdout, expected = open("/dev/full", "wb"), "No space left on device"
-    else:
-        read, write = os.pipe()
-        os.close(read)
-        stdout, expected = open(write, "wb"), "Broken pipe"
+    stdout, expected = unwritable(output)
     with stdout:
         result = subprocess.run([str(COMMAND), *args], stdout=stdout, stderr=subprocess.PIPE,
                                 text=True, timeout=120)
