@@ -453,6 +453,20 @@ cdef inline int _child(const Game* g, State* s, Table* tt, int player, int c, in
     return v
 
 
+cdef inline int _looked_up(const Game* g, State* s, Table* tt, int player, int c, int alpha,
+                           int beta, int* value, uint64_t* rel) noexcept nogil:
+    """``c``'s trick end looked up only (the lazy ETC in search): 1 with its value and reliance
+    where the whole-position cache, the static bounds or the table settle it, else 2."""
+    cdef int miss
+    s.probe_only = 1
+    s.probe_miss = 0
+    value[0] = _child(g, s, tt, player, c, alpha, beta, rel)
+    miss = s.probe_miss
+    s.probe_only = 0
+    s.probe_miss = 0
+    return 2 if miss else 1
+
+
 cdef inline int _sweep(const Game* g, State* s, Table* tt, int player, const int* moves,
                        const uint64_t* runs, int n, int alpha, int beta, int* value,
                        uint64_t* rel) noexcept nogil:
@@ -694,12 +708,7 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             searched += 1
             if etc:
                 if pst[i] == 0:
-                    s.probe_only = 1
-                    s.probe_miss = 0
-                    pv[i] = _child(g, s, tt, player, c, alpha, beta, &prel[i])
-                    pst[i] = 2 if s.probe_miss else 1
-                    s.probe_only = 0
-                    s.probe_miss = 0
+                    pst[i] = _looked_up(g, s, tt, player, c, alpha, beta, &pv[i], &prel[i])
                     if s.aborted:
                         return 0
                 if pst[i] == 1:
@@ -709,12 +718,8 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
                     found = -1
                     if i == 0:
                         for k in range(1, n):
-                            s.probe_only = 1
-                            s.probe_miss = 0
-                            pv[k] = _child(g, s, tt, player, moves[k], alpha, beta, &prel[k])
-                            pst[k] = 2 if s.probe_miss else 1
-                            s.probe_only = 0
-                            s.probe_miss = 0
+                            pst[k] = _looked_up(g, s, tt, player, moves[k], alpha, beta, &pv[k],
+                                                &prel[k])
                             if s.aborted:
                                 return 0
                             if pst[k] == 1 and pv[k] <= alpha:
