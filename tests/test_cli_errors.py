@@ -423,8 +423,8 @@ def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: s
                                   ["annotate", "-h"], ["moon", "--help"], ["serve", "--help"]])
 @pytest.mark.parametrize("output", ["full disk", "reader gone"])
 def test_help_that_cannot_be_written_is_one_line_as_an_answer_is(args: list[str], output: str) -> None:
-    """click ended a broken pipe while it wrote the help or the version itself: exit 1 and not a
-    word, where every command's output says it could not be written (above)."""
+    """Help and the version, which click writes itself, fail as every command's output does
+    (above), where click once ended a broken pipe with exit 1 and not a word."""
     stdout, expected = unwritable(output)
     with stdout:
         result = subprocess.run([str(COMMAND), *args], stdout=stdout, stderr=subprocess.PIPE,
