@@ -82,9 +82,16 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
         with turn():    # a record at a time: other requests' turns come between records
             try:
                 solver = request_budget.limited()
-                per_record = min((s for s in (solver.time_limit, config["SOLVER_TIME_LIMIT"]) if s > 0),
-                                 default=0.0)
-                result = annotate_record(record, replace(options, time_limit=per_record), solver)
+                own = config["SOLVER_TIME_LIMIT"]
+                left = solver.time_limit if request_budget.deadline else 0.0
+                if not left or 0 < own <= left:
+                    limited = replace(options, time_limit=own)
+                else:               # what is left of the request's: say so, not its seconds
+                    nodes = solver.node_limit
+                    limited = replace(options, time_limit=left, out_of_time=_budget_spent(
+                        config["ANNOTATE_TIME_LIMIT"]) + (f" (or the node limit of {nodes} nodes "
+                                                          "per search)" if nodes else ""))
+                result = annotate_record(record, limited, solver)
             except SearchAborted:
                 result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"])
         writer.write(record, result)
@@ -95,8 +102,11 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
 
 def _not_annotated(record: Record, seconds: float) -> dict[str, Any]:
     """The SPEC §6 line of a record the request's budget left no time for."""
-    return not_annotated(record, f"the request's compute budget of {seconds:g} s ran out; send "
-                                 "fewer records at a time")
+    return not_annotated(record, _budget_spent(seconds))
+
+
+def _budget_spent(seconds: float) -> str:
+    return f"the request's compute budget of {seconds:g} s ran out; send fewer records at a time"
 
 
 def _take(buffer: io.BytesIO) -> bytes:

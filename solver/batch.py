@@ -59,6 +59,8 @@ class AnnotateOptions:
     moon_only: bool = False         # only moon questions (the ``moon`` command): no guarantees
     time_limit: float = 0.0         # seconds per record, 0: none
     table_mb: int = 64              # transposition table of each worker's solver
+    out_of_time: str = ""           # a record's error when time_limit cuts it short, if not
+                                    # the limit's own words (a budget's rest, as in the API)
 
 
 def default_jobs() -> int:
@@ -137,7 +139,8 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
     except SearchAborted:
         # (without the bounds proved so far: how far a search got is the machine's, and a
         # file annotated twice should come out the same)
-        errors.append(f"line {record.line}: {out_of_time(options.time_limit, nodes=solver.node_limit)}{stage}")
+        why = options.out_of_time or out_of_time(options.time_limit, nodes=solver.node_limit)
+        errors.append(f"line {record.line}: {why}{stage}")
     return _finish(out, errors, record.more_errors)
 
 

@@ -89,6 +89,28 @@ def test_bad_request_is_a_problem(base_url, body, params, status, kind, words):
     assert words in problem["detail"]
 
 
+@pytest.mark.parametrize("solver_limit", [10.0, 0.0])
+def test_a_record_the_request_budget_cuts_short_names_the_budget(solver_limit):
+    """Its error gave "the time limit of 0.998846 s", what was left of the budget, which
+    nobody had set; the records after it named the budget."""
+    app = create_app({"ANNOTATE_TIME_LIMIT": 0.3, "SOLVER_TIME_LIMIT": solver_limit,
+                      "SOLVER_TABLE_MB": 8})
+    hard = f'[Deal "{Deal.random(3).pbn()}"]\n\n'.encode()  # a full deal: seconds to solve
+    lines = [json.loads(line) for line in
+             app.test_client().post("/api/v1/annotate", data=hard * 2).get_data().splitlines()]
+    assert lines[0]["error"] == ("line 1: the request's compute budget of 0.3 s ran out; send "
+                                 "fewer records at a time")
+    assert lines[1]["error"] == ("line 3: not annotated: the request's compute budget of 0.3 s "
+                                 "ran out; send fewer records at a time")
+
+
+def test_a_record_its_own_limit_cuts_short_names_that_limit():
+    app = create_app({"ANNOTATE_TIME_LIMIT": 100.0, "SOLVER_TIME_LIMIT": 0.3, "SOLVER_TABLE_MB": 8})
+    hard = f'[Deal "{Deal.random(3).pbn()}"]\n\n'.encode()
+    line = json.loads(app.test_client().post("/api/v1/annotate", data=hard).get_data())
+    assert line["error"] == "line 1: no answer within the time limit of 0.3 s"
+
+
 def test_records_past_the_request_budget_get_an_error_line_each():
     app = create_app({"ANNOTATE_TIME_LIMIT": 1e-6})
     resp = app.test_client().post("/api/v1/annotate", data=PBN)
