@@ -34,12 +34,15 @@ INPUTS = click.argument("inputs", nargs=-1, required=True,
                         type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 
 
-def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
+def _records(paths: Sequence[str], unreadable: list[str], gameless: list[str]) -> Iterator[Record]:
     """The records of every input in turn, numbered across all of them, each with its file
     when there are several. An input that cannot be read is reported on stderr and added to
-    ``unreadable``; the others are still read."""
+    ``unreadable``, one without a game (empty, or not PBN: the wrong file, most likely) to
+    ``gameless``; the others are still read."""
     index = 0
     for path in paths:
+        name = "standard input" if path == "-" else path
+        first = index
         try:
             if closed_at_start(path):
                 raise OSError(errno.EBADF, os.strerror(errno.EBADF))
@@ -54,10 +57,14 @@ def _records(paths: Sequence[str], unreadable: list[str]) -> Iterator[Record]:
                 if stream is not sys.stdin.buffer:
                     stream.close()
         except OSError as e:
-            name = "standard input" if path == "-" else path
             echo(error_line(f"{name}: {e.strerror or e} (its records from there on are "
                             "missing)"), err=True)
             unreadable.append(path)
+            continue
+        if index == first:
+            echo(error_line(f"{name}: no PBN game found (expected tag pairs such as "
+                            '[Deal "N:..."])'), err=True)
+            gameless.append(path)
 
 
 def _shown(path: str) -> str:
@@ -171,8 +178,9 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     t0 = time.perf_counter()
     records = annotated = failed = 0
     unreadable: list[str] = []
+    gameless: list[str] = []
     try:
-        stream = annotate_stream(_records(paths, unreadable), options, jobs or default_jobs(), dask,
+        stream = annotate_stream(_records(paths, unreadable, gameless), options, jobs or default_jobs(), dask,
                                  chunk_size)
         shown = sys.stderr.isatty()
         with closing(stream), progress(shown, lambda: _total(paths), "record") as step:
@@ -192,9 +200,10 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
             stdout_failed(e)
         fail(f"cannot write {output}: {e.strerror or e}")
     lost = f", {counted(len(unreadable), 'input')} not read to the end" if unreadable else ""
+    lost += f", {counted(len(gameless), 'input')} without a game" if gameless else ""
     echo(f"hearts-dd: {counted(records, 'record')}, {annotated} annotated, {failed} with errors{lost}, "
          f"{time.perf_counter() - t0:.1f} s", err=True)
-    return 1 if failed or unreadable else 0
+    return 1 if failed or unreadable or gameless else 0
 
 
 F = TypeVar("F", bound=Callable[..., Any])

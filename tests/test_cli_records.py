@@ -460,6 +460,21 @@ def test_an_unreadable_input_is_reported_and_the_others_are_annotated():
     assert "1 input not read to the end" in last
 
 
+@pytest.mark.parametrize("text", [b"", b"% a comment only\n", b'{"deal": "N:..."}\n'])
+def test_an_input_without_a_game_is_reported_and_the_others_are_annotated(tmp_path, text):
+    """The wrong file (or an empty one) said "0 records" and exit 0, where POST /annotate
+    answers such a body with a problem."""
+    wrong = tmp_path / "wrong.pbn"
+    wrong.write_bytes(text)
+    alone = run("annotate", str(wrong), "-j", "1")
+    assert alone.returncode == 1 and alone.stdout == b""
+    assert alone.stderr.decode().splitlines()[0] == (
+        f'hearts-dd: error: {wrong}: no PBN game found (expected tag pairs such as [Deal "N:..."])')
+    p = run("moon", str(wrong), str(SAMPLE), "-j", "1", stdin=b"")
+    assert p.returncode == 1 and len(p.stdout.decode().splitlines()) == 5   # the sample's records
+    assert ", 1 input without a game, " in p.stderr.decode().splitlines()[-1]
+
+
 def test_the_progress_bar_does_not_read_a_pipe_before_the_run(tmp_path):
     import threading
 
