@@ -26,7 +26,7 @@ from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_r
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
-from .errors import HeartsError, LeaderNeeded, error_line
+from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import out_of_time, render, render_line, render_weighing, status_line
@@ -131,7 +131,7 @@ def cli() -> None:
                    "dealt at random as the play allows): each card's mean guarantee, and in how "
                    "many deals it was best. With --time-limit, the deals not analysed in time "
                    "are left out.")
-@click.option("--seed", type=click.IntRange(0), default=None,
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None,  # (as the API's)
               help="With --samples: the same deals each time.")
 @click.option("--known", "known", multiple=True, metavar="SEAT:CARDS",
               help='With --samples: cards the player to move knows another seat holds (those it '
@@ -167,7 +167,8 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         if isinstance(name, str) and closed_at_start(name):
             fail(f"{name}: {os.strerror(errno.EBADF)}")
         # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
-        text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="replace", newline="\n")
+        text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="surrogateescape",
+                                newline="\n")
         sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
     if samples is not None:
         _weigh(solver, pos, samples, seed, _known_cards(known), as_json)
@@ -220,9 +221,16 @@ def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
 def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
            known: dict[Seat | str, str], as_json: bool) -> None:
     """``analyze --samples``: the mover's cards over deals it cannot tell apart."""
+    if pos.to_move is None:
+        fail("analyze --samples: the hand is over: no card to weigh")
     try:
         with progress(sys.stderr.isatty(), lambda: count, "deal") as step:
             weighing = weigh_cards(solver, pos, count, seed, known, done=step)
+    except SampleError as e:       # named in the library's terms: "samples: known E: ..."
+        message = str(e).removeprefix("samples: ")
+        if e.field == "known":
+            message = "--known: " + message.removeprefix("known").lstrip(": ")
+        fail(f"analyze --samples: {message}")
     except HeartsError as e:
         fail(str(e))
     if not weighing.answered:

@@ -21,6 +21,7 @@ error and never stops the others.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ __all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answ
            "answer_batch"]
 
 FIELDS = ("deal", "play", "rules", "leader", "player", "id")
+#: A byte that is not UTF-8, as a file read with ``errors="surrogateescape"`` passes it on.
+_UNDECODED = re.compile("[\udc80-\udcff]")
 #: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
 #: enough that answers stream out and memory stays flat however long the input.
 CHUNK = 64
@@ -88,6 +91,10 @@ def read_position_objects(objects: Iterable[Any], rules: Rules | None = None,
 def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
                default_player: Seat | None) -> PositionLine:
     where = f"line {number}"
+    undecoded = _UNDECODED.search(text)
+    if undecoded:       # as the API's bodies: an id must come back as it was sent
+        byte = len(text[:undecoded.start()].encode("utf-8", "surrogateescape"))
+        return PositionLine(index, where, error=f"{where}: not UTF-8 text (byte {byte})")
     try:
         obj = read_json(text.rstrip("\r\n"))     # a column past the end, not "line 2, column 1"
     except JsonError as e:

@@ -72,13 +72,17 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
                  id="known without a seat"),
     pytest.param(["--deal", DEAL, "--samples", "2", "--known", "X:SA"], ["--known 'X:SA'", "unknown seat"],
                  id="known for no seat"),
-    pytest.param(["--deal", DEAL, "--samples", "2", "--known", "E:SK"], ["known card SK of E", "N's own hand"],
+    pytest.param(["--deal", DEAL, "--samples", "2", "--known", "E:SK"],
+                 ["error: analyze --samples: --known: card SK of E", "N's own hand"],
                  id="known card the mover holds"),
     pytest.param(["--deal", DEAL, "--samples", "0"], ["--samples", "1<=x<=10000"], id="no samples"),
+    pytest.param(["--deal", DEAL, "--samples", "2", "--seed", str(2 ** 63)], ["--seed", "0<=x<=9223372036854775807"],
+                 id="seed past the API's"),
     pytest.param(["--deal", DEAL, "--play", " ".join(["C2 CA C5 C4"]) + " " + "XX", "--samples", "3"],
                  ["XX", "trick 2"], id="samples of a bad play"),
     pytest.param(["--deal", "N:A... K... Q... J...", "--rules", '{"first_lead": "free"}', "--leader", "N",
-                  "--play", "SA SK SQ SJ", "--samples", "3"], ["the hand is over"], id="samples at the end"),
+                  "--play", "SA SK SQ SJ", "--samples", "3"],
+                 ["error: analyze --samples: the hand is over"], id="samples at the end"),  # not weigh_cards:
 ])
 def test_bad_input_is_one_line_on_stderr_with_exit_2(args: list[str], words: list[str]) -> None:
     result = analyze(*args)

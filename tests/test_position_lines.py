@@ -83,6 +83,18 @@ def test_answers_are_each_position_analysed_alone_in_input_order(threads: int, c
     assert [answer_part(out) for out in got] == [expected(f) for f in lines]
 
 
+def test_a_line_not_utf8_is_its_own_error_and_an_id_comes_back_as_sent(tmp_path: Path) -> None:
+    """Read with replacement characters, an id of a byte FF came back as U+FFFD, no error."""
+    line = '{"deal": "N:A..2. K..3. Q..4. .J.5.", "leader": "N", "id": "%s"}\n'
+    path = tmp_path / "in.jsonl"
+    path.write_bytes((line % "X").encode().replace(b"X", b"\xff") + (line % "é").encode())
+    p = run("analyze", "--input", str(path), "--rules", '{"first_lead": "free"}', "--threads", "1")
+    first, second = map(json.loads, p.stdout.splitlines())
+    assert p.returncode == 1
+    assert first == {"index": 0, "error": "line 1: not UTF-8 text (byte 60)"}
+    assert second["id"] == "é" and second["error"] is None
+
+
 @pytest.mark.parametrize("text, words", [
     ("not json", "line 2: not JSON"),
     ("[1, 2]", "line 2: expected a JSON object, got array"),
