@@ -230,7 +230,9 @@ def text_report(result: dict[str, Any]) -> list[str]:
     lines = [record_place(result)]
     if result.get("deal"):
         leads = f", {result['leader']} leads" if result.get("leader") else ""
-        lines.append(f"  {result['deal']}   rules: {rules_text(result['rules'])}{leads}")
+        # (no rules: never read, or not read for this record; its error says which)
+        rules = f"   rules: {rules_text(result['rules'])}" if result.get("rules") is not None else ""
+        lines.append(f"  {result['deal']}{rules}{leads}")
     passing = result.get("pass")
     if passing:
         passed = "; ".join(f"{seat} {cards}" for seat, cards in passing["cards"].items())
@@ -300,11 +302,9 @@ def _cost(c: dict[str, Any]) -> str:
         f" ({named} kept {c['best']})" if named else "")
 
 
-def rules_text(rules: str | dict[str, Any] | None) -> str:
+def rules_text(rules: str | dict[str, Any]) -> str:
     """A result's rules (a preset's name, or the whole rule object) as ``Rules.describe`` says
-    them; "not read" for a record whose rules could not be read (its error says why)."""
-    if rules is None:
-        return "not read"
+    them."""
     return rules if isinstance(rules, str) else Rules.parse(rules).describe()
 
 

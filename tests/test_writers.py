@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solver.analysis import Solver
-from solver.batch import AnnotateOptions, annotate_record
+from solver.batch import AnnotateOptions, annotate_record, not_annotated
 from solver.errors import HeartsError
 from solver.pbn import Record, read_records
 from solver.writers import (TEXT_LEGEND, CsvWriter, PbnWriter, TextWriter, Writer, _without,
@@ -53,9 +53,21 @@ def test_partners_who_share_the_moon_are_one_side_in_the_story():
 
 def test_rules_are_named_by_preset_and_what_differs():
     assert rules_text("omnibus") == "omnibus"
-    assert rules_text(None) == "not read"
     assert rules_text({"preset": "standard", "moon": "none", "partnership": False}) == \
         'standard with moon="none"'
+
+
+def test_a_record_without_rules_read_names_none_and_its_error_says_why():
+    """A record left unannotated (a worker out of memory) said "rules: not read", the words
+    of a [HeartsRules] tag that cannot be read, though its rules were fine."""
+    record = next(read_records(io.BytesIO(b'[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n')))
+    lines = text_report(not_annotated(record, "out of memory"))
+    assert lines[1] == "  N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"
+    assert lines[-1] == "  Error: line 1: not annotated: out of memory"
+    bad = next(read_records(io.BytesIO(b'[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n'
+                                       b'[HeartsRules "nonsense"]\n')))
+    lines = text_report(annotate_record(bad, AnnotateOptions(), Solver(table_mb=1)))
+    assert "rules" not in lines[1] and "HeartsRules" in lines[-1]
 
 
 def result(cards: list[dict], play: str, scores: dict | None, **shots: list[str]) -> dict:
