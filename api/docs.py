@@ -33,13 +33,19 @@ def problem_responses(*statuses: int) -> dict[Any, dict[str, Any]]:
     return out
 
 
+#: Kinds answered with other statuses than their own in ``KINDS``: gunicorn's refusals keep
+#: its status and reason (``api/worker.py``).
+STATUSES = {"malformed-request": "400, or 414, 431 or 501 with gunicorn's reason as the title"}
+
+
 def add_problem_schema(spec: dict[str, Any]) -> dict[str, Any]:
     """Register ``Problem`` and list the problem types in its description."""
     schemas = spec.setdefault("components", {}).setdefault("schemas", {})
     schema = Problem.model_json_schema(ref_template="#/components/schemas/Problem.{model}")
     for name, sub in schema.pop("$defs", {}).items():
         schemas[f"Problem.{name}"] = sub
-    kinds = "; ".join(f"`{TYPE_PREFIX}{k}` ({status}: {title})" for k, (status, title) in KINDS.items())
+    kinds = "; ".join(f"`{TYPE_PREFIX}{k}` ({STATUSES.get(k, status)}: {title})"
+                      for k, (status, title) in KINDS.items())
     schema["description"] = (schema.get("description", "") + " Types: " + kinds + "; other HTTP "
                              "errors use `about:blank`.").strip()
     schemas["Problem"] = schema

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from api import create_app
 from api.testing import served
 from api.worker import head_arrives
 
@@ -90,6 +91,14 @@ def test_requests_gunicorn_refuses_are_problems(address, head: bytes, status: in
         got, body = response(s)
     assert got == status == body["status"] and words in body["detail"]
     assert body["type"].endswith("malformed-request")
+
+
+def test_the_document_names_the_statuses_of_those_refusals() -> None:
+    """It gave the kind's status alone, 400, where gunicorn's refusals keep theirs (414 above)."""
+    text = create_app().test_client().get("/openapi.json").get_json()["components"]["schemas"][
+        "Problem"]["description"]
+    malformed = text.split("malformed-request` (")[1].split(": ")[0]
+    assert all(str(status) in malformed for status in (400, 414, 431))
 
 
 def test_a_stalled_head_does_not_hold_the_only_worker_for_long(address) -> None:
