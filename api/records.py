@@ -93,16 +93,16 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
                                                           "per search)" if nodes else ""))
                 result = annotate_record(record, limited, solver)
             except SearchAborted:
-                result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"])
+                result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"], options)
         writer.write(record, result)
         yield _take(buffer)
     writer.close()
     yield _take(buffer)
 
 
-def _not_annotated(record: Record, seconds: float) -> dict[str, Any]:
+def _not_annotated(record: Record, seconds: float, options: AnnotateOptions) -> dict[str, Any]:
     """The SPEC §6 line of a record the request's budget left no time for."""
-    return not_annotated(record, _budget_spent(seconds))
+    return not_annotated(record, _budget_spent(seconds), options)
 
 
 def _budget_spent(seconds: float) -> str:

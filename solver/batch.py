@@ -39,6 +39,7 @@ from .analysis import SearchAborted, Solver
 from .cards import Card, Seat
 from .errors import HeartsError, shortened
 from .pbn import Record, error_text
+from .position import Position
 from .report import out_of_time
 from .review import Budget, replay, review, start_position
 from .rules import STANDARD, Rules
@@ -89,8 +90,11 @@ def _unanswered(record: Record) -> dict[str, Any]:
     return out
 
 
-def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) -> dict[str, Any]:
-    """The result object of one record (SPEC §6 keys first). Never raises for bad records."""
+def _read(record: Record, options: AnnotateOptions) -> tuple[dict[str, Any], list[str],
+                                                             Position | None, tuple[Card, ...]]:
+    """A record as read, before any search: its result object with the deal, rules, leader and
+    play filled in, its errors so far, the position to solve from (None: nothing to solve) and
+    the cards of its play."""
     out = _unanswered(record)
     errors = list(record.errors)
     deal = record.deal
@@ -98,9 +102,9 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         problem = record.missing_deal()
         if problem:
             errors.append(problem)
-        return _finish(out, errors, record.more_errors)
+        return out, errors, None, ()
     if record.rules_unknown:
-        return _finish(out, errors, record.more_errors)
+        return out, errors, None, ()
     rules = record.rules or options.rules or STANDARD
     out["rules"] = rules_json(rules)
     play_seat = record.play.seat if record.play is not None else None
@@ -109,7 +113,7 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
     except HeartsError as e:
         if record.leader is None:
             errors.append(f"line {record.line}: {e}")
-            return _finish(out, errors, record.more_errors)
+            return out, errors, None, ()
         errors.append(f"line {record.leader_line}: [HeartsLeader] {e}")  # the rules' leader leads
         start = start_position(deal, rules, None, play_seat)
     out["leader"] = str(start.to_move)
@@ -120,6 +124,14 @@ def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) ->
         out["play"] = " ".join(str(c) for c in cards)
         if played.error:
             errors.append(f"line {record.play.line_of(played.trick) or record.line}: [Play] {played.error}")
+    return out, errors, start, cards
+
+
+def annotate_record(record: Record, options: AnnotateOptions, solver: Solver) -> dict[str, Any]:
+    """The result object of one record (SPEC §6 keys first). Never raises for bad records."""
+    out, errors, start, cards = _read(record, options)
+    if start is None:
+        return _finish(out, errors, record.more_errors)
     budget = Budget(solver, options.time_limit)
     stage = ""      # what the time limit would cut short, beyond the start's values
     try:
@@ -149,15 +161,15 @@ def _finish(out: dict[str, Any], errors: list[str], more: int = 0) -> dict[str, 
     return out
 
 
-def not_annotated(record: Record, why: str) -> dict[str, Any]:
+def not_annotated(record: Record, why: str, options: AnnotateOptions | None = None) -> dict[str, Any]:
     """The result object of a record left unannotated (a dead worker, no memory, a budget spent):
-    its own errors, and ``why``."""
-    return _finish(_unanswered(record), [*record.errors, f"line {record.line}: not annotated: {why}"],
-                   record.more_errors)
+    the record as read (``options``' rules for one without its own), its errors, and ``why``."""
+    out, errors, _, _ = _read(record, options or AnnotateOptions())
+    return _finish(out, [*errors, f"line {record.line}: not annotated: {why}"], record.more_errors)
 
 
-def _lost(records: list[Record], why: str) -> list[dict[str, Any]]:
-    return [not_annotated(r, why) for r in records]
+def _lost(records: list[Record], why: str, options: AnnotateOptions) -> list[dict[str, Any]]:
+    return [not_annotated(r, why, options) for r in records]
 
 
 # -- workers ------------------------------------------------------------------------------------
@@ -180,7 +192,7 @@ def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict
         try:
             results.append(annotate_record(record, options, solver))
         except MemoryError as e:    # the table (--table-mb) or a search beyond the memory limit
-            results.append(not_annotated(record, f"out of memory ({e})"))
+            results.append(not_annotated(record, f"out of memory ({e})", options))
     return results
 
 
@@ -342,8 +354,8 @@ class _Processes(_Runner):
                 except HeartsError:
                     raise
                 except Exception as e:  # annotate_chunk raises none of its own: say what did
-                    return _lost(records, _one_line(e))
-            return _lost(records, self.LOST)
+                    return _lost(records, _one_line(e), options)
+            return _lost(records, self.LOST, options)
 
         return wait
 
@@ -437,10 +449,10 @@ class _Dask(_Runner):
                                           f"{DASK_CONNECT_TIMEOUT:g} s (they left, or could not "
                                           f"run hearts-dd: is it installed where they run?)") from None
                 except self.killed:     # the scheduler gave up on the chunk: it kept killing workers
-                    return _lost(records, self.LOST)
+                    return _lost(records, self.LOST, options)
                 except Exception as e:
                     if future.status == "error":    # the chunk failed on its worker
-                        return _lost(records, _one_line(e))
+                        return _lost(records, _one_line(e), options)
                     _lost_cluster(e)
 
         return wait

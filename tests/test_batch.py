@@ -279,9 +279,11 @@ def test_a_chunk_that_kills_its_workers_twice_is_reported_in_its_records_and_the
                                            b'[Deal "N:.A..2 .2..3 .3..4"]\n')))
     runner = _Dying(2)
     try:
-        lost = runner.submit(records, AnnotateOptions())()
+        lost = runner.submit(records, AnnotateOptions(rules=Rules.parse("omnibus")))()
         assert [r["deal"] for r in lost] == ["N:.A..2 .2..3 .3..4 .4..5", None]
         assert all(r["players"] is None for r in lost)
+        # the record as read, as far as reading goes (it kept only its place and deal)
+        assert (lost[0]["rules"], lost[0]["leader"], lost[0]["board"]) == ("omnibus", "N", "7")
         assert lost[0]["error"] == "line 1: not annotated: its worker process died (killed, or out of memory)"
         assert lost[1]["error"].startswith("line 4: [Deal]") and lost[1]["error"].endswith("out of memory)")
         fine = batch._Processes._submit(runner, records[:1], AnnotateOptions())[0].result()

@@ -57,12 +57,12 @@ def test_rules_are_named_by_preset_and_what_differs():
         'standard with moon="none"'
 
 
-def test_a_record_without_rules_read_names_none_and_its_error_says_why():
+def test_a_record_not_annotated_shows_its_rules_and_one_whose_rules_are_unreadable_none():
     """A record left unannotated (a worker out of memory) said "rules: not read", the words
     of a [HeartsRules] tag that cannot be read, though its rules were fine."""
     record = next(read_records(io.BytesIO(b'[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n')))
     lines = text_report(not_annotated(record, "out of memory"))
-    assert lines[1] == "  N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"
+    assert lines[1] == "  N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K   rules: standard, S leads"
     assert lines[-1] == "  Error: line 1: not annotated: out of memory"
     bad = next(read_records(io.BytesIO(b'[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n'
                                        b'[HeartsRules "nonsense"]\n')))
