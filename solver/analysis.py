@@ -162,7 +162,8 @@ class Solver:
 
     ``time_limit`` bounds every public call and ``node_limit`` each search it makes; past them
     ``SearchAborted`` is raised, with the bounds on the seat's guarantee that the finished
-    passes proved (``low``, ``high``).
+    passes proved (``low``, ``high``). A call takes the limits as it starts; a ``Budget``
+    (``solver.review``) sets them for the calls of its own thread only.
 
     One call runs at a time: calls from several threads wait their turn (make a solver per
     thread to run them at once), and a watch function cannot ask its own solver. A copy or a pickle of a solver is a new solver with the same
@@ -172,10 +173,10 @@ class Solver:
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
                  time_limit: float = 0.0, threads: int = 1) -> None:
         self._table_mb = _setting("table_mb", table_mb, 1, 1 << 16)
-        self.node_limit = node_limit
-        self.time_limit = time_limit
         self._threads = _setting("threads", threads, 1, 256)
         self._reset()
+        self.node_limit = node_limit
+        self.time_limit = time_limit
         _solvers.add(self)
 
     def _reset(self) -> None:
@@ -189,6 +190,7 @@ class Solver:
         self._retired_nodes = 0
         self._retired_trick_nodes = 0
         self._deadline = 0.0
+        self._call_limits = (0.0, 0)  # time and node limits of the call in progress (_start)
         self._interrupts = -1    # interrupts() when the call in progress began (_start)
         self._cancelled = False  # cancel() was called during the call in progress
         self._moon_total: int | None = None
@@ -202,7 +204,7 @@ class Solver:
         self._pool_pid = 0
 
     def __reduce__(self) -> tuple[type[Solver], tuple[int, int, float, int]]:
-        return Solver, (self.table_mb, self.node_limit, self.time_limit, self.threads)
+        return Solver, (self.table_mb, self._node_limit, self._time_limit, self.threads)
 
     @property
     def table_mb(self) -> int:
@@ -216,21 +218,41 @@ class Solver:
 
     @property
     def node_limit(self) -> int:
-        """Nodes one search may visit (0: no limit), checked every 1,024 nodes."""
-        return self._node_limit
+        """Nodes one search may visit (0: no limit), checked every 1,024 nodes; this thread's
+        own while a ``Budget`` of it is in force."""
+        own = getattr(self._local, "node_limit", None)
+        return self._node_limit if own is None else own
 
     @node_limit.setter
     def node_limit(self, value: int) -> None:
         self._node_limit = _setting("node_limit", value, 0, 1 << 62)
+        self._local.node_limit = None
 
     @property
     def time_limit(self) -> float:
-        """Seconds one public call may take (0: no limit)."""
-        return self._time_limit
+        """Seconds one public call may take (0: no limit); this thread's own while a ``Budget``
+        of it is in force."""
+        own = getattr(self._local, "time_limit", None)
+        return self._time_limit if own is None else own
 
     @time_limit.setter
     def time_limit(self, value: float) -> None:
         self._time_limit = _setting("time_limit", value, 0, math.inf, real=True)
+        self._local.time_limit = None
+
+    def _own_limits(self, seconds: float | None, nodes: int | None) -> tuple[float | None, int | None]:
+        """The limits of this thread's calls, for ``Budget``, which must not change another
+        thread's call waiting for its turn: ``seconds`` and ``nodes`` where given (not None);
+        the thread's own limits before, for ``_restore_limits``."""
+        before = (getattr(self._local, "time_limit", None), getattr(self._local, "node_limit", None))
+        if seconds is not None:
+            self._local.time_limit = _setting("time_limit", seconds, 0, math.inf, real=True)
+        if nodes is not None:
+            self._local.node_limit = _setting("node_limit", nodes, 0, 1 << 62)
+        return before
+
+    def _restore_limits(self, before: tuple[float | None, int | None]) -> None:
+        self._local.time_limit, self._local.node_limit = before
 
     @property
     def engines(self) -> tuple[Engine, ...]:
@@ -375,7 +397,8 @@ class Solver:
     def _start(self) -> None:
         """The time limit covers one public call, however many searches it makes, and so does
         Ctrl-C: one that stopped an earlier call is forgotten."""
-        self._deadline = time.monotonic() + self.time_limit
+        self._call_limits = (self.time_limit, self.node_limit)     # (the calling thread's)
+        self._deadline = time.monotonic() + self._call_limits[0]
         self._interrupts = interrupts()
         self._cancelled = False
         for e in self._engines:
@@ -397,12 +420,13 @@ class Solver:
     def _budget(self) -> dict[str, Any]:
         if self._cancelled:
             raise SearchAborted("search cancelled")
-        if not self.time_limit:
-            return {"node_limit": self.node_limit, "interrupts": self._interrupts}
+        seconds, nodes = self._call_limits
+        if not seconds:
+            return {"node_limit": nodes, "interrupts": self._interrupts}
         left = (getattr(self._local, "deadline", 0.0) or self._deadline) - time.monotonic()
         if left <= 0:
             raise SearchAborted("time budget exhausted")
-        return {"node_limit": self.node_limit, "seconds": left, "interrupts": self._interrupts}
+        return {"node_limit": nodes, "seconds": left, "interrupts": self._interrupts}
 
     def _map(self, fn: Callable[[Any], Any], items: list[Any], parallel: bool) -> list[Any]:
         """``fn`` of each item, on the solver's threads if ``parallel`` (searches of positions
@@ -708,8 +732,8 @@ class Solver:
         self._start()
 
         def one(q: tuple[Position, Iterable[Seat | str] | Seat | None]) -> Analysis:
-            if each and self.time_limit:
-                self._local.deadline = time.monotonic() + self.time_limit
+            if each and self._call_limits[0]:
+                self._local.deadline = time.monotonic() + self._call_limits[0]
             try:
                 return self._analyze(q[0], _seats(q[1]), moves)
             finally:
@@ -728,7 +752,7 @@ class Solver:
         numbered = [(*q, i) for i, q in enumerate(questions)]
         if cut_short is None:
             return self._runs(_then(_naming(ask, len(questions)), done), numbered)
-        if share and self.time_limit and len(questions) > 1:
+        if share and self._call_limits[0] and len(questions) > 1:
             return self._shared(ask, questions, cut_short, share, done or (lambda i, a: None))
         return self._runs(_then(_unnumbered(_unless_cut_short(ask, self._interrupts, cut_short)),
                                 done), numbered)

@@ -236,35 +236,37 @@ class Budget:
 
     The solver's own ``time_limit`` bounds a single call; this sets it, call by call, to the
     time left (0 seconds: no limit), and ``nodes`` (if given) as each search's node limit, and
-    raises ``SearchAborted`` once no time is left. Leaving the ``with`` restores the solver's
-    limits; ``limited()`` sets them for good (a solver serving one request at a time).
+    raises ``SearchAborted`` once no time is left. The limits hold for the calls of this thread
+    only (another thread's call, waiting for its turn at the solver, keeps its own). Leaving
+    the ``with`` restores the limits before it; ``limited()`` sets them for good (a solver
+    serving one request at a time).
     """
 
     def __init__(self, solver: Solver, seconds: float = 0.0, nodes: int | None = None) -> None:
         self.solver = solver
         self.nodes = nodes
         self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
-        self._saved: list[tuple[float, int]] = []
+        self._saved: list[tuple[float | None, int | None]] = []
 
     def limited(self) -> Solver:
         """The solver, limited to what is left of the budget."""
+        return self._limited()[0]
+
+    def _limited(self) -> tuple[Solver, tuple[float | None, int | None]]:
+        left = None
         if self.deadline:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise SearchAborted("time budget exhausted")
-            self.solver.time_limit = left
-        if self.nodes is not None:
-            self.solver.node_limit = self.nodes
-        return self.solver
+        return self.solver, self.solver._own_limits(left, self.nodes)
 
     def __enter__(self) -> Solver:
-        saved = (self.solver.time_limit, self.solver.node_limit)
-        solver = self.limited()     # (which changes nothing when it raises)
+        solver, saved = self._limited()     # (which changes nothing when it raises)
         self._saved.append(saved)
         return solver
 
     def __exit__(self, *exc: object) -> None:
-        self.solver.time_limit, self.solver.node_limit = self._saved.pop()
+        self.solver._restore_limits(self._saved.pop())
 
 
 def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],

@@ -3,6 +3,7 @@ moon timelines checked against direct solver questions, shot the foot, time budg
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
@@ -205,6 +206,38 @@ def test_a_budget_covers_many_calls(solver):
     with pytest.raises(SearchAborted):
         with budget:
             pass
+
+
+def test_a_budget_limits_the_calls_of_its_own_thread_only():
+    """A budget set the solver's limits for every thread: another thread's call, waiting for
+    its turn, ran under them and was cut short though it had asked for no limit."""
+    solver = Solver(table_mb=16)
+    whole = Position.start(Deal.random(2))
+    mid = whole.random_play(random.Random(1), 16)            # 9 tricks to go: about 0.1 s
+    budget_set, asked = threading.Event(), threading.Event()
+    cut: list[SearchAborted] = []
+
+    def budgeted() -> None:
+        with Budget(solver, 1e-3) as s:
+            budget_set.set()
+            asked.wait(60)
+            try:
+                s.guarantee(whole, "N")                      # a whole deal: far past 1 ms
+            except SearchAborted as e:
+                cut.append(e)
+
+    other = threading.Thread(target=budgeted)
+    other.start()
+    assert budget_set.wait(60)
+    assert solver.time_limit == 0.0
+    time.sleep(2e-3)                                         # (the budget's time is up)
+    try:
+        value = solver.guarantee(mid, "N")
+    finally:
+        asked.set()
+        other.join(60)
+    assert value == Solver(table_mb=16).guarantee(mid, "N") and len(cut) == 1
+    assert solver.time_limit == 0.0
 
 
 def test_wrong_arguments_are_named_and_a_play_may_be_one_string(solver):
