@@ -195,6 +195,8 @@ class AnalyzeResult(BaseModel):
     deal: str
     play: str
     rules: RuleSet
+    leader: SeatName = Field(description="the leader of trick 1: with deal, play and rules, "
+                             "the position again")
     to_move: Optional[SeatName] = Field(description="null when the hand is over")
     trick: Optional[int] = Field(description="number of the trick in progress, null when over")
     points_taken: dict[SeatName, int] = Field(description="each seat's card values and trick "

@@ -2,9 +2,12 @@
 position lines share."""
 from __future__ import annotations
 
+import json
+
 from solver.analysis import Solver
 from solver.deal import Deal
 from solver.position import Position
+from solver.position_lines import read_position_lines
 from solver.rules import Rules
 
 DEAL = Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5")
@@ -28,3 +31,14 @@ def test_points_taken_are_each_seats_side_so_far() -> None:
     sides = Position.from_play(DEAL, RULES.with_(partnership=True), play, "N")
     assert solver.analyze(alone).to_json()["points_taken"] == {"N": 13, "E": 0, "S": 0, "W": 0}
     assert solver.analyze(sides).to_json()["points_taken"] == {"N": 13, "E": 0, "S": 13, "W": 0}
+
+
+def test_an_answer_names_its_position_whole_leader_included() -> None:
+    """Without ``leader`` a free first lead's answer (or one after trick 1) could not be asked
+    again: "the rules have a free first lead: give the leader"."""
+    solver = Solver(table_mb=16)
+    for play, leader in [("", "S"), ("C4 C5 C2 C3", "S"), ("C3 C4", "E")]:
+        p = Position.from_play(DEAL, RULES, play, leader)
+        got = solver.analyze(p).to_json()
+        line = json.dumps({k: got[k] for k in ("deal", "play", "rules", "leader")})
+        assert got["leader"] == leader and next(read_position_lines([line])).position == p
