@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .cards import SUITS, Card, Seat, cards_of, suit_mask
 from .deal import Deal
-from .errors import CardError, DealError, LeaderNeeded, PlayError
+from .errors import CardError, DealError, HeartsError, LeaderNeeded, PlayError
 from .rules import Rules
 
 HEART_MASK = suit_mask(SUITS.index("H"))
@@ -150,10 +150,17 @@ class Position:
     def side(self, seat: Seat) -> int:
         return int(seat) & 1 if self.rules.partnership else int(seat)
 
-    def side_seats(self, side: int) -> tuple[Seat, ...]:
+    def side_seats(self, side: int | Seat) -> tuple[Seat, ...]:
+        """The seats of a side: ``side`` is its number (0–3, with partnerships 0 for N/S and 1
+        for E/W, as ``side`` gives it), or a seat, which stands for its side."""
+        sides = 2 if self.rules.partnership else 4
+        if isinstance(side, Seat):
+            side = self.side(side)
+        elif isinstance(side, bool) or not isinstance(side, int) or not 0 <= side < sides:
+            raise HeartsError(f"side {side!r}: expected a side's number (0 to {sides - 1}) or a seat")
         return (Seat(side), Seat(side + 2)) if self.rules.partnership else (Seat(side),)
 
-    def side_name(self, side: int) -> str:
+    def side_name(self, side: int | Seat) -> str:
         """A side as answers name it: its seat, or both ("N/S") with partnerships."""
         return "/".join(map(str, self.side_seats(side)))
 
@@ -176,12 +183,12 @@ class Position:
         """Cards still to be played."""
         return sum(h.bit_count() for h in self.hands)
 
-    def taken_by(self, side: int) -> int:
+    def taken_by(self, side: int | Seat) -> int:
         """The cards a side has taken, as a mask."""
         seats = self.side_seats(side)
         return self.taken[seats[0]] | self.taken[seats[-1]]
 
-    def raw_points(self, side: int) -> int:
+    def raw_points(self, side: int | Seat) -> int:
         """Card values and trick points a side has taken, before any moon."""
         tricks = sum(self.tricks_won[s] for s in self.side_seats(side))
         return self.rules.points_of(self.taken_by(side)) + self.rules.trick_points * tricks

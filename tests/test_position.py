@@ -192,3 +192,17 @@ def test_a_leader_is_a_seat_its_number_or_its_letter_and_rules_may_be_a_preset()
         Position.start(SAMPLE.pbn())  # type: ignore[arg-type]
     with pytest.raises(PlayError, match="the hand is not over"):
         Position.start(SAMPLE).score("N")
+
+
+def test_a_side_is_its_number_or_any_of_its_seats() -> None:
+    """With partnerships ``raw_points(Seat.S)`` raised "4 is not a valid Seat": a side's number
+    is 0 or 1 there, and a seat given stood for a number."""
+    deal = Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5")
+    p = Position.from_play(deal, {"partnership": True, "first_lead": "free"}, "SA SK SQ SJ", "N")
+    assert [p.raw_points(s) for s in Seat] == [13, 0, 13, 0]
+    assert (p.side_name(Seat.S), p.side_name(1), p.taken_by(Seat.W)) == ("N/S", "E/W", 0)
+    for bad in (2, -1, True, "S"):
+        with pytest.raises(HeartsError, match=f"side {bad!r}: expected a side's number \\(0 to 1\\)"):
+            p.raw_points(bad)  # type: ignore[arg-type]
+    alone = Position.from_play(deal, {"first_lead": "free"}, "SA SK SQ SJ", "N")
+    assert [alone.raw_points(s) for s in range(4)] == [alone.raw_points(s) for s in Seat] == [13, 0, 0, 0]
