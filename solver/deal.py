@@ -106,7 +106,11 @@ class Deal:
 
     @classmethod
     def random(cls, rng: _random.Random | int | None = None) -> "Deal":
-        """A uniformly random full deal; pass a seed or ``Random`` for repeatable deals."""
+        """A uniformly random full deal; pass a seed (a whole number from 0) or ``Random`` for
+        repeatable deals. (``Random`` takes a negative seed as its opposite: refused, as
+        ``sampling.samples`` refuses one, not drawn alike.)"""
+        if isinstance(rng, int) and not isinstance(rng, bool) and rng < 0:
+            raise DealError(f"Deal.random: seed must be a whole number from 0, got {rng}")
         r = rng if isinstance(rng, _random.Random) else _random.Random(rng)
         deck = list(cards_of(DECK))
         r.shuffle(deck)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
@@ -253,7 +253,15 @@ class Rules:
         return unlike
 
     def with_(self, **changes: Any) -> "Rules":
+        """These rules with some fields changed (``values`` as the 64-card tuple); checked as
+        ``parse`` checks them."""
+        for key in changes:
+            if key not in _FIELDS:
+                raise RulesError(f"unknown rule field {key!r} (fields: {', '.join(_FIELDS)})")
         return replace(self, **changes)
+
+
+_FIELDS = tuple(f.name for f in fields(Rules))
 
 
 def _merge_values(values: dict[int, int], given: Any) -> None:

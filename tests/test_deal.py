@@ -110,3 +110,10 @@ def test_holder_takes_a_card_its_name_or_its_index() -> None:
         assert seat is not None and deal.hands[seat] >> int(card) & 1
         assert deal.holder(str(card)) == deal.holder(int(card)) == seat
     assert Deal.parse("N:A... K... Q... J...").holder("C2") is None
+
+
+def test_a_random_deal_of_a_negative_seed_is_refused_not_the_positive_ones() -> None:
+    """Random takes -k as k: seeds from range(-n, n) gave each deal twice."""
+    with pytest.raises(DealError, match="seed must be a whole number from 0, got -3"):
+        Deal.random(-3)
+    assert Deal.random(0) != Deal.random(1)

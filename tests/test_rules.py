@@ -198,3 +198,10 @@ def test_rules_made_directly_are_checked_as_parsed_ones(change: dict, words: str
     """``Rules(...)`` and ``with_`` reach the engine too: a bad value there failed in a search."""
     with pytest.raises(RulesError, match=re.escape(words)):
         Rules().with_(**change)
+
+
+def test_with_an_unknown_field_is_a_rules_error() -> None:
+    """``with_(moons="add")`` raised dataclasses' TypeError, unlike a bad value."""
+    with pytest.raises(RulesError, match="unknown rule field 'moons' \\(fields: preset, values, moon"):
+        Rules().with_(moons="add")
+    assert Rules().with_(moon="none", partnership=True) == Rules.parse({"moon": "none", "partnership": True})
