@@ -220,7 +220,7 @@ class Solver:
     def node_limit(self) -> int:
         """Nodes one search may visit (0: no limit), checked every 1,024 nodes; this thread's
         own while a ``Budget`` of it is in force."""
-        own = getattr(self._local, "node_limit", None)
+        own: int | None = getattr(self._local, "node_limit", None)
         return self._node_limit if own is None else own
 
     @node_limit.setter
@@ -232,7 +232,7 @@ class Solver:
     def time_limit(self) -> float:
         """Seconds one public call may take (0: no limit); this thread's own while a ``Budget``
         of it is in force."""
-        own = getattr(self._local, "time_limit", None)
+        own: float | None = getattr(self._local, "time_limit", None)
         return self._time_limit if own is None else own
 
     @time_limit.setter

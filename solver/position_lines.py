@@ -222,9 +222,12 @@ def _in_order(solver: Solver, questions: list[tuple[Position, list[Seat] | None]
             found[k] = answer
             news.notify()
 
+    limits = (solver.time_limit, solver.node_limit)    # the caller's: a Budget's are its thread's
+
     def call() -> None:
         nonlocal ended
         try:
+            solver._own_limits(*limits)
             solver.analyses(questions, partial=True, done=done, **options)
         except BaseException as e:
             failed.append(e)
