@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from .cards import SUITS, Card, Seat, cards_of, suit_mask
+from .cards import SUITS, Card, Seat, cards_of, mask_of, suit_mask
 from .deal import Deal
 from .errors import CardError, DealError, HeartsError, LeaderNeeded, PlayError
 from .rules import Rules
@@ -70,6 +70,58 @@ def first_leader(deal: Deal, rules: Rules, leader: Seat | int | str | None = Non
     if given is not None and given != holder:
         raise PlayError(f"leader {given} given, but {holder} holds {low} and must lead it")
     return holder
+
+
+def rule_against(card: Card, seat: Seat, h: int, trick: Sequence[Card], broken: bool,
+                 forced: Card | None) -> str:
+    """Why the rules forbid ``seat`` to play ``card`` from ``h``, a hand holding it where
+    ``legal_cards`` leaves it out (a position's refusals, and a seat's own play checked from
+    its view by ``sampling``)."""
+    led = trick[0].suit if trick else None
+    verb = "lead" if led is None else "play" if card.suit == led else "discard"
+    if led is not None and card.suit != led and h & suit_mask(led):
+        return f"{seat} cannot play {card}: must follow {SUIT_NAMES[led]}"
+    if not trick and forced is not None and card != forced:
+        return f"{seat} cannot lead {card}: {forced} must lead the first trick"
+    if not trick and card.mask & HEART_MASK and not broken:
+        return f"{seat} cannot lead {card} (hearts are not broken)"
+    return f"{seat} cannot {verb} {card}: no point cards on the first trick"
+
+
+def trick_winner(trick: Sequence[Card]) -> int:
+    """How many seats after its leader the winner of a whole trick sits: the highest card of
+    the suit led."""
+    lead, best = trick[0] >> 4, 0
+    for k in (1, 2, 3):
+        if trick[k] >> 4 == lead and trick[k] > trick[best]:
+            best = k
+    return best
+
+
+def breaks_hearts(won: int, queen_breaks: bool) -> bool:
+    """Whether a trick of cards ``won`` breaks hearts: a heart in it, or with ``hearts_break:
+    queen`` the queen of spades."""
+    return bool(won & HEART_MASK) or (queen_breaks and bool(won & SQ.mask))
+
+
+def play_states(rules: Rules, leader0: Seat, played: Sequence[Card]
+                ) -> list[tuple[Seat, tuple[Card, ...], bool]]:
+    """For each card of ``played`` (trick 1 led by ``leader0``), who played it, the trick
+    before it and whether hearts were broken: with the hand and the first-trick lead, what
+    ``legal_cards`` needs. A trick's winner follows from its cards alone, so no hand is needed
+    (``sampling`` works out what a seat's view of the play shows with it)."""
+    out: list[tuple[Seat, tuple[Card, ...], bool]] = []
+    leader, broken = Seat.of(leader0), rules.hearts_break == "none"
+    queen_breaks = rules.hearts_break == "queen"
+    trick: tuple[Card, ...] = ()
+    for c in played:
+        out.append((leader.next(len(trick)), trick, broken))
+        trick = (*trick, c)
+        if len(trick) == 4:
+            leader = leader.next(trick_winner(trick))
+            broken = broken or breaks_hearts(mask_of(trick), queen_breaks)
+            trick = ()
+    return out
 
 
 @dataclass(frozen=True)
@@ -222,8 +274,6 @@ class Position:
 
     def _why_illegal(self, card: Card, seat: Seat) -> str:
         h = self.hands[seat]
-        led = self.trick[0].suit if self.trick else None
-        verb = "lead" if led is None else "play" if card.suit == led else "discard"
         if not h >> card & 1:
             holder = self.deal.holder(card)
             if holder is None:
@@ -232,14 +282,7 @@ class Position:
                 return (f"{seat} cannot play {card}: it was already played, in trick "
                         f"{self.played.index(card) // 4 + 1}")
             return f"{seat} cannot play {card}: it is {holder}'s card"
-        if led is not None and card.suit != led and h & suit_mask(led):
-            return f"{seat} cannot play {card}: must follow {SUIT_NAMES[led]}"
-        fl = self.forced_lead
-        if not self.trick and fl is not None and card != fl:
-            return f"{seat} cannot lead {card}: {fl} must lead the first trick"
-        if not self.trick and card.mask & HEART_MASK and not self.broken:
-            return f"{seat} cannot lead {card} (hearts are not broken)"
-        return f"{seat} cannot {verb} {card}: no point cards on the first trick"
+        return rule_against(card, seat, h, self.trick, self.broken, self.forced_lead)
 
     def play(self, card: Card | str) -> "Position":
         return self.play_all((card if isinstance(card, Card) else Card.parse(card),))
@@ -276,15 +319,11 @@ class Position:
             trick.append(c)
             played.append(c)
             if len(trick) == 4:
-                lead, best = trick[0] >> 4, 0
-                for k in (1, 2, 3):
-                    if trick[k] >> 4 == lead and trick[k] > trick[best]:
-                        best = k
-                leader = (leader + best) & 3
+                leader = (leader + trick_winner(trick)) & 3
                 won_cards = (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | bit
                 taken[leader] |= won_cards
                 won[leader] += 1
-                broken = broken or bool(won_cards & HEART_MASK) or (queen_breaks and SQ in trick)
+                broken = broken or breaks_hearts(won_cards, queen_breaks)
                 trick = []
         return position()
 

@@ -3,7 +3,8 @@
 A player sees its own hand and the cards played; the cards it has not seen could lie in any of
 the other hands that the play allows. ``samples`` deals them out at random, each consistent
 deal equally likely, and ``weigh_cards`` solves them double dummy and averages: which card is
-best on what the player knows. S, to play to trick 6, weighs its three spades over ten deals:
+best on what the player knows (``samples_from_view`` draws them for a bot, which has only its
+own cards and the play to go on). S, to play to trick 6, weighs its three spades over ten deals:
 
 >>> import random
 >>> from solver.deal import Deal
@@ -25,14 +26,16 @@ from math import factorial
 from typing import Any, Callable, Iterable, Mapping
 
 from .analysis import Solver
-from .cards import Card, Seat, cards_of, mask_of
-from .deal import Deal
+from .cards import DECK, Card, Seat, cards_of, mask_of
+from .deal import Deal, parse_hand
 from .errors import HeartsError, SampleError
-from .position import Position, legal_cards, lowest_club
+from .position import Position, first_leader, legal_cards, lowest_club, play_states, rule_against
+from .rules import Rules
 
 #: Draws that the replay of the play may refuse before ``samples`` gives up: the constraints
 #: the play puts on the hands are worked out before drawing, so a refusal means they missed one
 TRIES = 100
+C2 = Card.parse("C2")
 
 
 def samples(position: Position, count: int, seat: Seat | str | None = None,
@@ -47,39 +50,69 @@ def samples(position: Position, count: int, seat: Seat | str | None = None,
 
     ``known`` adds cards ``seat`` knows another seat was dealt (the cards it passed to it, say,
     or a partner's hand): ``{"E": "SQ H2 H3"}``. ``seed`` makes the draw repeatable.
+    ``samples_from_view`` draws the same deals from what the seat sees alone.
     """
     if not isinstance(position, Position):
         raise HeartsError(f"samples: expected a Position, got {type(position).__name__}")
-    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
-        raise HeartsError(f"samples: count must be a whole number of deals, got {count!r}")
+    _check_count(count, "samples")
     observer = Seat.of(seat) if seat is not None else position.to_move
     if observer is None:
         raise SampleError("samples: the hand is over and no seat was given", "seat")
-    rng = _random(seed)
-    before = _before_each_card(position)
-    players: list[Seat] = [q.to_move for q in before]  # (each is followed by a card)
-    pinned = _known(position, players, observer, known or {})
-    allowed = _allowed(position, before, players, observer, pinned)
-    draw = _Drawer(allowed, [0 if s == observer else h.bit_count()
-                             for s, h in zip(Seat, position.hands)])
-    played = [mask_of(c for c, by in zip(position.played, players) if by == s) for s in Seat]
-    out: list[Position] = []
-    refused = 0
-    while len(out) < int(count):
-        hands = draw(rng)
-        hands[observer] = position.hands[observer]
-        deal = Deal(tuple(hands[s] | played[s] for s in Seat))
-        try:
-            out.append(Position(deal, position.rules, position.leader0, position.played))
-        except HeartsError:
-            refused += 1
-            if refused > TRIES:
-                raise SampleError(f"samples: no deal drawn for {observer} fits the play "
-                                  f"({TRIES} tried)") from None
-    return out
+    rng = _random(seed, "samples")
+    states = play_states(position.rules, position.leader0, position.played)
+    low = lowest_club(position.deal) if position.rules.first_lead == "C2" else None
+    sight = _Sight(position.rules, observer, position.leader0, position.played, tuple(states),
+                   position.deal.hands[observer], position.deal.all_cards, low)
+    return _draw(sight, int(count), rng, known, "samples",
+                 ("samples: no deal fits what was seen and known", "known"))
 
 
-def _random(seed: object) -> random.Random:
+def samples_from_view(seat: Seat | str, hand: str | int | Iterable[Card | str],
+                      play: str | Iterable[Card | str], count: int,
+                      rules: Rules | str | Mapping[str, Any] | None = None,
+                      leader: Seat | str | None = None,
+                      seed: int | random.Random | None = None,
+                      known: Mapping[Seat | str, str | Iterable[Card | str]] | None = None
+                      ) -> list[Position]:
+    """``samples`` from what ``seat`` sees at the table, where no ``Position`` is to be had: the
+    13 cards it was dealt (``hand``: the cards it still holds and those it has played; card
+    names as a play is written, a PBN hand such as ``"KQT2.8653.A7.K32"``, or a card mask), the
+    cards played so far in order, the rules, and the seat that led trick 1 (``leader``: needed
+    with a free first lead, and once the 2 of clubs is played by another seat, as the seat saw
+    it). Who played each card follows from those, and each of the ``count`` deals drawn is
+    equally likely among those that fit, as with ``samples``: from the same view of a real
+    position, the same deals for the same ``seed``. Nothing played, the 2 of clubs not in
+    ``hand`` and no ``leader`` given: it lies with any other seat, its holder leading.
+
+    Bad input is a ``SampleError`` whose ``field`` names the argument. A bot, S, with the
+    cards it was dealt and the 22 cards played, weighs its three spades over ten deals:
+
+    >>> play = "C2 CJ CQ CK S4 S2 S9 ST D6 D9 DJ D4 C8 C5 C6 C3 C9 C7 SJ CA S3 C4"
+    >>> deals = samples_from_view("S", "KQ97.Q9.AK54.J75", play, 10, leader="E", seed=1)
+    >>> len(deals), {str(q.to_move) for q in deals}, all(q.played == deals[0].played for q in deals)
+    (10, {'S'}, True)
+    >>> answers = Solver(table_mb=16).analyses([(q, [Seat.S]) for q in deals])
+    >>> means = {str(m.card): 0.0 for m in answers[0].moves}
+    >>> for a in answers:
+    ...     for m in a.moves:
+    ...         means[str(m.card)] += m.guarantee / len(answers)
+    >>> sorted((round(v, 1), c) for c, v in means.items())
+    [(20.8, 'SK'), (20.9, 'S7'), (21.9, 'SQ')]
+    """
+    _check_count(count, "samples_from_view")
+    rng = _random(seed, "samples_from_view")
+    sight = _view(seat, hand, play, rules, leader)
+    message = "samples_from_view: no deal fits the play" + (" and the known cards" if known else "")
+    return _draw(sight, int(count), rng, known, "samples_from_view",
+                 (message, "known" if known else "play"))
+
+
+def _check_count(count: object, name: str) -> None:
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
+        raise HeartsError(f"{name}: count must be a whole number of deals, got {count!r}")
+
+
+def _random(seed: object, name: str = "samples") -> random.Random:
     """The generator of the draws: ``seed`` itself, or one seeded with it (a whole number from
     0, numpy's too, or text), or from the system (None). (Random takes a negative seed as its
     opposite: refused, not drawn alike.)"""
@@ -89,92 +122,246 @@ def _random(seed: object) -> random.Random:
         return random.Random(int(seed))
     if seed is None or isinstance(seed, (str, bytes)):
         return random.Random(seed)
-    raise HeartsError(f"samples: seed must be a whole number from 0, got {seed!r:.40}")
+    raise HeartsError(f"{name}: seed must be a whole number from 0, got {seed!r:.40}")
 
 
-def _before_each_card(position: Position) -> list[Position]:
-    """The position before each card of ``position``'s play: who played it, and what the
-    rules let it be."""
-    out = [Position.start(position.deal, position.rules, position.leader0)]
-    for c in position.played[:-1]:
-        out.append(out[-1].play(c))
-    return out if position.played else []
+@dataclass(frozen=True)
+class _Sight:
+    """What ``observer`` has seen, all the draw needs: taken from a position, or from the
+    seat's view of the table (``_view``)."""
+
+    rules: Rules
+    observer: Seat
+    leader0: Seat | None    # None: nothing played, and the card forced to lead is unseen
+    played: tuple[Card, ...]
+    states: tuple[tuple[Seat, tuple[Card, ...], bool], ...]     # play_states of the play
+    dealt: int              # the observer's hand as dealt
+    deck: int               # every card of the deal
+    low: Card | None        # the card that must lead trick 1, if the rules force one
+
+    @property
+    def players(self) -> list[Seat]:
+        return [s for s, _, _ in self.states]
+
+    def played_by(self, seat: Seat) -> int:
+        return mask_of(c for c, (s, _, _) in zip(self.played, self.states) if s == seat)
 
 
-def _known(position: Position, players: list[Seat], observer: Seat,
-           known: Mapping[Seat | str, str | Iterable[Card | str]]) -> dict[Seat, int]:
+def _draw(sight: _Sight, count: int, rng: random.Random,
+          known: Mapping[Seat | str, str | Iterable[Card | str]] | None, name: str,
+          none_fits: tuple[str, str]) -> list[Position]:
+    """``count`` deals drawn for ``sight``, as positions, the play replayed on each."""
+    observer = sight.observer
+    pinned = _known(sight, known if known is not None else {}, name)
+    allowed = _allowed(sight, pinned, name)
+    played = [sight.played_by(s) for s in Seat]
+    size = sight.deck.bit_count() // 4
+    draw = _Drawer(allowed, [0 if s == observer else size - played[s].bit_count() for s in Seat],
+                   none_fits)
+    own = sight.dealt & ~played[observer]
+    out: list[Position] = []
+    refused = 0
+    while len(out) < count:
+        hands = draw(rng)
+        hands[observer] = own
+        deal = Deal((hands[0] | played[0], hands[1] | played[1], hands[2] | played[2],
+                     hands[3] | played[3]))
+        leader0 = sight.leader0
+        if leader0 is None:     # (nothing played yet: the holder of the card forced to lead)
+            assert sight.low is not None
+            leader0 = first_leader(deal, sight.rules)
+        try:
+            out.append(Position(deal, sight.rules, leader0, sight.played))
+        except HeartsError:
+            refused += 1
+            if refused > TRIES:
+                raise SampleError(f"{name}: no deal drawn for {observer} fits the play "
+                                  f"({TRIES} tried)") from None
+    return out
+
+
+def _cards(what: object, name: str, field: str) -> int:
+    """Cards given as text (card names, or a PBN hand with its dots), cards or a mask."""
+    try:
+        if isinstance(what, int) and not isinstance(what, bool):
+            if what < 0 or what & ~DECK:
+                raise SampleError(f"{name}: {field}: {what:#x} holds bits that are no card", field)
+            return what
+        if isinstance(what, str) and "." in what:
+            return parse_hand(what.strip())
+        if isinstance(what, (bytes, bytearray)) or not isinstance(what, (str, Iterable)):
+            raise TypeError
+        tokens = what.replace(",", " ").split() if isinstance(what, str) else list(what)
+        mask = 0
+        for c in tokens:
+            card = c if isinstance(c, Card) else Card.parse(c)
+            if mask & card.mask:
+                raise SampleError(f"{name}: {field}: card {card} appears twice", field)
+            mask |= card.mask
+        return mask
+    except SampleError:
+        raise
+    except HeartsError as e:
+        raise SampleError(f"{name}: {field}: {e}", field) from None
+    except TypeError:
+        raise SampleError(f"{name}: {field}: expected cards, got {what!r:.40}", field) from None
+
+
+def _view(seat: object, hand: object, play: object, rules: object, leader: object) -> _Sight:
+    """What ``seat`` has seen, from its view, checked: the play must be one the seat could
+    have seen, its own cards legal from its hand and every other card legal from some hand."""
+    name = "samples_from_view"
+    try:
+        observer = Seat.of(seat)  # type: ignore[arg-type]
+    except HeartsError as e:
+        raise SampleError(f"{name}: seat: {e}", "seat") from None
+    try:
+        r = rules if isinstance(rules, Rules) else Rules.parse(rules)  # type: ignore[arg-type]
+    except HeartsError as e:
+        raise SampleError(f"{name}: rules: {e}", "rules") from None
+    dealt = _cards(hand, name, "hand")
+    if dealt.bit_count() != 13:
+        raise SampleError(f"{name}: hand: expected the 13 cards {observer} was dealt, got "
+                          f"{dealt.bit_count()}", "hand")
+    if isinstance(play, (bytes, bytearray)) or not isinstance(play, (str, Iterable)):
+        raise SampleError(f"{name}: play: expected cards, got {play!r:.40}", "play")
+    tokens = play.replace(",", " ").split() if isinstance(play, str) else list(play)
+    cards: list[Card] = []
+    for i, tok in enumerate(tokens):
+        where = f"play card {i + 1} (trick {i // 4 + 1})"
+        try:
+            c = tok if isinstance(tok, Card) else Card.parse(tok)
+        except HeartsError as e:
+            raise SampleError(f"{name}: {where}: {e}", "play") from None
+        except (TypeError, AttributeError):
+            raise SampleError(f"{name}: {where}: expected a card, got {tok!r:.40}",
+                              "play") from None
+        if c in cards:
+            raise SampleError(f"{name}: {where}: {c} was already played, as card "
+                              f"{cards.index(c) + 1}", "play")
+        cards.append(c)
+    low = C2 if r.first_lead == "C2" else None
+    try:
+        given = None if leader is None else Seat.of(leader)  # type: ignore[arg-type]
+    except HeartsError as e:
+        raise SampleError(f"{name}: leader: {e}", "leader") from None
+    leader0 = given
+    if low is None:
+        if given is None:
+            raise SampleError(f"{name}: the rules have a free first lead: give the leader",
+                              "leader")
+    elif dealt & low.mask:
+        if given is not None and given != observer:
+            raise SampleError(f"{name}: leader {given} given, but {observer} holds {low} and "
+                              f"must lead it", "leader")
+        leader0 = observer
+    elif given == observer:
+        raise SampleError(f"{name}: leader {given} given, but {observer} was not dealt {low}, "
+                          f"which leads the first trick", "leader")
+    elif given is None and cards:
+        raise SampleError(f"{name}: give the leader: the seat that led {low} to the first "
+                          "trick", "leader")
+    states = play_states(r, leader0, cards) if cards else []  # type: ignore[arg-type]
+    later = [0, 0, 0, 0]     # each seat's cards played from the card in question on
+    for c, (s, _, _) in zip(cards, states):
+        later[s] |= c.mask
+    for i, (c, (s, trick, broken)) in enumerate(zip(cards, states)):
+        where = f"{name}: play card {i + 1} (trick {i // 4 + 1})"
+        forced = low if i == 0 else None
+        if s == observer:
+            if not dealt & c.mask:
+                raise SampleError(f"{where}: {s} played {c}, which {s} was not dealt", "play")
+            h = later[s] | (dealt & ~mask_of(cards))
+            if not c.mask & legal_cards(r, h, trick, i < 4, broken, forced):
+                raise SampleError(f"{where}: {rule_against(c, s, h, trick, broken, forced)}",
+                                  "play")
+        elif dealt & c.mask:
+            raise SampleError(f"{where}: {s} played {c}, which is in {observer}'s hand", "play")
+        elif not c.mask & legal_cards(r, later[s], trick, i < 4, broken, forced):
+            # (the fewer cards held, the more are legal: a card refused from the cards the seat
+            # played from here on is refused from any hand; one of them is enough to say why)
+            then = [x for x in cards[i + 1:] if later[s] & x.mask and not c.mask & legal_cards(
+                r, c.mask | x.mask, trick, i < 4, broken, forced)]
+            h = c.mask | (then[0].mask if then else 0)
+            raise SampleError(f"{where}: {rule_against(c, s, h, trick, broken, forced)}"
+                              + (f" ({s} plays {then[0]} later)" if then else ""), "play")
+        later[s] &= ~c.mask
+    return _Sight(r, observer, leader0, tuple(cards), tuple(states), dealt, DECK, low)
+
+
+def _known(sight: _Sight, known: Mapping[Seat | str, str | Iterable[Card | str]],
+           name: str) -> dict[Seat, int]:
     """The cards ``known`` names, checked against what the observer sees."""
     if not isinstance(known, Mapping):
-        raise SampleError(f"samples: known must map seats to cards, got {type(known).__name__}",
+        raise SampleError(f"{name}: known must map seats to cards, got {type(known).__name__}",
                           "known")
+    observer = sight.observer
+    players = sight.players
     out: dict[Seat, int] = {}
     for who, cards in known.items():
         try:
             s = Seat.of(who)
         except HeartsError as e:
-            raise SampleError(f"samples: known: {e}", "known") from None
+            raise SampleError(f"{name}: known: {e}", "known") from None
         try:
             if isinstance(cards, (bytes, bytearray)):
                 raise TypeError
             tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
             mask = mask_of(c if isinstance(c, Card) else Card.parse(c) for c in tokens)
         except HeartsError as e:
-            raise SampleError(f"samples: known {s}: {e}", "known") from None
+            raise SampleError(f"{name}: known {s}: {e}", "known") from None
         except TypeError:
-            raise SampleError(f"samples: known {s}: expected cards, got {cards!r:.40}",
+            raise SampleError(f"{name}: known {s}: expected cards, got {cards!r:.40}",
                               "known") from None
         for c in cards_of(mask):
             twice = [t for t, m in out.items() if m & c.mask and t != s]
             if twice:
-                raise SampleError(f"samples: known card {c} given for both {twice[0]} and {s}",
+                raise SampleError(f"{name}: known card {c} given for both {twice[0]} and {s}",
                                   "known")
-            holder = position.deal.holder(c)
-            if holder is None:
-                raise SampleError(f"samples: known card {c} of {s} is not in the deal", "known")
-            if (s == observer) != (holder == observer):
-                raise SampleError(f"samples: known card {c} of {s} is " + (
-                    f"not in {s}'s hand" if s == observer else f"in {observer}'s own hand"), "known")
-            by = players[position.played.index(c)] if c in position.played else s
+            if not sight.deck & c.mask:
+                raise SampleError(f"{name}: known card {c} of {s} is not in the deal", "known")
+            if (s == observer) != bool(sight.dealt & c.mask):
+                raise SampleError(f"{name}: known card {c} of {s} is " + (
+                    f"not in {s}'s hand" if s == observer else f"in {observer}'s own hand"),
+                    "known")
+            by = players[sight.played.index(c)] if c in sight.played else s
             if by != s:
-                raise SampleError(f"samples: known card {c} of {s} was played by {by}", "known")
+                raise SampleError(f"{name}: known card {c} of {s} was played by {by}", "known")
         out[s] = out.get(s, 0) | mask
     return out
 
 
-def _allowed(position: Position, before: list[Position], players: list[Seat], observer: Seat,
-             known: dict[Seat, int]) -> list[int]:
+def _allowed(sight: _Sight, known: dict[Seat, int], name: str = "samples") -> list[int]:
     """For each seat, the cards not yet seen that it may hold: the observer none, the others
     those the play does not rule out (each card they played was legal with it in hand, and
     none of the cards known to be another's)."""
-    unseen = 0
-    for s in Seat:
-        if s != observer:
-            unseen |= position.hands[s]
+    observer, rules = sight.observer, sight.rules
+    unseen = sight.deck & ~sight.dealt & ~mask_of(sight.played)
     allowed = [0 if s == observer else unseen for s in Seat]
     later = [0, 0, 0, 0]     # each seat's cards played from the card in question on
-    for c, s in zip(position.played, players):
+    for c, (s, _, _) in zip(sight.played, sight.states):
         later[s] |= c.mask
-    for c, s, q in zip(position.played, players, before):
+    for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
         if s != observer:
+            forced = sight.low if i == 0 else None
             for u in cards_of(allowed[s]):
-                if not c.mask & legal_cards(q.rules, later[s] | u.mask, q.trick, q.first_trick,
-                                            q.broken, q.forced_lead):
+                if not c.mask & legal_cards(rules, later[s] | u.mask, trick, i < 4, broken, forced):
                     allowed[s] &= ~u.mask
         later[s] &= ~c.mask
-    low = lowest_club(position.deal)      # (the same card in every sample: the cards are)
-    if position.rules.first_lead == "C2" and low is not None and unseen & low.mask:
-        elsewhere = [s for s, mask in known.items() if mask & low.mask and s != position.leader0]
+    low, leader0 = sight.low, sight.leader0   # (the same card in every sample: the cards are)
+    if low is not None and leader0 is not None and unseen & low.mask:
+        elsewhere = [s for s, mask in known.items() if mask & low.mask and s != leader0]
         if elsewhere:
-            raise SampleError(f"samples: known card {low} of {elsewhere[0]}: {low} leads the "
-                              f"first trick, so {position.leader0} holds it", "known")
-        known = {**known, position.leader0: known.get(position.leader0, 0) | low.mask}
+            raise SampleError(f"{name}: known card {low} of {elsewhere[0]}: {low} leads the "
+                              f"first trick, so {leader0} holds it", "known")
+        known = {**known, leader0: known.get(leader0, 0) | low.mask}
     for s, mask in known.items():
         for t in Seat:
             if t != s:
                 allowed[t] &= ~mask
         if s != observer and mask & unseen & ~allowed[s]:
             c = next(cards_of(mask & unseen & ~allowed[s]))
-            raise SampleError(f"samples: known card {c} of {s} does not fit the play", "known")
+            raise SampleError(f"{name}: known card {c} of {s} does not fit the play", "known")
     return allowed
 
 
@@ -183,7 +370,9 @@ class _Drawer:
     may hold it: the cards fall into groups by the seats that may hold them, and a count of
     the ways to deal each group's split and the groups after it weighs every split."""
 
-    def __init__(self, allowed: list[int], sizes: list[int]) -> None:
+    def __init__(self, allowed: list[int], sizes: list[int],
+                 none_fits: tuple[str, str] = ("samples: no deal fits what was seen and known",
+                                               "known")) -> None:
         groups: dict[tuple[Seat, ...], int] = {}
         for c in cards_of(allowed[0] | allowed[1] | allowed[2] | allowed[3]):
             who = tuple(s for s in Seat if allowed[s] >> c & 1)
@@ -192,7 +381,7 @@ class _Drawer:
         self.sizes = tuple(sizes)
         self.ways = lru_cache(maxsize=None)(self._ways)
         if self.ways(0, self.sizes) == 0:
-            raise SampleError("samples: no deal fits what was seen and known", "known")
+            raise SampleError(*none_fits)
 
     def _splits(self, k: int, room: tuple[int, ...]) -> Iterable[tuple[tuple[int, ...], int]]:
         """Each way to share group ``k`` among its seats within ``room``, with the number of

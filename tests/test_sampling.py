@@ -16,13 +16,14 @@ from brute import Game
 from endgames import Scenario, play_down, random_endgame, small_scenario
 from solver import sampling
 from solver.cards import Card, Seat, cards_of
-from solver.deal import Deal
+from solver.deal import Deal, hand_string
 from solver.errors import HeartsError, SampleError
 from solver.position import Position
+from solver.rules import Rules
 from solver.analysis import Solver
 from solver.results import Analysis, MoveResult
 from solver.cli import _known_cards, cli
-from solver.sampling import samples, weigh_cards
+from solver.sampling import samples, samples_from_view, weigh_cards
 from test_bruteforce import RULE_SETS
 
 
@@ -330,3 +331,146 @@ def test_many_known_options_read_in_time_linear_in_their_number() -> None:
     started = time.perf_counter()
     assert _known_cards(("E:x",) * 250_000) == {Seat.E: " x" * 250_000}
     assert time.perf_counter() - started < 3
+
+
+def view_of(p: Position, seat: Seat) -> dict:
+    """What ``seat`` sees of ``p`` at the table: the cards it was dealt, the play, the rules and
+    the first leader."""
+    return dict(seat=seat, hand=p.deal.hands[seat], play=p.played, rules=p.rules, leader=p.leader0)
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_a_view_of_a_position_draws_what_samples_draws(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a seat's view alone (the hand it was dealt, given as a mask, a PBN hand or card
+    names; the play; the rules; the first leader), the same deals as ``samples`` draws from
+    the position for the same seed: one constraint system, each deal that fits as likely. The
+    real deal always fits: no view taken from a real position is refused, nor any draw."""
+    monkeypatch.setattr(sampling, "TRIES", 0)
+    rng = random.Random(f"view {name}")
+    rules = RULE_SETS[name]
+    for case in range(8):
+        leader = Seat(rng.randrange(4)) if Rules.parse(rules).first_lead == "free" else None
+        p = Position.start(Deal.random(rng.randrange(1 << 30)), rules, leader).random_play(
+            rng, rng.choice([0, 1, 4, rng.randrange(52), 51, 52]))
+        seat = Seat(rng.randrange(4))
+        view = view_of(p, seat)
+        view["hand"] = [view["hand"], hand_string(view["hand"]),
+                        " ".join(map(str, cards_of(view["hand"])))][case % 3]
+        view["play"] = " ".join(map(str, p.played)) if case % 2 else p.played
+        got = samples_from_view(**view, count=6, seed=case)
+        assert got == samples(p, 6, seat, seed=case), f"{name} {p.deal.pbn()} {p.played} by {seat}"
+        for q in got:
+            assert q.deal.hands[seat] == p.deal.hands[seat] and q.played == p.played
+            assert q.rules == p.rules and q.leader0 == p.leader0
+
+
+@pytest.mark.parametrize("name", ["standard", "queen-breaks", "free-lead", "first-trick-points",
+                                  "custom-negative"])
+def test_each_deal_that_fits_a_view_is_as_likely(name: str) -> None:
+    """Late in full deals, where the deals that fit can be counted out: drawn from the view,
+    every one (the real deal among them) and no other turns up, about equally often."""
+    rng = random.Random(f"view uniform {name}")
+    rules = RULE_SETS[name]
+    cases = 0
+    while cases < 3:
+        leader = Seat(rng.randrange(4)) if Rules.parse(rules).first_lead == "free" else None
+        p = Position.start(Deal.random(rng.randrange(1 << 30)), rules, leader).random_play(
+            rng, rng.randint(42, 46))
+        seat = Seat(rng.randrange(4))
+        fitting = the_deals_that_fit(p, seat)
+        assert p.deal in fitting
+        if not 2 <= len(fitting) <= 300:
+            continue
+        draws = 30 * len(fitting)
+        counts = Counter(q.deal for q in samples_from_view(**view_of(p, seat), count=draws, seed=cases))
+        assert set(counts) == fitting, f"{p.deal.pbn()} {p.played} by {seat}"
+        expected = draws / len(fitting)
+        chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
+        df = len(fitting) - 1
+        assert chi2 < df + 5 * (2 * df) ** 0.5, f"chi2 {chi2:.1f}, df {df}"
+        cases += 1
+
+
+def test_before_the_first_lead_the_two_of_clubs_may_be_with_any_other_seat() -> None:
+    """Nothing played and no leader given: a seat without the 2 of clubs has not seen who holds
+    it, and each other seat does (and leads) about a third of the time; given, it stays."""
+    deal = Deal.random(11)
+    holder = deal.holder("C2")
+    seat = holder.next()
+    hand = deal.hands[seat]
+    leaders = Counter(q.leader0 for q in samples_from_view(seat, hand, "", 300, seed=1))
+    assert set(leaders) == set(Seat) - {seat} and all(70 < n < 130 for n in leaders.values())
+    assert all(q.deal.holder("C2") == q.leader0 for q in samples_from_view(seat, hand, "", 30, seed=1))
+    assert {q.leader0 for q in samples_from_view(seat, hand, [], 30, leader=holder, seed=2)} == {holder}
+    own = samples_from_view(holder, deal.hands[holder], "", 5, seed=3)   # its own 2 of clubs
+    assert {q.leader0 for q in own} == {holder}
+
+
+# S's hand in the cases below, W leading the 2 of clubs to N, E and S
+SOUTH = "AK32.A2.A2.AKQJ5"
+
+
+@pytest.mark.parametrize("kwargs, field, message", [
+    (dict(hand="AK32.A2.A2.AKQJ"), "hand", "hand: expected the 13 cards S was dealt, got 12"),
+    (dict(hand="SA SK SA"), "hand", "hand: card SA appears twice"),
+    (dict(hand="AK32.A2.A2.AKQJX"), "hand", "hand: hand 'AK32.A2.A2.AKQJX': unknown rank 'X'"),
+    (dict(hand=5.5), "hand", "hand: expected cards, got 5.5"),
+    (dict(seat="Q"), "seat", "seat: unknown seat 'Q'"),
+    (dict(rules={"moon": "maybe"}), "rules", "rules: "),
+    (dict(play="C2 C3 CX"), "play", "play card 3 (trick 1): cannot read card 'CX'"),
+    (dict(play="C2 C3 C4 C5 C2"), "play", "play card 5 (trick 2): C2 was already played, as card 1"),
+    (dict(play="C2 C3 CA"), "play", "play card 3 (trick 1): E played CA, which is in S's hand"),
+    (dict(play="C2 C3 C4 C9"), "play", "play card 4 (trick 1): S played C9, which S was not dealt"),
+    (dict(play="C2 C3 C4 D2"), "play", "play card 4 (trick 1): S cannot play D2: must follow clubs"),
+    (dict(play="C3"), "play", "play card 1 (trick 1): W cannot lead C3: C2 must lead the first trick"),
+    (dict(play="C2 D9 C3 C5 CA C7 C6"), "play",
+     "play card 2 (trick 1): N cannot play D9: must follow clubs (N plays C6 later)"),
+    (dict(play="C2 C3 SQ C5 DA D4 D5 D3"), "play",
+     "play card 3 (trick 1): E cannot discard SQ: no point cards on the first trick (E plays D3 later)"),
+    (dict(play="C2 C3 C4 C5 HA"), "play", "play card 5 (trick 2): S cannot lead HA (hearts are not broken)"),
+    (dict(play="C2", leader=None), "leader", "give the leader: the seat that led C2 to the first trick"),
+    (dict(leader="S"), "leader", "leader S given, but S was not dealt C2, which leads the first trick"),
+    (dict(hand="AK32.A2.A2.AKQJ2", leader="E"), "leader", "leader E given, but S holds C2 and must lead it"),
+    (dict(leader="X"), "leader", "leader: unknown seat 'X'"),
+    (dict(rules={"first_lead": "free"}, leader=None), "leader", "the rules have a free first lead: give the leader"),
+])
+def test_a_view_that_cannot_be_is_refused_naming_the_argument(kwargs: dict, field: str, message: str) -> None:
+    view = dict(seat="S", hand=SOUTH, play="", rules=None, leader="W")
+    view.update(kwargs)
+    with pytest.raises(SampleError) as refused:
+        samples_from_view(**view, count=1)  # type: ignore[arg-type]
+    assert refused.value.field == field
+    assert str(refused.value).startswith("samples_from_view: " + message)
+    assert "\n" not in str(refused.value)
+
+
+def test_a_view_of_a_play_that_fits_no_deal_is_refused() -> None:
+    """With a free lead S leads its top spade and nobody follows: the six spades S has not seen
+    fit no hand. Each card is legal from some hand; together they fit no deal."""
+    view = dict(seat="S", hand="AKQJT98.A.AKQ.AK", rules={"first_lead": "free"}, leader="S")
+    with pytest.raises(SampleError, match="^samples_from_view: no deal fits the play$") as refused:
+        samples_from_view(**view, play="SA D2 D3 D4", count=1)
+    assert refused.value.field == "play"
+    hearts = "HK HQ HJ HT H9 H8 H7 H6 H5 H4 H3 H2"
+    with pytest.raises(SampleError, match="no deal fits the play and the known cards") as refused:
+        samples_from_view(**view, play="", count=1, known={"E": hearts + " C2 C3"})   # 14 cards
+    assert refused.value.field == "known"
+    spades = Card.parse("S2").mask * 0b11111     # S2..S6: with W, the only seat that followed
+    got = samples_from_view(**view, play="SA S7 D3 D4", count=3, known={"E": hearts})
+    assert len(got) == 3 and all(q.deal.hands[Seat.W] & spades == spades for q in got)
+
+
+def test_a_view_checks_its_count_seed_and_known_cards() -> None:
+    view = dict(seat="S", hand=SOUTH, play="C2 C3 C4", leader="W")
+    for bad in (-1, 1.5, True):
+        with pytest.raises(HeartsError, match="samples_from_view: count must be a whole number"):
+            samples_from_view(**view, count=bad)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="samples_from_view: seed must be a whole number from 0"):
+        samples_from_view(**view, count=1, seed=-1)  # type: ignore[arg-type]
+    for known, words in [({"E": "SA"}, "known card SA of E is in S's own hand"),
+                         ({"W": "C3"}, "known card C3 of W was played by N"),
+                         ({"E": "C2"}, "known card C2 of E was played by W")]:
+        with pytest.raises(SampleError, match=words) as refused:
+            samples_from_view(**view, count=1, known=known)  # type: ignore[arg-type]
+        assert refused.value.field == "known"
+    assert samples_from_view(**view, count=0) == []
