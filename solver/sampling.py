@@ -32,6 +32,11 @@ from .errors import HeartsError, SampleError
 from .position import Position, first_leader, legal_cards, lowest_club, play_states, rule_against
 from .rules import Rules
 
+_Cards = str | Iterable[Card | str]
+#: Cards a seat knows others hold, by seat or its letter (a Mapping of either key, each: the
+#: key type of a Mapping is invariant, so one of ``Seat | str`` would refuse a ``dict[str, str]``)
+Known = Mapping[Seat, _Cards] | Mapping[str, _Cards] | Mapping[Seat | str, _Cards]
+
 #: Draws that the replay of the play may refuse before ``samples`` gives up: the constraints
 #: the play puts on the hands are worked out before drawing, so a refusal means they missed one
 TRIES = 100
@@ -40,7 +45,7 @@ C2 = Card.parse("C2")
 
 def samples(position: Position, count: int, seat: Seat | str | None = None,
             seed: int | random.Random | None = None,
-            known: Mapping[Seat | str, str | Iterable[Card | str]] | None = None) -> list[Position]:
+            known: Known | None = None) -> list[Position]:
     """``count`` positions that ``seat`` (default: the player to move) cannot tell from
     ``position``: the same rules, leader and cards played, ``seat``'s own hand, and the cards it
     has not seen dealt at random to the others, with each deal that fits what ``seat`` has seen
@@ -72,7 +77,7 @@ def samples_from_view(seat: Seat | str, hand: str | int | Iterable[Card | str],
                       rules: Rules | str | Mapping[str, Any] | None = None,
                       leader: Seat | str | None = None,
                       seed: int | random.Random | None = None,
-                      known: Mapping[Seat | str, str | Iterable[Card | str]] | None = None
+                      known: Known | None = None
                       ) -> list[Position]:
     """``samples`` from what ``seat`` sees at the table, where no ``Position`` is to be had: the
     13 cards it was dealt (``hand``: the cards it still holds and those it has played; card
@@ -148,7 +153,7 @@ class _Sight:
 
 
 def _draw(sight: _Sight, count: int, rng: random.Random,
-          known: Mapping[Seat | str, str | Iterable[Card | str]] | None, name: str,
+          known: Known | None, name: str,
           none_fits: tuple[str, str]) -> list[Position]:
     """``count`` deals drawn for ``sight``, as positions, the play replayed on each."""
     observer = sight.observer
@@ -289,7 +294,7 @@ def _view(seat: object, hand: object, play: object, rules: object, leader: objec
     return _Sight(r, observer, leader0, tuple(cards), tuple(states), dealt, DECK, low)
 
 
-def _known(sight: _Sight, known: Mapping[Seat | str, str | Iterable[Card | str]],
+def _known(sight: _Sight, known: Known,
            name: str) -> dict[Seat, int]:
     """The cards ``known`` names, checked against what the observer sees."""
     if not isinstance(known, Mapping):
@@ -464,7 +469,7 @@ class Weighing:
 
 def weigh_cards(solver: Solver, position: Position, count: int,
                 seed: int | random.Random | None = None,
-                known: Mapping[Seat | str, str | Iterable[Card | str]] | None = None,
+                known: Known | None = None,
                 share: float = 0.2, done: Callable[[], None] | None = None) -> Weighing:
     """The cards of the player to move weighed over ``count`` deals it cannot tell from
     ``position`` (``samples``): what a Monte-Carlo player would choose on what it has seen,

@@ -46,12 +46,20 @@ whole: list[Analysis] = solver.analyses([(pos, None)])
 values: list[int | None] = solver.guarantees([(pos, Seat.N)], partial=partial)
 one: int = solver.guarantee(pos, "N")
 solver.analyze(pos, Seat.N)
+
+from solver.sampling import samples, samples_from_view, weigh_cards
+known = {"E": "SQ H2 H3"}
+by_seat = {Seat.E: ["SQ", "H2"]}
+samples(pos, 2, known=known)
+samples_from_view("N", pos.deal.hands[Seat.N], "", 2, known=by_seat)
+weigh_cards(solver, pos, 2, known=known)
 '''
 
 
 def test_a_callers_typical_uses_type_check(tmp_path: Path) -> None:
     """Uses a Monte-Carlo player's code makes: a run-time flag for ``partial``, rules as a
-    mapping, one seat for ``analyze``."""
+    mapping, one seat for ``analyze``, known cards in a dict of seat letters or seats (the key
+    type of a ``Mapping`` is invariant: ``Mapping[Seat | str, ...]`` refused both)."""
     script = tmp_path / "caller.py"
     script.write_text(CALLER)
     run = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
