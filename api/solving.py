@@ -7,9 +7,9 @@ the fork, so no table is shared between worker processes.
 A request's budget covers all its questions together: every solver call is given the seconds
 left, and the engine itself stops (``SearchAborted``) when they run out.
 
-Requests take turns at the solver (``turn``), in the order they ask: a budget is set on the
-shared solver's limits, which another request would otherwise change under it. Most requests
-hold it for the whole of their solving (``solving``); a stream of many answers (``POST
+Requests take turns at the solver (``turn``), in the order they ask (a solver runs one call at
+a time, but its own lock is not fair); a budget's limits are those of its request's thread
+alone (``solver.review.Budget``). Most requests hold it for the whole of their solving (``solving``); a stream of many answers (``POST
 /annotate``) takes a turn per record, so that in a threaded server (``flask run``, say) a short
 request waits for at most one record, not for the whole stream, and a client reading the stream
 slowly holds no solver. Under ``hearts-dd serve`` (gunicorn's sync workers) a worker serves one
@@ -86,10 +86,13 @@ def init_app(app: Flask) -> None:
 def budget(seconds: float | None = None) -> Budget:
     """A request's budget on the app's solver: the configured one (or ``seconds``), from now.
 
-    Its ``limited()`` sets the solver's limits, so call it, and the solver, only in a ``turn``.
+    Call the solver only in a ``turn``. The request starts from the solver's own limits (none):
+    what an earlier request's ``limited()`` left on this thread (a sync worker serves every
+    request on one) is not its, and with a budget of 0 s it ran under the last one's.
     """
     config = current_app.config
     _, solver = current_app.extensions[_EXTENSION]
+    solver._restore_limits((None, None))
     return Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
                   config["SOLVER_NODE_LIMIT"])
 

@@ -166,8 +166,9 @@ class Solver:
     (``solver.review``) sets them for the calls of its own thread only.
 
     One call runs at a time: calls from several threads wait their turn (make a solver per
-    thread to run them at once), and a watch function cannot ask its own solver. A copy or a pickle of a solver is a new solver with the same
-    settings: the tables are a cache, not state.
+    thread to run them at once), and a watch function cannot ask its own solver. A copy or a
+    pickle of a solver is a new solver with the same settings (a ``Budget``'s limits, its
+    thread's, are not among them): the tables are a cache, not state.
     """
 
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
@@ -219,7 +220,8 @@ class Solver:
     @property
     def node_limit(self) -> int:
         """Nodes one search may visit (0: no limit), checked every 1,024 nodes; this thread's
-        own while a ``Budget`` of it is in force."""
+        own while a ``Budget`` of it is in force. Setting it sets the solver's, for every
+        thread, and drops this thread's own."""
         own: int | None = getattr(self._local, "node_limit", None)
         return self._node_limit if own is None else own
 
@@ -231,7 +233,8 @@ class Solver:
     @property
     def time_limit(self) -> float:
         """Seconds one public call may take (0: no limit); this thread's own while a ``Budget``
-        of it is in force."""
+        of it is in force. Setting it sets the solver's, for every thread, and drops this
+        thread's own."""
         own: float | None = getattr(self._local, "time_limit", None)
         return self._time_limit if own is None else own
 
@@ -246,9 +249,13 @@ class Solver:
         the thread's own limits before, for ``_restore_limits``."""
         before = (getattr(self._local, "time_limit", None), getattr(self._local, "node_limit", None))
         if seconds is not None:
-            self._local.time_limit = _setting("time_limit", seconds, 0, math.inf, real=True)
+            seconds = _setting("time_limit", seconds, 0, math.inf, real=True)
         if nodes is not None:
-            self._local.node_limit = _setting("node_limit", nodes, 0, 1 << 62)
+            nodes = _setting("node_limit", nodes, 0, 1 << 62)
+        if seconds is not None:         # (both checked first: a bad one changes neither)
+            self._local.time_limit = seconds
+        if nodes is not None:
+            self._local.node_limit = nodes
         return before
 
     def _restore_limits(self, before: tuple[float | None, int | None]) -> None:

@@ -164,7 +164,10 @@ def _finish(out: dict[str, Any], errors: list[str], more: int = 0) -> dict[str, 
 def not_annotated(record: Record, why: str, options: AnnotateOptions | None = None) -> dict[str, Any]:
     """The result object of a record left unannotated (a dead worker, no memory, a budget spent):
     the record as read (``options``' rules for one without its own), its errors, and ``why``."""
-    out, errors, _, _ = _read(record, options or AnnotateOptions())
+    try:
+        out, errors, _, _ = _read(record, options or AnnotateOptions())
+    except Exception:   # (what broke its worker may break its reading: the place is enough)
+        out, errors = _unanswered(record), list(record.errors)
     return _finish(out, [*errors, f"line {record.line}: not annotated: {why}"], record.more_errors)
 
 

@@ -8,6 +8,7 @@ True
 """
 from __future__ import annotations
 
+import numbers
 import random as _random
 from dataclasses import dataclass
 
@@ -109,8 +110,10 @@ class Deal:
         """A uniformly random full deal; pass a seed (a whole number from 0) or ``Random`` for
         repeatable deals. (``Random`` takes a negative seed as its opposite: refused, as
         ``sampling.samples`` refuses one, not drawn alike.)"""
-        if isinstance(rng, int) and not isinstance(rng, bool) and rng < 0:
-            raise DealError(f"Deal.random: seed must be a whole number from 0, got {rng}")
+        if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+            if rng < 0:
+                raise DealError(f"Deal.random: seed must be a whole number from 0, got {rng}")
+            rng = int(rng)                      # (numpy's too)
         r = rng if isinstance(rng, _random.Random) else _random.Random(rng)
         deck = list(cards_of(DECK))
         r.shuffle(deck)

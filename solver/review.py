@@ -38,6 +38,7 @@ solver about every position of the play:
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -246,7 +247,7 @@ class Budget:
         self.solver = solver
         self.nodes = nodes
         self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
-        self._saved: list[tuple[float | None, int | None]] = []
+        self._local = threading.local()     # the limits each thread's ``with`` replaced
 
     def limited(self) -> Solver:
         """The solver, limited to what is left of the budget."""
@@ -260,13 +261,19 @@ class Budget:
                 raise SearchAborted("time budget exhausted")
         return self.solver, self.solver._own_limits(left, self.nodes)
 
+    def _saved(self) -> list[tuple[float | None, int | None]]:
+        if not hasattr(self._local, "saved"):
+            self._local.saved = []
+        saved: list[tuple[float | None, int | None]] = self._local.saved
+        return saved
+
     def __enter__(self) -> Solver:
         solver, saved = self._limited()     # (which changes nothing when it raises)
-        self._saved.append(saved)
+        self._saved().append(saved)
         return solver
 
     def __exit__(self, *exc: object) -> None:
-        self.solver._restore_limits(self._saved.pop())
+        self.solver._restore_limits(self._saved().pop())
 
 
 def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],

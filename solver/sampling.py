@@ -114,7 +114,7 @@ def samples_from_view(seat: Seat | str, hand: str | int | Iterable[Card | str],
 
 def _check_count(count: object, name: str) -> None:
     if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
-        raise HeartsError(f"{name}: count must be a whole number of deals, got {count!r}")
+        raise SampleError(f"{name}: count must be a whole number of deals, got {count!r}", "count")
 
 
 def _random(seed: object, name: str = "samples") -> random.Random:
@@ -127,7 +127,7 @@ def _random(seed: object, name: str = "samples") -> random.Random:
         return random.Random(int(seed))
     if seed is None or isinstance(seed, (str, bytes)):
         return random.Random(seed)
-    raise HeartsError(f"{name}: seed must be a whole number from 0, got {seed!r:.40}")
+    raise SampleError(f"{name}: seed must be a whole number from 0, got {seed!r:.40}", "seed")
 
 
 @dataclass(frozen=True)

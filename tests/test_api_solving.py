@@ -82,3 +82,18 @@ def test_a_wait_cut_short_by_a_signal_leaves_the_lock_usable() -> None:
 def test_release_of_an_unheld_lock_is_an_error() -> None:
     with pytest.raises(RuntimeError):
         FairLock().release()
+
+
+def test_a_request_starts_from_the_solvers_own_limits_not_the_last_requests() -> None:
+    """A sync worker serves every request on one thread: with no per-request limit configured
+    (0 s), a request ran under what the last one's budget left there (the health check's 2 s
+    capped every later request)."""
+    from api import create_app
+    from api.solving import budget
+
+    app = create_app({"SOLVER_TIME_LIMIT": 0, "ANNOTATE_TIME_LIMIT": 0, "SOLVER_TABLE_MB": 8})
+    assert app.test_client().get("/api/v1/health").status_code == 200
+    with app.app_context():
+        assert budget().limited().time_limit == 0.0
+        assert budget(3.0).limited().time_limit <= 3.0
+        assert budget().limited().time_limit == 0.0

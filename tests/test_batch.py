@@ -397,3 +397,17 @@ def test_chunks_by_default_hold_as_many_records_as_their_deals_allow() -> None:
     assert lengths(4, 4, 4, 6, 4) == [3, 2]
     assert lengths(0, 0, 7) == [2, 1]                  # (a record without a deal: no search)
     assert lengths(13, 13, 13, size=8) == [3]           # a size given is kept
+
+
+def test_a_record_whose_reading_fails_when_not_annotated_keeps_its_place(monkeypatch):
+    """A record left unannotated is read again in the parent; what broke its worker may break
+    that too, and the run must go on with the record's error."""
+    [record] = read_records(io.BytesIO(b'[Board "3"]\n[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n'))
+
+    def broken(*args):
+        raise RuntimeError("a reader's bug")
+
+    monkeypatch.setattr(batch, "_read", broken)
+    lost = batch.not_annotated(record, "its worker process died")
+    assert (lost["board"], lost["deal"], lost["rules"], lost["players"]) == ("3", "N:.A..2 .2..3 .3..4 .4..5", None, None)
+    assert lost["error"] == "line 1: not annotated: its worker process died"

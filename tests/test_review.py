@@ -240,6 +240,38 @@ def test_a_budget_limits_the_calls_of_its_own_thread_only():
     assert solver.time_limit == 0.0
 
 
+def test_a_budget_entered_on_two_threads_restores_each_threads_own_limits():
+    """Its saved limits were one stack for every thread: the thread leaving first restored the
+    other's."""
+    solver = Solver(table_mb=16)
+    shared = Budget(solver, 100.0)
+    entered, left = threading.Event(), threading.Event()
+    after: list[tuple[float, int]] = []
+
+    def other() -> None:
+        solver._own_limits(42.0, 42)
+        with shared:
+            entered.set()
+            left.wait(60)
+        after.append((solver.time_limit, solver.node_limit))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with shared:
+        assert entered.wait(60)
+    left.set()
+    thread.join(60)
+    assert (solver.time_limit, solver.node_limit) == (0.0, 0) and after == [(42.0, 42)]
+
+
+def test_a_budget_that_cannot_be_entered_changes_no_limit():
+    solver = Solver(table_mb=16)
+    with pytest.raises(HeartsError):
+        with Budget(solver, 5.0, nodes=-1):
+            pass
+    assert (solver.time_limit, solver.node_limit) == (0.0, 0)
+
+
 def test_wrong_arguments_are_named_and_a_play_may_be_one_string(solver):
     """They failed deep inside ("'str' object has no attribute 'side'")."""
     start = Position.from_play(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), {"first_lead": "free"},

@@ -462,11 +462,13 @@ def test_a_view_of_a_play_that_fits_no_deal_is_refused() -> None:
 
 def test_a_view_checks_its_count_seed_and_known_cards() -> None:
     view = dict(seat="S", hand=SOUTH, play="C2 C3 C4", leader="W")
-    for bad in (-1, 1.5, True):
-        with pytest.raises(HeartsError, match="samples_from_view: count must be a whole number"):
+    for bad in (-1, 1.5, True):     # (SampleErrors, as the docstring says, with their field)
+        with pytest.raises(SampleError, match="samples_from_view: count must be a whole number") as e:
             samples_from_view(**view, count=bad)  # type: ignore[arg-type]
-    with pytest.raises(HeartsError, match="samples_from_view: seed must be a whole number from 0"):
+        assert e.value.field == "count"
+    with pytest.raises(SampleError, match="samples_from_view: seed must be a whole number from 0") as e:
         samples_from_view(**view, count=1, seed=-1)  # type: ignore[arg-type]
+    assert e.value.field == "seed"
     for known, words in [({"E": "SA"}, "known card SA of E is in S's own hand"),
                          ({"W": "C3"}, "known card C3 of W was played by N"),
                          ({"E": "C2"}, "known card C2 of E was played by W")]:
