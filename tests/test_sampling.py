@@ -66,6 +66,16 @@ def the_deals_that_fit(p: Position, seat: Seat, known: dict[Seat, Card] | None =
     return out
 
 
+def assert_uniform(got: list[Position], fitting: set[Deal], what: str) -> None:
+    """Every deal that fits drawn, and none more often than chance allows (chi-square, 5 sigma)."""
+    counts = Counter(q.deal for q in got)
+    assert set(counts) == fitting, what
+    expected = len(got) / len(fitting)
+    chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
+    df = len(fitting) - 1
+    assert chi2 < df + 5 * (2 * df) ** 0.5, f"{what}: chi2 {chi2:.1f}, df {df}"
+
+
 @pytest.mark.parametrize("name", RULE_SETS)
 def test_every_sample_fits_the_play_with_no_draw_refused(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the play shows (voids, a heart led before hearts broke, points given on trick 1)
@@ -116,12 +126,7 @@ def test_each_deal_that_fits_is_as_likely(name: str, played: tuple[int, int], wi
             continue
         draws = 30 * len(fitting)
         got = samples(p, draws, seat, seed=cases, known={s: [c] for s, c in known.items()})
-        counts = Counter(q.deal for q in got)
-        assert set(counts) == fitting, f"{scenario} seen by {seat}"
-        expected = draws / len(fitting)
-        chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
-        df = len(fitting) - 1
-        assert chi2 < df + 5 * (2 * df) ** 0.5, f"{scenario} seen by {seat}: chi2 {chi2:.1f}, df {df}"
+        assert_uniform(got, fitting, f"{scenario} seen by {seat}")
         cases += 1
 
 
@@ -382,12 +387,8 @@ def test_each_deal_that_fits_a_view_is_as_likely(name: str) -> None:
         if not 2 <= len(fitting) <= 300:
             continue
         draws = 30 * len(fitting)
-        counts = Counter(q.deal for q in samples_from_view(**view_of(p, seat), count=draws, seed=cases))
-        assert set(counts) == fitting, f"{p.deal.pbn()} {p.played} by {seat}"
-        expected = draws / len(fitting)
-        chi2 = sum((n - expected) ** 2 / expected for n in counts.values())
-        df = len(fitting) - 1
-        assert chi2 < df + 5 * (2 * df) ** 0.5, f"chi2 {chi2:.1f}, df {df}"
+        got = samples_from_view(**view_of(p, seat), count=draws, seed=cases)
+        assert_uniform(got, fitting, f"{p.deal.pbn()} {p.played} by {seat}")
         cases += 1
 
 
