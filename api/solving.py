@@ -9,12 +9,12 @@ left, and the engine itself stops (``SearchAborted``) when they run out.
 
 Requests take turns at the solver (``turn``), in the order they ask (a solver runs one call at
 a time, but its own lock is not fair); a budget's limits are those of its request's thread
-alone (``solver.review.Budget``). Most requests hold it for the whole of their solving (``solving``); a stream of many answers (``POST
-/annotate``) takes a turn per record, so that in a threaded server (``flask run``, say) a short
-request waits for at most one record, not for the whole stream, and a client reading the stream
-slowly holds no solver. Under ``hearts-dd serve`` (gunicorn's sync workers) a worker serves one
-request at a time anyway: a stream holds its worker to the end, and other requests go to the
-other workers.
+alone (``solver.review.Budget``). Most requests hold it for the whole of their solving
+(``solving``); a stream of many answers (``POST /annotate``) takes a turn per record, so that
+in a threaded server (``flask run``, say) a short request waits for at most one record, not for
+the whole stream, and a client reading the stream slowly holds no solver. Under ``hearts-dd
+serve`` (gunicorn's sync workers) a worker serves one request at a time anyway: a stream holds
+its worker to the end, and other requests go to the other workers.
 """
 from __future__ import annotations
 

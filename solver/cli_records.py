@@ -180,8 +180,8 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     unreadable: list[str] = []
     gameless: list[str] = []
     try:
-        stream = annotate_stream(_records(paths, unreadable, gameless), options, jobs or default_jobs(), dask,
-                                 chunk_size)
+        stream = annotate_stream(_records(paths, unreadable, gameless), options,
+                                 jobs or default_jobs(), dask, chunk_size)
         shown = sys.stderr.isatty()
         with closing(stream), progress(shown, lambda: _total(paths), "record") as step:
             for record, result in stream:
