@@ -248,14 +248,10 @@ class Solver:
         thread's call waiting for its turn: ``seconds`` and ``nodes`` where given (not None);
         the thread's own limits before, for ``_restore_limits``."""
         before = (getattr(self._local, "time_limit", None), getattr(self._local, "node_limit", None))
-        if seconds is not None:
-            seconds = _setting("time_limit", seconds, 0, math.inf, real=True)
-        if nodes is not None:
-            nodes = _setting("node_limit", nodes, 0, 1 << 62)
-        if seconds is not None:         # (both checked first: a bad one changes neither)
-            self._local.time_limit = seconds
-        if nodes is not None:
-            self._local.node_limit = nodes
+        # (both checked before either is set: a bad one changes neither)
+        checked = (before[0] if seconds is None else _setting("time_limit", seconds, 0, math.inf, real=True),
+                   before[1] if nodes is None else _setting("node_limit", nodes, 0, 1 << 62))
+        self._restore_limits(checked)
         return before
 
     def _restore_limits(self, before: tuple[float | None, int | None]) -> None:

@@ -232,6 +232,11 @@ def _mover(start: Position, cards: Sequence[Card], k: int) -> Seat:
     return seat
 
 
+class _Saved(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[tuple[float | None, int | None]] = []
+
+
 class Budget:
     """One deadline for many solver calls: ``with budget as solver: solver.analyze(...)``.
 
@@ -247,7 +252,7 @@ class Budget:
         self.solver = solver
         self.nodes = nodes
         self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
-        self._local = threading.local()     # the limits each thread's ``with`` replaced
+        self._saved = _Saved()      # the limits each thread's ``with`` replaced, its own
 
     def limited(self) -> Solver:
         """The solver, limited to what is left of the budget."""
@@ -261,19 +266,13 @@ class Budget:
                 raise SearchAborted("time budget exhausted")
         return self.solver, self.solver._own_limits(left, self.nodes)
 
-    def _saved(self) -> list[tuple[float | None, int | None]]:
-        if not hasattr(self._local, "saved"):
-            self._local.saved = []
-        saved: list[tuple[float | None, int | None]] = self._local.saved
-        return saved
-
     def __enter__(self) -> Solver:
         solver, saved = self._limited()     # (which changes nothing when it raises)
-        self._saved().append(saved)
+        self._saved.stack.append(saved)
         return solver
 
     def __exit__(self, *exc: object) -> None:
-        self.solver._restore_limits(self._saved().pop())
+        self.solver._restore_limits(self._saved.stack.pop())
 
 
 def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],
