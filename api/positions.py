@@ -20,7 +20,7 @@ from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
 from solver.review import review
 from solver.rules import Rules
-from solver.sampling import samples as sampled
+from solver.sampling import samples as sampled, samples_from_view
 
 from .docs import problem_responses
 from .problems import ApiProblem
@@ -104,23 +104,34 @@ def samples(body: SamplesRequest) -> Response:
     seat's own hand, and the cards it has not seen dealt at random to the others, each deal
     that fits what it has seen equally likely (voids and what else the rules made the play
     show, and the `known` cards). Send them to `/analyses` and compare the cards' values.
+    A bot that knows only its own cards and the play sends `hand` and `seat` instead of `deal`.
     """
-    _, position = positions_of(body)
     seat = None if body.seat is None else Seat.parse(body.seat)
     # ("W" and "w" name one seat: the library keeps the cards of both)
     known: dict[Seat | str, str] = {name: cards for name, cards in (body.known or {}).items()}
     try:
-        drawn = sampled(position, body.count, seat, body.seed, known)
+        if body.hand is None:
+            if body.deal is None:
+                raise ApiProblem("invalid-request", "give `deal`, or `hand` with `seat`")
+            _, position = positions_of(body)       # (a deal: its own problems, by field)
+            drawn = sampled(position, body.count, seat, body.seed, known)
+            seat = seat if seat is not None else position.to_move
+        else:
+            if body.deal is not None or seat is None:
+                raise ApiProblem("invalid-request", "`hand` goes with `seat` and without `deal`")
+            rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
+            drawn = samples_from_view(seat, body.hand, body.play or "", body.count, rules,
+                                      body.leader, body.seed, known)
     except SampleError as e:
-        message = str(e).removeprefix("samples: ")
+        message = str(e).partition(": ")[2]      # ("samples: ", "samples_from_view: ")
         if e.field is None:
             raise ApiProblem("invalid-request", message) from None
         raise ApiProblem.for_field("invalid-request", e.field,
                                    message.removeprefix(e.field).lstrip(": ")) from None
-    rules, play = position.rules.to_dict(), " ".join(map(str, position.played))
-    return jsonify({"seat": str(seat if seat is not None else position.to_move),
-                    "positions": [{"deal": q.deal.pbn(), "play": play, "rules": rules,
-                                   "leader": str(q.leader0)} for q in drawn]})
+    return jsonify({"seat": str(seat),
+                    "positions": [{"deal": q.deal.pbn(), "play": " ".join(map(str, q.played)),
+                                   "rules": q.rules.to_dict(), "leader": str(q.leader0)}
+                                  for q in drawn]})
 
 
 @bp.post("/moon")

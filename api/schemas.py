@@ -110,10 +110,21 @@ class AnalyzeRequest(PositionRequest):
 
 
 class SamplesRequest(PositionRequest):
-    """A position, and the seat whose view the sampled deals keep."""
+    """A position, or a seat's view of one (its hand and the play), and the seat whose view
+    the sampled deals keep."""
 
+    # (optional here alone: a position's other fields are read as everywhere else)
+    deal: Optional[str] = Field(None, max_length=256,  # type: ignore[assignment]
+                                description="PBN deal, as for `/analyze`; or give `hand` "
+                                "instead", examples=[EXAMPLE_DEAL])
+    hand: Optional[str] = Field(None, max_length=256, description="instead of `deal`: the 13 "
+                                "cards `seat` was dealt (those it has played too), as card "
+                                "names or a PBN hand, for a player that sees only its own cards "
+                                "and the play; `seat` is then required",
+                                examples=["KQ97.Q9.AK54.J75"])
     seat: Optional[SeatInput] = Field(None, description="the seat that cannot tell the deals "
-                                     "apart (its hand is kept); the player to move when omitted")
+                                     "apart (its hand is kept); the player to move when omitted "
+                                     "(with `deal`)")
     count: int = Field(20, ge=1, le=1000, description="how many deals")
     seed: Optional[int] = Field(None, ge=0, lt=2 ** 63, description="makes the draw repeatable")
     known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager, suppress
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 import click
 from click.shell_completion import CompletionItem
@@ -32,7 +32,7 @@ from .position_lines import answer_lines, read_position_lines
 from .report import out_of_time, render, render_line, render_weighing, status_line
 from .results import line_json
 from .rules import Rules
-from .sampling import weigh_cards
+from .sampling import samples as sampled, samples_from_view, weigh_deals
 
 class _Seat(click.ParamType):
     """A seat, in either case, shown as the SPEC writes seats (click's case-insensitive Choice
@@ -98,6 +98,10 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--deal", "deal_text", default=None, help='PBN deal, e.g. "N:AK.. ... ... ..."')
+@click.option("--hand", "hand", default=None, metavar="SEAT:CARDS",
+              help='Instead of --deal, with --samples: the 13 cards one seat was dealt, e.g. '
+                   '"S:KQ97.Q9.AK54.J75" (those played too), for a player that sees only its own '
+                   'cards and the play; that seat must be the one to play.')
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
 @click.option("--rules", "rules_text", default=None, shell_complete=complete_rules,
               help="Preset name or JSON rule object (with --input: for lines without rules).")
@@ -139,12 +143,16 @@ def cli() -> None:
 def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: str | None,
             player: str | None, line_for: str | None, as_json: bool, table_mb: int,
             time_limit: float, threads: int | None, input_file: IO[bytes] | None,
-            samples: int | None, seed: int | None, known: tuple[str, ...]) -> None:
+            samples: int | None, seed: int | None, known: tuple[str, ...],
+            hand: str | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
-    if deal_text is not None and input_file is not None:
-        fail("analyze: --deal and --input cannot be given together (one position, or a file of them)")
-    if deal_text is None and input_file is None:
+    if sum(given is not None for given in (deal_text, input_file, hand)) > 1:
+        fail("analyze: give one of --deal, --input and --hand (one position, a file of them, or "
+             "a seat's own cards)")
+    if deal_text is None and input_file is None and hand is None:
         fail("analyze: give --deal, or --input with one position a line")
+    if hand is not None and samples is None:
+        fail("analyze: --hand goes with --samples: the other hands are drawn at random")
     if input_file is not None and (play or leader or line_for or samples):
         fail("analyze: --play, --leader, --line and --samples go with --deal (with --input, play "
              "and leader are fields of each line)")
@@ -153,6 +161,12 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     if (seed is not None or known) and samples is None:
         fail("analyze: --seed and --known go with --samples")
     rules = rules_option(rules_text) or Rules()
+    if hand is not None:
+        _weigh_view(Solver(table_mb=table_mb, time_limit=time_limit,
+                           threads=threads or default_jobs()),
+                    hand, play, rules, leader, samples, seed,  # type: ignore[arg-type]
+                    _known_cards(known), as_json)
+        return
     try:
         if input_file is None:
             pos = Position.from_play(Deal.parse(deal_text), rules, play, leader)  # type: ignore[arg-type]
@@ -223,20 +237,51 @@ def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
     """``analyze --samples``: the mover's cards over deals it cannot tell apart."""
     if pos.to_move is None:
         fail("analyze --samples: the hand is over: no card to weigh")
+    _weighed(solver, pos.to_move, lambda: sampled(pos, count, None, seed, known), count, seed,
+             as_json, from_view=False)
+
+
+def _weigh_view(solver: Solver, hand: str, play: str, rules: Rules, leader: str | None,
+                count: int, seed: int | None, known: dict[Seat | str, str],
+                as_json: bool) -> None:
+    """``analyze --hand --samples``: the cards of the seat to play over deals drawn from its
+    own cards and the play alone."""
+    name, colon, cards = hand.partition(":")
+    if not colon:
+        fail(f"--hand {hand!r}: expected SEAT:CARDS, e.g. \"S:KQ97.Q9.AK54.J75\"")
+    try:
+        seat = Seat.parse(name)
+    except HeartsError as e:
+        fail(f"--hand {hand!r}: {e}")
+    _weighed(solver, seat, lambda: samples_from_view(seat, cards, play, count, rules, leader,
+                                                     seed, known), count, seed, as_json,
+             from_view=True)
+
+
+# the library's arguments, as the command line names them
+_OPTIONS = {"known": "--known", "hand": "--hand", "seat": "--hand", "play": "--play",
+            "leader": "--leader", "rules": "--rules"}
+
+
+def _weighed(solver: Solver, seat: Seat, draw: Callable[[], list[Position]], count: int,
+             seed: int | None, as_json: bool, from_view: bool) -> None:
+    """``seat``'s cards over the deals ``draw()`` gives, reported (the first shows its hand)."""
     try:
         with progress(sys.stderr.isatty(), lambda: count, "deal") as step:
-            weighing = weigh_cards(solver, pos, count, seed, known, done=step)
+            deals = draw()
+            weighing = weigh_deals(solver, seat, deals, done=step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
-        message = str(e).removeprefix("samples: ")
-        if e.field == "known":
-            message = "--known: " + message.removeprefix("known").lstrip(": ")
+        message = str(e).split(": ", 1)[1]
+        if e.field in _OPTIONS:
+            message = f"{_OPTIONS[e.field]}: " + message.removeprefix(e.field).lstrip(": ")
         fail(f"analyze --samples: {message}")
     except HeartsError as e:
         fail(str(e))
     if not weighing.answered:
         fail(f"no deal analysed within the time limit of {solver.time_limit:g} s", code=3)
     try:
-        echo(json.dumps(weighing.to_json()) if as_json else render_weighing(pos, weighing, seed))
+        echo(json.dumps(weighing.to_json()) if as_json
+             else render_weighing(deals[0], weighing, seed, from_view))
     except OSError as e:
         stdout_failed(e)
 

@@ -85,14 +85,18 @@ def _trick_line(p: Position) -> str:
     return f"Trick {p.trick_number}: " + "  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))
 
 
-def render_weighing(p: Position, w: Weighing, seed: int | None = None) -> str:
+def render_weighing(p: Position, w: Weighing, seed: int | None = None,
+                    from_view: bool = False) -> str:
     """``analyze --samples``: the mover's hand and trick, and its cards weighed over the deals
-    it cannot tell apart, best first."""
+    it cannot tell apart, best first (``from_view``: drawn from its own cards and the play,
+    with no deal to tell them from)."""
     hand = "  ".join(_suit_lines(p.hands[w.seat]))
     lines = [f"{w.seat} to play, trick {p.trick_number}, holding {hand}"]
     if p.trick:
         lines.append(_trick_line(p))
-    lines.append(f"Its cards over {w.drawn} deals it cannot tell from this one"
+    lines.append(f"Its cards over {w.drawn} deals "
+                 + ("that fit its cards and the play" if from_view else
+                    "it cannot tell from this one")
                  + (f" (seed {seed})" if seed is not None else "")
                  + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
     lines += ["", "Card  Mean guarantee  Best in"]

@@ -3,8 +3,9 @@
 A player sees its own hand and the cards played; the cards it has not seen could lie in any of
 the other hands that the play allows. ``samples`` deals them out at random, each consistent
 deal equally likely, and ``weigh_cards`` solves them double dummy and averages: which card is
-best on what the player knows (``samples_from_view`` draws them for a bot, which has only its
-own cards and the play to go on). S, to play to trick 6, weighs its three spades over ten deals:
+best on what the player knows (``samples_from_view`` and ``weigh_view`` do the same for a bot,
+which has only its own cards and the play to go on; ``weigh_deals`` weighs deals drawn by
+other means). S, to play to trick 6, weighs its three spades over ten deals:
 
 >>> import random
 >>> from solver.deal import Deal
@@ -476,23 +477,76 @@ def weigh_cards(solver: Solver, position: Position, count: int,
     where the double-dummy answer uses every card. Deals the solver's limits cut short are
     left out (``share`` of a time limit as for ``Solver.analyses``; ``done()``, if given, is
     called as each deal is answered, for a progress display)."""
-    if not isinstance(solver, Solver):
-        raise HeartsError(f"weigh_cards: expected a Solver, got {type(solver).__name__}")
+    _check_weighing(solver, done, "weigh_cards")
     if not isinstance(position, Position):
         raise HeartsError(f"weigh_cards: expected a Position, got {type(position).__name__}")
     seat = position.to_move
     if seat is None:
         raise HeartsError("weigh_cards: the hand is over: no card to weigh")
-    if done is not None and not callable(done):
-        raise HeartsError(f"weigh_cards: done: expected a function, got {type(done).__name__}")
-    deals = samples(position, count, seat, seed, known)
+    return _weigh(solver, seat, samples(position, count, seat, seed, known), share, done,
+                  "weigh_cards")
+
+
+def weigh_view(solver: Solver, seat: Seat | str, hand: str | int | Iterable[Card | str],
+               play: str | Iterable[Card | str], count: int,
+               rules: Rules | str | Mapping[str, Any] | None = None,
+               leader: Seat | str | None = None,
+               seed: int | random.Random | None = None, known: Known | None = None,
+               share: float = 0.2, done: Callable[[], None] | None = None) -> Weighing:
+    """``weigh_cards`` from what ``seat``, to play, sees at the table (the deals of
+    ``samples_from_view``, its arguments as there): which card to play, for a player that
+    knows only its own cards and the play. Bad input is a ``SampleError`` naming the argument.
+
+    >>> play = "C2 CJ CQ CK S4 S2 S9 ST D6 D9 DJ D4 C8 C5 C6 C3 C9 C7 SJ CA S3 C4"
+    >>> w = weigh_view(Solver(table_mb=16), "S", "KQ97.Q9.AK54.J75", play, 10, leader="E", seed=1)
+    >>> [(str(c.card), c.mean, c.best_in) for c in w.cards]
+    [('SK', 20.8, 9), ('S7', 20.9, 8), ('SQ', 21.9, 7)]
+    """
+    _check_weighing(solver, done, "weigh_view")
+    deals = samples_from_view(seat, hand, play, count, rules, leader, seed, known)
+    return _weigh(solver, Seat.of(seat), deals, share, done, "weigh_view")
+
+
+def weigh_deals(solver: Solver, seat: Seat | str, deals: Iterable[Position], share: float = 0.2,
+                done: Callable[[], None] | None = None) -> Weighing:
+    """``seat``'s cards weighed over ``deals`` drawn as a player would (``samples`` or one's own
+    draw): ``seat`` must be to play in each, holding the same cards (``weigh_cards``' other
+    arguments as there)."""
+    _check_weighing(solver, done, "weigh_deals")
+    try:
+        observer = Seat.of(seat)
+    except HeartsError as e:
+        raise SampleError(f"weigh_deals: seat: {e}", "seat") from None
+    deals = list(deals)
+    for i, q in enumerate(deals):
+        if not isinstance(q, Position):
+            raise HeartsError(f"weigh_deals: deal {i + 1}: expected a Position, got "
+                              f"{type(q).__name__}")
+    return _weigh(solver, observer, deals, share, done, "weigh_deals")
+
+
+def _weigh(solver: Solver, observer: Seat, deals: list[Position], share: float,
+           done: Callable[[], None] | None, name: str) -> Weighing:
+    """``weigh_deals``, its arguments checked but for the deals' turns and hands (an error
+    names the function ``name``)."""
+    movers = {q.to_move for q in deals} - {observer}
+    if movers:
+        turns = " or ".join(sorted(f"{s}'s" for s in movers if s is not None)) + " turn"
+        why = ("the hand is over" if movers == {None} else
+               f"it is {turns}" if observer not in {q.to_move for q in deals} else
+               f"in some of the deals it is {turns}")
+        raise SampleError(f"{name}: {observer} is not to play ({why})", "seat")
+    for i, q in enumerate(deals):
+        if q.hands[observer] != deals[0].hands[observer]:
+            raise SampleError(f"{name}: deal {i + 1}: {observer} holds other cards than in "
+                              "deal 1", "deals")
 
     def tick(i: int, answer: Any) -> None:
         if done is not None:
             done()
 
-    answers = [a for a in solver.analyses([(q, [seat]) for q in deals], partial=True, share=share,
-                                          done=tick) if a is not None]
+    answers = [a for a in solver.analyses([(q, [observer]) for q in deals], partial=True,
+                                          share=share, done=tick) if a is not None]
     total: dict[Card, int] = {}
     best: dict[Card, int] = {}
     for a in answers:
@@ -500,5 +554,12 @@ def weigh_cards(solver: Solver, position: Position, count: int,
             total[m.card] = total.get(m.card, 0) + m.guarantee
             best[m.card] = best.get(m.card, 0) + m.best
     weights = [CardWeight(c, total[c] / len(answers), best[c]) for c in total]
-    return Weighing(seat, len(deals), len(answers),
+    return Weighing(observer, len(deals), len(answers),
                     sorted(weights, key=lambda w: (w.mean, -w.best_in)))
+
+
+def _check_weighing(solver: object, done: object, name: str) -> None:
+    if not isinstance(solver, Solver):
+        raise HeartsError(f"{name}: expected a Solver, got {type(solver).__name__}")
+    if done is not None and not callable(done):
+        raise HeartsError(f"{name}: done: expected a function, got {type(done).__name__}")

@@ -29,7 +29,7 @@ from solver.analysis import Solver
 from solver.cards import Seat, cards_of
 from solver.cli import cli
 from solver.cli_serve import gunicorn_argv
-from solver.deal import Deal
+from solver.deal import Deal, hand_string
 from solver.position import Position
 from solver.rules import PRESETS, KEYS, Rules
 
@@ -444,6 +444,38 @@ def test_samples_keep_the_seat_s_view_and_go_straight_to_analyses():
     both = client.post("/api/v1/samples", json={**body, "count": 5, "known": {
         str(other): str(cards[0]), str(other).lower(): str(cards[1])}}).get_json()
     assert all(Deal.parse(p["deal"]).holder(c) == other for p in both["positions"] for c in cards)
+
+
+def test_samples_from_a_seat_s_hand_are_those_of_its_position() -> None:
+    """A bot sends its hand (the cards it was dealt) and the play instead of a deal: the same
+    deals as from the position, seed for seed."""
+    client = create_app({}).test_client()
+    p = Position.start(Deal.random(7), "omnibus").random_play(random.Random(2), 30)
+    seat = p.to_move
+    assert seat is not None
+    body = {"play": " ".join(map(str, p.played)), "rules": "omnibus", "count": 4, "seed": 9}
+    expected = client.post("/api/v1/samples", json={**body, "deal": p.deal.pbn()}).get_json()
+    resp = client.post("/api/v1/samples", json={**body, "hand": hand_string(p.deal.hands[seat]),
+                                                "seat": str(seat), "leader": str(p.leader0)})
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.get_json() == expected and expected["seat"] == str(seat)
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ({"hand": "KQ97.Q9.AK54.J75", "play": "C2"}, None, "`hand` goes with `seat` and without `deal`"),
+    ({"hand": "KQ97.Q9.AK54.J75", "seat": "S", "deal": FULL_DEAL}, None, "`hand` goes with `seat`"),
+    ({"play": "C2"}, None, "give `deal`, or `hand` with `seat`"),
+    ({"hand": "KQ97.Q9.AK54.J7", "seat": "S"}, "hand", "expected the 13 cards S was dealt, got 12"),
+    ({"hand": "KQ97.Q9.AK54.J75", "seat": "S", "play": "C2"}, "leader", "give the leader"),
+    ({"hand": "KQ97.Q9.AK54.J75", "seat": "S", "play": "C2 CJ", "leader": "W"}, "play",
+     "card 2 (trick 1): N played CJ, which is in S's hand"),
+    ({"hand": "KQ97.Q9.AK54.J75", "seat": "S", "rules": {"moon": "x"}}, "rules", ""),
+])
+def test_samples_from_a_hand_name_what_is_wrong(body: dict, field: str | None, words: str) -> None:
+    resp = create_app({}).test_client().post("/api/v1/samples", json=body)
+    assert resp.status_code == 422
+    detail = resp.get_json()["detail"]
+    assert words in detail and (field is None or detail.startswith(f"{field}")), detail
 
 
 @pytest.mark.parametrize("extra, field, words", [

@@ -83,6 +83,23 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
     pytest.param(["--deal", "N:A... K... Q... J...", "--rules", '{"first_lead": "free"}', "--leader", "N",
                   "--play", "SA SK SQ SJ", "--samples", "3"],
                  ["error: analyze --samples: the hand is over"], id="samples at the end"),  # not weigh_cards:
+    pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--play", "C2", "--samples", "2"],
+                 ["error: analyze --samples: --leader: give the leader: the seat that led C2"],
+                 id="hand without the first leader"),
+    pytest.param(["--hand", "S:KQ97.Q9.AK54.J7", "--samples", "2"],
+                 ["error: analyze --samples: --hand: expected the 13 cards S was dealt, got 12"],
+                 id="hand short of a card"),
+    pytest.param(["--hand", "KQ97.Q9.AK54.J75", "--samples", "2"], ["--hand 'KQ97.Q9.AK54.J75': expected SEAT:CARDS"],
+                 id="hand without a seat"),
+    pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--samples", "2", "--leader", "W"],
+                 ["error: analyze --samples: --hand: S is not to play (it is W's turn)"], id="hand not to play"),
+    pytest.param(["--hand", "W:KQ97.Q9.AK54.J75", "--play", "C2 CJ", "--leader", "E", "--samples", "2"],
+                 ["error: analyze --samples: --play: card 2 (trick 1): S played CJ, which is in W's hand"],
+                 id="hand against the play"),
+    pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--leader", "W"], ["--hand goes with --samples"],
+                 id="hand without samples"),
+    pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--deal", DEAL, "--samples", "2"],
+                 ["give one of --deal, --input and --hand"], id="hand and deal"),
 ])
 def test_bad_input_is_one_line_on_stderr_with_exit_2(args: list[str], words: list[str]) -> None:
     result = analyze(*args)

@@ -23,7 +23,7 @@ from solver.rules import Rules
 from solver.analysis import Solver
 from solver.results import Analysis, MoveResult
 from solver.cli import _known_cards, cli
-from solver.sampling import samples, samples_from_view, weigh_cards
+from solver.sampling import samples, samples_from_view, weigh_cards, weigh_deals, weigh_view
 from test_bruteforce import RULE_SETS
 
 
@@ -477,3 +477,53 @@ def test_a_view_checks_its_count_seed_and_known_cards() -> None:
             samples_from_view(**view, count=1, known=known)  # type: ignore[arg-type]
         assert refused.value.field == "known"
     assert samples_from_view(**view, count=0) == []
+
+
+def test_a_view_weighs_the_cards_as_its_position_does() -> None:
+    """``weigh_view`` and ``analyze --hand --samples`` from a seat's view alone give what
+    ``weigh_cards`` gives from the position the view was taken of (the same deals, seed for
+    seed), under a rule set with a free lead too."""
+    for rules, plays in ((None, 30), ({"preset": "omnibus", "first_lead": "free"}, 21)):
+        p = Position.start(Deal.random(7), rules, "E").random_play(random.Random(2), plays)
+        seat = p.to_move
+        assert seat is not None
+        expected = weigh_cards(Solver(table_mb=16), p, 5, seed=4).to_json()
+        view = view_of(p, seat)
+        assert weigh_view(Solver(table_mb=16), **view, count=5, seed=4).to_json() == expected
+        args = ["analyze", "--hand", f"{seat}:{hand_string(view['hand'])}",
+                "--play", " ".join(map(str, p.played)), "--leader", str(p.leader0),
+                "--rules", json.dumps(p.rules.to_dict()), "--samples", "5", "--seed", "4",
+                "--table-mb", "16"]
+        result = CliRunner().invoke(cli, [*args, "--json"])
+        assert result.exit_code == 0 and json.loads(result.output) == expected, result.output
+        text = CliRunner().invoke(cli, args).output
+        assert f"{seat} to play, trick {p.trick_number}" in text
+        assert "5 deals that fit its cards and the play (seed 4)" in text
+
+
+def test_weighing_needs_the_seat_to_play_in_every_deal_with_the_same_cards() -> None:
+    deal = Deal.random(11)
+    holder = deal.holder("C2")
+    seat = holder.next()
+    solver = Solver(table_mb=1)
+    for leader, turn in ((None, "it is "), (holder, f"it is {holder}'s turn")):
+        with pytest.raises(SampleError, match=f"^weigh_view: {seat} is not to play \\({turn}") as e:
+            weigh_view(solver, seat, deal.hands[seat], "", 3, leader=leader, seed=1)
+        assert e.value.field == "seat"
+    p = Position.start(deal).random_play(random.Random(1), 47)
+    mover = p.to_move
+    assert mover is not None
+    other = samples(p, 1, mover, seed=1)[0]
+    with pytest.raises(SampleError, match=f"{mover.next()} is not to play \\(it is {mover}'s turn\\)"):
+        weigh_deals(solver, mover.next(), [p, other])
+    over = p.play_all(" ".join(map(str, p.legal_moves()[:1])))
+    with pytest.raises(SampleError, match=f"{mover} is not to play \\(in some of the deals it is "):
+        weigh_deals(solver, mover, [p, over])
+    changed = samples(p, 1, mover.next(), seed=1)
+    if changed[0].hands[mover] != p.hands[mover]:
+        with pytest.raises(SampleError, match="deal 2: .* holds other cards than in deal 1"):
+            weigh_deals(solver, mover, [p, *changed])
+    with pytest.raises(HeartsError, match="deal 2: expected a Position, got str"):
+        weigh_deals(solver, mover, [p, "N:..."])  # type: ignore[list-item]
+    assert weigh_deals(solver, mover, []).to_json() == {"seat": str(mover), "samples": 0,
+                                                        "answered": 0, "cards": []}
