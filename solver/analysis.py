@@ -101,15 +101,19 @@ def _seats(seats: Iterable[Seat | str] | Seat | None) -> list[Seat] | None:
     return None if seats is None else [Seat.of(s) for s in seats]
 
 
-def _questions(questions: Iterable[Any], second: str) -> list[tuple]:
+#: a question of the many-question calls: a position and its seats (or its line's target)
+Question = tuple[Position, Any]
+
+
+def _questions(questions: Iterable[Any], second: str) -> list[Question]:
     """The (position, ``second``) pairs of a many-question call, checked."""
     if isinstance(questions, (str, bytes, Position)) or not isinstance(questions, Iterable):
         raise HeartsError(f"expected (position, {second}) pairs, got {type(questions).__name__}")
-    pairs = []
+    pairs: list[Question] = []
     for i, q in enumerate(questions):
         if not (isinstance(q, (tuple, list)) and len(q) == 2 and isinstance(q[0], Position)):
             raise HeartsError(f"question {i}: expected a (position, {second}) pair, got {q!r:.80}")
-        pairs.append(tuple(q))
+        pairs.append((q[0], q[1]))
     return pairs
 
 
@@ -173,8 +177,8 @@ class Solver:
 
     def __init__(self, table_mb: int = DEFAULT_TABLE_MB, node_limit: int = 0,
                  time_limit: float = 0.0, threads: int = 1) -> None:
-        self._table_mb = _setting("table_mb", table_mb, 1, 1 << 16)
-        self._threads = _setting("threads", threads, 1, 256)
+        self._table_mb: int = _setting("table_mb", table_mb, 1, 1 << 16)
+        self._threads: int = _setting("threads", threads, 1, 256)
         self._reset()
         self.node_limit = node_limit
         self.time_limit = time_limit
@@ -745,7 +749,7 @@ class Solver:
         return self._each(one, _questions(questions, "seats"), (lambda e: None) if partial else None,
                           share, done)
 
-    def _each(self, ask: Callable[[Any], Any], questions: list[tuple],
+    def _each(self, ask: Callable[[Any], Any], questions: list[tuple[Any, ...]],
               cut_short: Callable[[SearchAborted], Any] | None = None,
               share: float = 0.0, done: Done | None = None) -> list[Any]:
         """``ask`` of each question (a tuple whose first item is its position), in order, on
@@ -760,7 +764,7 @@ class Solver:
         return self._runs(_then(_unnumbered(_unless_cut_short(ask, self._interrupts, cut_short)),
                                 done), numbered)
 
-    def _runs(self, ask: Callable[[Any], Any], questions: list[tuple]) -> list[Any]:
+    def _runs(self, ask: Callable[[Any], Any], questions: list[tuple[Any, ...]]) -> list[Any]:
         """``ask`` of each question, on the solver's threads; a run under other rules or moon
         totals than the one before waits for it."""
         answers: list[Any] = []
@@ -771,7 +775,7 @@ class Solver:
                                  any(q[0].cards_left >= PARALLEL_LIST_FROM_CARDS for q in same))
         return answers
 
-    def _shared(self, ask: Callable[[Any], Any], questions: list[tuple],
+    def _shared(self, ask: Callable[[Any], Any], questions: list[tuple[Any, ...]],
                 cut_short: Callable[[SearchAborted], Any], share: float,
                 done: Done) -> list[Any]:
         """``ask`` of each question in two rounds. In the first, ``share`` of the call's time is
@@ -788,7 +792,7 @@ class Solver:
         running: dict[int, float] = {}      # the questions under way: where each one's share ends
         again: list[int] = []
 
-        def first(question: tuple) -> Any:
+        def first(question: tuple[Any, ...]) -> Any:
             i = question[-1]
             with self._lock:
                 now = time.monotonic()
@@ -821,7 +825,7 @@ class Solver:
         again.sort()
         second = _unnumbered(_unless_cut_short(ask, mark, cut_short))
 
-        def final(question: tuple) -> Any:
+        def final(question: tuple[Any, ...]) -> Any:
             i = question[-1]
             answers[i] = _tighter(answers[i], second(question))
             done(i, answers[i])
@@ -947,7 +951,7 @@ def _unless_cut_short(ask: Callable[[Any], Any], mark: int,
 def _naming(ask: Callable[[Any], Any], count: int) -> Callable[[Any], Any]:
     """``ask`` of a question tuple whose last item is its index in the call; a question the
     limits cut short says which it was (``SearchAborted.question``, and in its message)."""
-    def answer(question: tuple) -> Any:
+    def answer(question: tuple[Any, ...]) -> Any:
         try:
             return ask(question[:-1])
         except SearchAborted as e:
@@ -968,7 +972,7 @@ def _then(ask: Callable[[Any], Any], done: Done | None) -> Callable[[Any], Any]:
     if done is None:
         return ask
 
-    def answer(question: tuple) -> Any:
+    def answer(question: tuple[Any, ...]) -> Any:
         result = ask(question)
         done(question[-1], result)
         return result

@@ -33,7 +33,7 @@ from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from itertools import islice
 from multiprocessing import resource_tracker
-from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn
+from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn, TypeVar
 
 from .analysis import SearchAborted, Solver
 from .cards import Card, Seat
@@ -43,6 +43,10 @@ from .position import Position
 from .report import out_of_time
 from .review import Budget, replay, review, start_position
 from .rules import STANDARD, Rules
+
+#: a chunk of records' results, one JSON object each
+Results = list[dict[str, Any]]
+T = TypeVar("T")
 
 __all__ = ["AnnotateOptions", "annotate_record", "annotate_chunk", "annotate_stream",
            "not_annotated", "default_jobs"]
@@ -171,7 +175,7 @@ def not_annotated(record: Record, why: str, options: AnnotateOptions | None = No
     return _finish(out, [*errors, f"line {record.line}: not annotated: {why}"], record.more_errors)
 
 
-def _lost(records: list[Record], why: str, options: AnnotateOptions) -> list[dict[str, Any]]:
+def _lost(records: list[Record], why: str, options: AnnotateOptions) -> Results:
     return [not_annotated(r, why, options) for r in records]
 
 
@@ -187,7 +191,7 @@ def _solver(table_mb: int) -> Solver:
     return _SOLVERS[table_mb]
 
 
-def annotate_chunk(records: list[Record], options: AnnotateOptions) -> list[dict[str, Any]]:
+def annotate_chunk(records: list[Record], options: AnnotateOptions) -> Results:
     """The unit of work sent to a worker: a few records, their results in the same order."""
     solver = _solver(options.table_mb)
     results = []
@@ -282,7 +286,7 @@ class _Runner:
 
     window = 1
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list[dict[str, Any]]]:
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
         result = annotate_chunk(records, options)
         return lambda: result
 
@@ -336,14 +340,14 @@ class _Processes(_Runner):
             return ProcessPoolExecutor(self.jobs, mp_context=self.context, initializer=_worker_signals,
                                        initargs=(os.getpid(),))
 
-    def _submit(self, records: list[Record], options: AnnotateOptions) -> tuple[Future, ProcessPoolExecutor]:
+    def _submit(self, records: list[Record], options: AnnotateOptions) -> tuple[Future[Results], ProcessPoolExecutor]:
         with _servers_shielded():
             return self.pool.submit(annotate_chunk, records, options), self.pool
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list[dict[str, Any]]]:
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
         first = self._submit(records, options)
 
-        def wait() -> list:
+        def wait() -> Results:
             future, pool = first
             for attempt in (1, 2):
                 try:
@@ -363,7 +367,7 @@ class _Processes(_Runner):
         return wait
 
     @staticmethod
-    def _result(future: Future, pool: ProcessPoolExecutor) -> list:
+    def _result(future: Future[T], pool: ProcessPoolExecutor) -> T:
         """The chunk's results, unless the thread that feeds the pool is gone: it dies when it
         cannot start a thread of its own (out of memory), and its futures wait for ever."""
         while True:
@@ -434,10 +438,10 @@ class _Dask(_Runner):
         workers = self.client.scheduler_info().get("workers", {})
         self.window = 4 * max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], list[dict[str, Any]]]:
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
         future = self.client.submit(annotate_chunk, records, options, pure=False)
 
-        def wait() -> list:
+        def wait() -> Results:
             idle_since = None       # when the scheduler was last seen without workers
             while True:
                 try:
@@ -575,7 +579,7 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
     else:
         runner = _Runner()
     window = runner.window
-    pending: deque[tuple[list[Record], Callable[[], list[dict[str, Any]]]]] = deque()
+    pending: deque[tuple[list[Record], Callable[[], Results]]] = deque()
     finished = False
     try:
         for chunk in _chunks(records, chunk_size):
@@ -592,5 +596,5 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
             runner.terminate()
 
 
-def _zip_results(chunk: list[Record], wait: Callable[[], list[dict[str, Any]]]) -> Iterator[tuple[Record, dict]]:
+def _zip_results(chunk: list[Record], wait: Callable[[], Results]) -> Iterator[tuple[Record, dict[str, Any]]]:
     yield from zip(chunk, wait())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import numbers
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .errors import CardError
 
@@ -100,7 +100,7 @@ class Card(int):
             return cls.parse(card)
         return cls.from_index(card)
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Callable[[int], Card], tuple[int]]:
         # int's own pickling would call Card(index), which takes a suit and a rank
         return Card.from_index, (int(self),)
 

@@ -34,7 +34,8 @@ from .results import line_json
 from .rules import Rules
 from .sampling import samples as sampled, samples_from_view, weigh_deals
 
-class _Seat(click.ParamType):
+# (ParamType is generic in newer click, not in 8.2, which is supported: no type arguments)
+class _Seat(click.ParamType):  # type: ignore[type-arg]
     """A seat, in either case, shown as the SPEC writes seats (click's case-insensitive Choice
     shows and names them in lower case)."""
 

@@ -350,12 +350,14 @@ class _Prefixed:
 
     def readline(self, limit: int) -> bytes:
         if not self.start:
-            return self.stream.readline(limit)
+            first: bytes = self.stream.readline(limit)
+            return first
         end = min(self.start.find(b"\n") + 1 or len(self.start), limit)
         line, self.start = self.start[:end], self.start[end:]
         if line.endswith(b"\n") or len(line) == limit or self.start:
             return line
-        return line + self.stream.readline(limit - len(line))
+        rest: bytes = self.stream.readline(limit - len(line))
+        return line + rest
 
 
 # A CR ends a line alone where no LF follows it (after any more CRs: CR CR LF, from CR LF text

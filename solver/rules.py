@@ -321,7 +321,7 @@ def _int(v: Any, what: str) -> int:
             v = int(v)
     if abs(v) > 1000:
         raise RulesError(f"rule {what}: {show_json(v)} is out of range (-1000..1000)")
-    return v
+    return int(v)
 
 
 #: The default rule set, made (and its point masks worked out) once: positions without rules of
