@@ -123,11 +123,9 @@ def samples(body: SamplesRequest) -> Response:
             drawn = samples_from_view(seat, body.hand, body.play or "", body.count, rules,
                                       body.leader, body.seed, known)
     except SampleError as e:
-        message = str(e).partition(": ")[2]      # ("samples: ", "samples_from_view: ")
         if e.field is None:
-            raise ApiProblem("invalid-request", message) from None
-        raise ApiProblem.for_field("invalid-request", e.field,
-                                   message.removeprefix(e.field).lstrip(": ")) from None
+            raise ApiProblem("invalid-request", e.detail) from None
+        raise ApiProblem.for_field("invalid-request", e.field, e.detail) from None
     return jsonify({"seat": str(seat),
                     "positions": [{"deal": q.deal.pbn(), "play": " ".join(map(str, q.played)),
                                    "rules": q.rules.to_dict(), "leader": str(q.leader0)}

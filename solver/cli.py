@@ -272,10 +272,9 @@ def _weighed(solver: Solver, seat: Seat, draw: Callable[[], list[Position]], cou
             deals = draw()
             weighing = weigh_deals(solver, seat, deals, done=step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
-        message = str(e).split(": ", 1)[1]
-        if e.field in _OPTIONS:
-            message = f"{_OPTIONS[e.field]}: " + message.removeprefix(e.field).lstrip(": ")
-        fail(f"analyze --samples: {message}")
+        option = _OPTIONS.get(e.field or "")
+        fail(f"analyze --samples: {option}: {e.detail}" if option else
+             f"analyze --samples: {str(e).partition(': ')[2]}")
     except HeartsError as e:
         fail(str(e))
     if not weighing.answered:

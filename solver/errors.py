@@ -129,6 +129,20 @@ class SampleError(HeartsError):
         super().__init__(message)
         self.field = field
 
+    @property
+    def detail(self) -> str:
+        """The message without the function's name before it, nor the argument it names
+        first, for a front end that names the argument its own way (``--known: card SK of E
+        is in N's own hand``, from ``samples: known card SK of E is in N's own hand``).
+
+        >>> SampleError("samples_from_view: play card 3 (trick 1): E played CA", "play").detail
+        'card 3 (trick 1): E played CA'
+        """
+        text = str(self).partition(": ")[2]
+        if self.field and text.startswith(self.field):
+            text = text[len(self.field):].lstrip(": ")
+        return text
+
 
 class LeaderNeeded(PlayError):
     """Trick 1 has no forced lead (a free first lead, or no clubs): the caller must say who
