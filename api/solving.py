@@ -9,7 +9,7 @@ left, and the engine itself stops (``SearchAborted``) when they run out.
 
 Requests take turns at the solver (``turn``), in the order they ask (a solver runs one call at
 a time, but its own lock is not fair); a budget's limits are those of its request's thread
-alone (``solver.review.Budget``). Most requests hold it for the whole of their solving
+alone (``solver.analysis.Budget``). Most requests hold it for the whole of their solving
 (``solving``); a stream of many answers (``POST /annotate``) takes a turn per record, so that
 in a threaded server (``flask run``, say) a short request waits for at most one record, not for
 the whole stream, and a client reading the stream slowly holds no solver. Under ``hearts-dd
@@ -25,8 +25,7 @@ from typing import Iterator
 
 from flask import Flask, current_app
 
-from solver.analysis import Solver
-from solver.review import Budget
+from solver.analysis import Budget, Solver
 
 _EXTENSION = "hearts_dd.solver"
 
@@ -86,13 +85,13 @@ def init_app(app: Flask) -> None:
 def budget(seconds: float | None = None) -> Budget:
     """A request's budget on the app's solver: the configured one (or ``seconds``), from now.
 
-    Call the solver only in a ``turn``. The request starts from the solver's own limits (none):
-    what an earlier request's ``limited()`` left on this thread (a sync worker serves every
-    request on one) is not its, and with a budget of 0 s it ran under the last one's.
+    Call the solver only in a ``turn``. The request starts from the solver's own limits (none),
+    not from what an earlier request's ``limited()`` left on this thread (a sync worker serves
+    every request on one).
     """
     config = current_app.config
     _, solver = current_app.extensions[_EXTENSION]
-    solver._restore_limits((None, None))
+    solver.thread_limits = (None, None)
     return Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
                   config["SOLVER_NODE_LIMIT"])
 

@@ -31,7 +31,7 @@ from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
-__all__ = ["Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
+__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
            "PlayerResult", "Questions", "line_json"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
@@ -167,7 +167,7 @@ class Solver:
     ``time_limit`` bounds every public call and ``node_limit`` each search it makes; past them
     ``SearchAborted`` is raised, with the bounds on the seat's guarantee that the finished
     passes proved (``low``, ``high``). A call takes the limits as it starts; a ``Budget``
-    (``solver.review``) sets them for the calls of its own thread only.
+    sets them for the calls of its own thread only (``thread_limits``).
 
     One call runs at a time: calls from several threads wait their turn (make a solver per
     thread to run them at once), and a watch function cannot ask its own solver. A copy or a
@@ -247,19 +247,19 @@ class Solver:
         self._time_limit = _setting("time_limit", value, 0, math.inf, real=True)
         self._local.time_limit = None
 
-    def _own_limits(self, seconds: float | None, nodes: int | None) -> tuple[float | None, int | None]:
-        """The limits of this thread's calls, for ``Budget``, which must not change another
-        thread's call waiting for its turn: ``seconds`` and ``nodes`` where given (not None);
-        the thread's own limits before, for ``_restore_limits``."""
-        before = (getattr(self._local, "time_limit", None), getattr(self._local, "node_limit", None))
-        # (both checked before either is set: a bad one changes neither)
-        checked = (before[0] if seconds is None else _setting("time_limit", seconds, 0, math.inf, real=True),
-                   before[1] if nodes is None else _setting("node_limit", nodes, 0, 1 << 62))
-        self._restore_limits(checked)
-        return before
+    @property
+    def thread_limits(self) -> tuple[float | None, int | None]:
+        """This thread's own time and node limits (None: the solver's), as a ``Budget`` sets
+        them: they hold for the calls of this thread only, so that another thread's call,
+        waiting for its turn, keeps its own. Setting them checks both before either is set."""
+        return getattr(self._local, "time_limit", None), getattr(self._local, "node_limit", None)
 
-    def _restore_limits(self, before: tuple[float | None, int | None]) -> None:
-        self._local.time_limit, self._local.node_limit = before
+    @thread_limits.setter
+    def thread_limits(self, limits: tuple[float | None, int | None]) -> None:
+        seconds, nodes = limits
+        self._local.time_limit, self._local.node_limit = (
+            None if seconds is None else _setting("time_limit", seconds, 0, math.inf, real=True),
+            None if nodes is None else _setting("node_limit", nodes, 0, 1 << 62))
 
     @property
     def engines(self) -> tuple[Engine, ...]:
@@ -922,6 +922,52 @@ class Solver:
         with self._engine(child) as e:
             v = e.probe(*self._args(child), child.moon_state, side, beta, **self._budget())
         return v < beta if minimizing else v >= beta
+
+
+class _Saved(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[tuple[float | None, int | None]] = []
+
+
+class Budget:
+    """One deadline for many solver calls: ``with budget as solver: solver.analyze(...)``.
+
+    The solver's own ``time_limit`` bounds a single call; this sets it, call by call, to the
+    time left (0 seconds: no deadline, and each call keeps the time limit it had), and
+    ``nodes`` (if given) as each search's node limit, and raises ``SearchAborted`` once no time
+    is left. The limits hold for the calls of this thread only (``Solver.thread_limits``).
+    Leaving the ``with`` restores the limits before it; ``limited()`` sets them for good (a
+    solver serving one request at a time).
+    """
+
+    def __init__(self, solver: Solver, seconds: float = 0.0, nodes: int | None = None) -> None:
+        self.solver = solver
+        self.nodes = nodes
+        self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
+        self._saved = _Saved()      # the limits each thread's ``with`` replaced, its own
+
+    def limited(self) -> Solver:
+        """The solver, limited to what is left of the budget."""
+        return self._limited()[0]
+
+    def _limited(self) -> tuple[Solver, tuple[float | None, int | None]]:
+        left = None
+        if self.deadline:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise SearchAborted("time budget exhausted")
+        before = self.solver.thread_limits
+        self.solver.thread_limits = (before[0] if left is None else left,
+                                     before[1] if self.nodes is None else self.nodes)
+        return self.solver, before
+
+    def __enter__(self) -> Solver:
+        solver, saved = self._limited()     # (which changes nothing when it raises)
+        self._saved.stack.append(saved)
+        return solver
+
+    def __exit__(self, *exc: object) -> None:
+        self.solver.thread_limits = self._saved.stack.pop()
 
 
 def _points_left(p: Position) -> int | None:

@@ -35,13 +35,13 @@ from itertools import islice
 from multiprocessing import resource_tracker
 from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn, TypeVar
 
-from .analysis import SearchAborted, Solver
+from .analysis import Budget, SearchAborted, Solver
 from .cards import Card, Seat
 from .errors import HeartsError, shortened
 from .pbn import Record, error_text
 from .position import Position
 from .report import out_of_time
-from .review import Budget, replay, review, start_position
+from .review import replay, review, start_position
 from .rules import STANDARD, Rules
 
 #: a chunk of records' results, one JSON object each

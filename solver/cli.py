@@ -148,10 +148,10 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             hand: str | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card."""
     if sum(given is not None for given in (deal_text, input_file, hand)) > 1:
-        fail("analyze: give one of --deal, --input and --hand (one position, a file of them, or "
-             "a seat's own cards)")
+        fail("analyze: --deal, --input and --hand cannot be given together (one position, a file "
+             "of them, or a seat's own cards)")
     if deal_text is None and input_file is None and hand is None:
-        fail("analyze: give --deal, or --input with one position a line")
+        fail("analyze: give --deal, --input with one position a line, or --hand with --samples")
     if hand is not None and samples is None:
         fail("analyze: --hand goes with --samples: the other hands are drawn at random")
     if input_file is not None and (play or leader or line_for or samples):

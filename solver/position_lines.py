@@ -227,7 +227,7 @@ def _in_order(solver: Solver, questions: list[tuple[Position, list[Seat] | None]
     def call() -> None:
         nonlocal ended
         try:
-            solver._own_limits(*limits)
+            solver.thread_limits = limits
             solver.analyses(questions, partial=True, done=done, **options)
         except BaseException as e:
             failed.append(e)

@@ -38,12 +38,10 @@ solver about every position of the play:
 """
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .analysis import SearchAborted, Solver
+from .analysis import Budget, Solver
 from .cards import Card, Seat
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, PlayError
@@ -230,49 +228,6 @@ def _mover(start: Position, cards: Sequence[Card], k: int) -> Seat:
     seat = start.play_all(cards[:k]).to_move
     assert seat is not None
     return seat
-
-
-class _Saved(threading.local):
-    def __init__(self) -> None:
-        self.stack: list[tuple[float | None, int | None]] = []
-
-
-class Budget:
-    """One deadline for many solver calls: ``with budget as solver: solver.analyze(...)``.
-
-    The solver's own ``time_limit`` bounds a single call; this sets it, call by call, to the
-    time left (0 seconds: no limit), and ``nodes`` (if given) as each search's node limit, and
-    raises ``SearchAborted`` once no time is left. The limits hold for the calls of this thread
-    only (another thread's call, waiting for its turn at the solver, keeps its own). Leaving
-    the ``with`` restores the limits before it; ``limited()`` sets them for good (a solver
-    serving one request at a time).
-    """
-
-    def __init__(self, solver: Solver, seconds: float = 0.0, nodes: int | None = None) -> None:
-        self.solver = solver
-        self.nodes = nodes
-        self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
-        self._saved = _Saved()      # the limits each thread's ``with`` replaced, its own
-
-    def limited(self) -> Solver:
-        """The solver, limited to what is left of the budget."""
-        return self._limited()[0]
-
-    def _limited(self) -> tuple[Solver, tuple[float | None, int | None]]:
-        left = None
-        if self.deadline:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise SearchAborted("time budget exhausted")
-        return self.solver, self.solver._own_limits(left, self.nodes)
-
-    def __enter__(self) -> Solver:
-        solver, saved = self._limited()     # (which changes nothing when it raises)
-        self._saved.stack.append(saved)
-        return solver
-
-    def __exit__(self, *exc: object) -> None:
-        self.solver._restore_limits(self._saved.stack.pop())
 
 
 def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],

@@ -17,7 +17,7 @@ import pytest
 from endgames import Scenario, random_endgame
 from benchmarks.record_files import small_deal
 from solver._search import watch_signal
-from solver.analysis import SearchAborted, Solver, _tighter
+from solver.analysis import Budget, SearchAborted, Solver, _tighter
 from solver.results import Analysis, Bounds, PlayerResult
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
@@ -868,3 +868,95 @@ def test_the_line_is_legal_and_names_its_seats() -> None:
             assert step.seat == pos.to_move and step.card in pos.legal_moves()
             pos = pos.play(step.card)
         assert pos.is_over and isinstance(line[0].card, Card)
+
+
+def test_a_budget_covers_many_calls() -> None:
+    solver = Solver(table_mb=1)
+    budget = Budget(solver, 0.05)
+    with budget as s:
+        assert s.time_limit <= 0.05
+    assert solver.time_limit == 0.0                          # restored after each call
+    time.sleep(0.06)
+    with pytest.raises(SearchAborted):
+        with budget:
+            pass
+
+
+def test_a_budget_limits_the_calls_of_its_own_thread_only():
+    """A budget set the solver's limits for every thread: another thread's call, waiting for
+    its turn, ran under them and was cut short though it had asked for no limit."""
+    solver = Solver(table_mb=16)
+    whole = Position.start(Deal.random(2))
+    mid = whole.random_play(random.Random(1), 16)            # 9 tricks to go: about 0.1 s
+    budget_set, asked = threading.Event(), threading.Event()
+    cut: list[SearchAborted] = []
+
+    def budgeted() -> None:
+        with Budget(solver, 1e-3) as s:
+            budget_set.set()
+            asked.wait(60)
+            try:
+                s.guarantee(whole, "N")                      # a whole deal: far past 1 ms
+            except SearchAborted as e:
+                cut.append(e)
+
+    other = threading.Thread(target=budgeted)
+    other.start()
+    assert budget_set.wait(60)
+    assert solver.time_limit == 0.0
+    time.sleep(2e-3)                                         # (the budget's time is up)
+    try:
+        value = solver.guarantee(mid, "N")
+    finally:
+        asked.set()
+        other.join(60)
+    assert value == Solver(table_mb=16).guarantee(mid, "N") and len(cut) == 1
+    assert solver.time_limit == 0.0
+
+
+def test_a_budget_entered_on_two_threads_restores_each_threads_own_limits():
+    """Its saved limits were one stack for every thread: the thread leaving first restored the
+    other's."""
+    solver = Solver(table_mb=16)
+    shared = Budget(solver, 100.0)
+    entered, left = threading.Event(), threading.Event()
+    after: list[tuple[float, int]] = []
+
+    def other() -> None:
+        solver.thread_limits = (42.0, 42)
+        with shared:
+            entered.set()
+            left.wait(60)
+        after.append((solver.time_limit, solver.node_limit))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with shared:
+        assert entered.wait(60)
+    left.set()
+    thread.join(60)
+    assert (solver.time_limit, solver.node_limit) == (0.0, 0) and after == [(42.0, 42)]
+
+
+def test_a_budget_that_cannot_be_entered_changes_no_limit():
+    solver = Solver(table_mb=16)
+    with pytest.raises(HeartsError):
+        with Budget(solver, 5.0, nodes=-1):
+            pass
+    assert (solver.time_limit, solver.node_limit) == (0.0, 0)
+
+
+def test_a_thread_s_own_limits_hold_for_it_alone_and_are_checked_together() -> None:
+    solver = Solver(table_mb=1, time_limit=5.0, node_limit=7)
+    solver.thread_limits = (1.5, None)
+    assert (solver.time_limit, solver.node_limit, solver.thread_limits) == (1.5, 7, (1.5, None))
+    seen: list[tuple[float, int]] = []
+    thread = threading.Thread(target=lambda: seen.append((solver.time_limit, solver.node_limit)))
+    thread.start()
+    thread.join(60)
+    assert seen == [(5.0, 7)]
+    with pytest.raises(HeartsError, match="node_limit"):
+        solver.thread_limits = (2.0, -1)
+    assert solver.thread_limits == (1.5, None)
+    solver.thread_limits = (None, None)
+    assert (solver.time_limit, solver.node_limit) == (5.0, 7)

@@ -96,10 +96,12 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
     pytest.param(["--hand", "W:KQ97.Q9.AK54.J75", "--play", "C2 CJ", "--leader", "E", "--samples", "2"],
                  ["error: analyze --samples: --play: card 2 (trick 1): S played CJ, which is in W's hand"],
                  id="hand against the play"),
+    pytest.param([], ["give --deal, --input with one position a line, or --hand with --samples"],
+                 id="no position"),
     pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--leader", "W"], ["--hand goes with --samples"],
                  id="hand without samples"),
     pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--deal", DEAL, "--samples", "2"],
-                 ["give one of --deal, --input and --hand"], id="hand and deal"),
+                 ["--deal, --input and --hand cannot be given together"], id="hand and deal"),
 ])
 def test_bad_input_is_one_line_on_stderr_with_exit_2(args: list[str], words: list[str]) -> None:
     result = analyze(*args)

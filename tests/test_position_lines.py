@@ -263,7 +263,7 @@ def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--input", "-", "--deal", FULL], "--deal and --input cannot be given together"),
+    (["--input", "-", "--deal", FULL], "--deal, --input and --hand cannot be given together"),
     (["--input", "-", "--play", "C2"], "--play, --leader, --line and --samples go with --deal"),
     (["--input", "-", "--samples", "3"], "--play, --leader, --line and --samples go with --deal"),
     (["--input", "/no/such/file.jsonl"], "/no/such/file.jsonl"),

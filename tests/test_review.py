@@ -1,21 +1,19 @@
 """Reviews of recorded plays (solver/review.py): play order from PBN columns, card costs and
-moon timelines checked against direct solver questions, shot the foot, time budgets."""
+moon timelines checked against direct solver questions, shot the foot."""
 from __future__ import annotations
 
 import random
-import threading
-import time
 
 import pytest
 
 from benchmarks.record_files import random_play, small_deal
-from solver.analysis import SearchAborted, Solver
+from solver.analysis import Solver
 from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.errors import HeartsError, PlayError
 from solver.pbn import RecordedPlay
 from solver.position import Position
-from solver.review import Budget, replay, review, start_position
+from solver.review import replay, review, start_position
 from solver.rules import Rules
 
 
@@ -195,81 +193,6 @@ def test_the_foot_is_a_quarter_of_the_points_at_most(solver):
     rv = review(solver, start, "S3 S4 S5 S6 ST SA S8 SQ S7 SK S9 SJ")    # N takes SQ, E SK
     assert [rv.to_json()["scores"][str(s)] for s in Seat] == [5, 3, 0, 0]
     assert rv.shot_the_foot == ()
-
-
-def test_a_budget_covers_many_calls(solver):
-    budget = Budget(solver, 0.05)
-    with budget as s:
-        assert s.time_limit <= 0.05
-    assert solver.time_limit == 0.0                          # restored after each call
-    time.sleep(0.06)
-    with pytest.raises(SearchAborted):
-        with budget:
-            pass
-
-
-def test_a_budget_limits_the_calls_of_its_own_thread_only():
-    """A budget set the solver's limits for every thread: another thread's call, waiting for
-    its turn, ran under them and was cut short though it had asked for no limit."""
-    solver = Solver(table_mb=16)
-    whole = Position.start(Deal.random(2))
-    mid = whole.random_play(random.Random(1), 16)            # 9 tricks to go: about 0.1 s
-    budget_set, asked = threading.Event(), threading.Event()
-    cut: list[SearchAborted] = []
-
-    def budgeted() -> None:
-        with Budget(solver, 1e-3) as s:
-            budget_set.set()
-            asked.wait(60)
-            try:
-                s.guarantee(whole, "N")                      # a whole deal: far past 1 ms
-            except SearchAborted as e:
-                cut.append(e)
-
-    other = threading.Thread(target=budgeted)
-    other.start()
-    assert budget_set.wait(60)
-    assert solver.time_limit == 0.0
-    time.sleep(2e-3)                                         # (the budget's time is up)
-    try:
-        value = solver.guarantee(mid, "N")
-    finally:
-        asked.set()
-        other.join(60)
-    assert value == Solver(table_mb=16).guarantee(mid, "N") and len(cut) == 1
-    assert solver.time_limit == 0.0
-
-
-def test_a_budget_entered_on_two_threads_restores_each_threads_own_limits():
-    """Its saved limits were one stack for every thread: the thread leaving first restored the
-    other's."""
-    solver = Solver(table_mb=16)
-    shared = Budget(solver, 100.0)
-    entered, left = threading.Event(), threading.Event()
-    after: list[tuple[float, int]] = []
-
-    def other() -> None:
-        solver._own_limits(42.0, 42)
-        with shared:
-            entered.set()
-            left.wait(60)
-        after.append((solver.time_limit, solver.node_limit))
-
-    thread = threading.Thread(target=other)
-    thread.start()
-    with shared:
-        assert entered.wait(60)
-    left.set()
-    thread.join(60)
-    assert (solver.time_limit, solver.node_limit) == (0.0, 0) and after == [(42.0, 42)]
-
-
-def test_a_budget_that_cannot_be_entered_changes_no_limit():
-    solver = Solver(table_mb=16)
-    with pytest.raises(HeartsError):
-        with Budget(solver, 5.0, nodes=-1):
-            pass
-    assert (solver.time_limit, solver.node_limit) == (0.0, 0)
 
 
 def test_wrong_arguments_are_named_and_a_play_may_be_one_string(solver):
