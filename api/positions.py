@@ -18,7 +18,7 @@ from solver.deal import Deal
 from solver.errors import HeartsError, SampleError
 from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
-from solver.review import review
+from solver.review import played_by, review
 from solver.rules import Rules
 from solver.sampling import samples as sampled, samples_from_view
 
@@ -146,17 +146,13 @@ def moon(body: PositionRequest) -> Response:
     start, end = positions_of(body)
     with solving() as budget:
         moon = review(budget, start, end.played, costs=False).moon
-    steps, timeline = [], []
-    position = start
-    for index, card in enumerate(end.played):
-        steps.append({"index": index, "trick": position.trick_number, "seat": str(position.to_move),
-                      "card": str(card)})
-        timeline.append({**steps[-1], "moon_possible": {str(s): moon[s].forceable[index + 1] for s in Seat}})
-        position = position.play(card)
-    lost: dict[str, dict[str, Any] | None] = {}
-    for seat, line in moon.items():
-        k = line.last_forceable      # the moon was never again forceable after card k
-        lost[str(seat)] = steps[k] if k is not None and k < len(steps) else None
+    steps = [{"index": k, "trick": trick, "seat": str(seat), "card": str(card)}
+             for k, (trick, seat, card) in enumerate(played_by(start, end.played))]
+    timeline = [{**step, "moon_possible": {str(s): moon[s].forceable[k + 1] for s in Seat}}
+                for k, step in enumerate(steps)]
+    # (the card after which the moon was never again forceable)
+    lost = {str(seat): None if line.lost_with is None else steps[line.last_forceable or 0]
+            for seat, line in moon.items()}
     first = {str(s): moon[s].at_start for s in Seat}
     return jsonify({"deal": start.deal.pbn(), "play": " ".join(map(str, end.played)),
                     "rules": start.rules.to_dict(), "start": first, "timeline": timeline,

@@ -39,6 +39,7 @@ solver about every position of the play:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Sequence
 
 from .analysis import Budget, Solver
@@ -46,7 +47,7 @@ from .cards import Card, Seat
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, PlayError
 from .pbn import RecordedPlay
-from .position import Position
+from .position import Position, play_states
 from .results import Analysis
 from .rules import Rules
 
@@ -185,7 +186,11 @@ class MoonLine:
         return runs
 
     def _card(self, k: int) -> tuple[int, Seat, Card]:
-        return k // 4 + 1, _mover(self.start, self.cards, k), self.cards[k]
+        return self._played[k]
+
+    @cached_property
+    def _played(self) -> list[tuple[int, Seat, Card]]:
+        return played_by(self.start, self.cards)
 
     def to_json(self) -> dict[str, Any]:
         def card(k: int) -> dict[str, Any]:
@@ -224,10 +229,13 @@ class Review:
         }
 
 
-def _mover(start: Position, cards: Sequence[Card], k: int) -> Seat:
-    seat = start.play_all(cards[:k]).to_move
-    assert seat is not None
-    return seat
+def played_by(start: Position, cards: Sequence[Card]) -> list[tuple[int, Seat, Card]]:
+    """(trick, seat, card) of each of ``cards``, a legal play from ``start``, from one pass
+    over the play (a replay a card took time quadratic in its length)."""
+    before = start.played
+    states = play_states(start.rules, start.leader0, (*before, *cards))[len(before):]
+    return [((len(before) + k) // 4 + 1, seat, c)
+            for k, (c, (seat, _, _)) in enumerate(zip(cards, states))]
 
 
 def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str],

@@ -13,7 +13,7 @@ from solver.deal import Deal
 from solver.errors import HeartsError, PlayError
 from solver.pbn import RecordedPlay
 from solver.position import Position
-from solver.review import replay, review, start_position
+from solver.review import played_by, replay, review, start_position
 from solver.rules import Rules
 
 
@@ -206,3 +206,17 @@ def test_wrong_arguments_are_named_and_a_play_may_be_one_string(solver):
         with pytest.raises(HeartsError, match=words):
             call()
     assert review(solver, start, "C2 C3 C4 C5") == review(solver, start, ["C2", "C3", "C4", "C5"])
+
+
+def test_played_by_names_each_card_s_trick_and_seat_as_the_positions_do() -> None:
+    """From the start of play and from part-way through a trick, under rules where the queen
+    breaks hearts, each card's trick and seat as replaying it position by position gives."""
+    for seed, rules in ((3, Rules()), (4, Rules.parse({"hearts_break": "queen"}))):
+        whole = Position.start(Deal.random(seed), rules).random_play(random.Random(seed), 52)
+        for first in (0, 6):
+            start = Position.start(whole.deal, rules).play_all(whole.played[:first])
+            expected, p = [], start
+            for c in whole.played[first:]:
+                expected.append((p.trick_number, p.to_move, c))
+                p = p.play(c)
+            assert played_by(start, whole.played[first:]) == expected
