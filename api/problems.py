@@ -21,7 +21,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllo
 
 from solver.analysis import SearchAborted
 from solver.errors import json_type, read_json
-from solver.report import proven_so_far
+from solver.results import proven_so_far
 
 from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
 

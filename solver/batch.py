@@ -40,7 +40,7 @@ from .cards import Card, Seat
 from .errors import HeartsError, shortened
 from .pbn import Record, error_text
 from .position import Position
-from .report import out_of_time
+from .results import out_of_time
 from .review import replay, review, start_position
 from .rules import STANDARD, Rules
 
@@ -76,11 +76,6 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def rules_json(rules: Rules) -> str | dict[str, Any]:
-    """A preset's name when the rules are exactly the preset, else the full rule object."""
-    return rules.preset if rules == Rules.parse(rules.preset) else rules.to_dict()
-
-
 def _unanswered(record: Record) -> dict[str, Any]:
     """A record's result object before any answer: where it is, and its deal."""
     out: dict[str, Any] = {"index": record.index, "deal": None, "players": None, "error": None}
@@ -110,7 +105,7 @@ def _read(record: Record, options: AnnotateOptions) -> tuple[dict[str, Any], lis
     if record.rules_unknown:
         return out, errors, None, ()
     rules = record.rules or options.rules or STANDARD
-    out["rules"] = rules_json(rules)
+    out["rules"] = rules.to_json()
     play_seat = record.play.seat if record.play is not None else None
     try:
         start = start_position(deal, rules, record.leader, play_seat)

@@ -29,8 +29,8 @@ from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
-from .report import out_of_time, render, render_line, render_weighing, status_line
-from .results import line_json
+from .report import render, render_line, render_weighing, status_line
+from .results import line_json, out_of_time
 from .rules import Rules
 from .sampling import samples as sampled, samples_from_view, weigh_deals
 

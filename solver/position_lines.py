@@ -33,8 +33,7 @@ from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
 from .position import Position
-from .report import out_of_time
-from .results import Analysis
+from .results import Analysis, out_of_time
 from .rules import STANDARD, Rules
 
 __all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from .analysis import SearchAborted
 from .results import Analysis, LineStep
 from .cards import Seat, mask_of
 from .deal import hand_string
@@ -167,35 +166,3 @@ def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list
                      if q not in seats and low is not None and low == high)
         parts.append(f"cards {valued}/{cards}")
     return " · ".join(parts + ([] if seconds is None else [f"{seconds:.0f} s"]))
-
-
-def out_of_time(seconds: float, e: SearchAborted | None = None, nodes: int = 0) -> str:
-    """The one-line error of a question the limits cut short (the time limit, and the node
-    limit of each search if there is one), with what it had proved.
-
-    >>> out_of_time(2.0, SearchAborted("x", None, 12, "W"))
-    "no answer within the time limit of 2 s; so far W's guarantee is at most 12"
-    >>> out_of_time(2.0, nodes=1000), out_of_time(0, nodes=1000)
-    ('no answer within the limits of 2 s and 1000 nodes per search', 'no answer within the node limit of 1000 nodes per search')
-    """
-    if nodes and seconds:
-        limits = f"the limits of {seconds:g} s and {nodes} nodes per search"
-    else:
-        limits = f"the node limit of {nodes} nodes per search" if nodes else f"the time limit of {seconds:g} s"
-    return f"no answer within {limits}" + (proven_so_far(e) if e else "")
-
-
-def proven_so_far(e: SearchAborted) -> str:
-    """What a search cut short had proved of the guarantee asked, for its one-line message
-    (or nothing).
-
-    >>> proven_so_far(SearchAborted("x", 6, None, "N"))
-    "; so far N's guarantee is at least 6"
-    """
-    if e.who is None or (e.low is None and e.high is None):
-        return ""
-    if e.low is not None and e.high is not None:
-        span = f"between {e.low} and {e.high}"
-    else:
-        span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"
-    return f"; so far {e.who}'s guarantee is {span}"

@@ -1,17 +1,19 @@
 """What the solver answers (SPEC §3), as typed values: a position's analysis (each seat's
 guarantee and moon flag, each card's values), bounds on a guarantee cut short, an optimal
-line. The solver (``solver.analysis``) makes them; the report, the record writers and the
-API read them (``to_json`` is SPEC §4's form)."""
+line; and the one-line message of a question cut short, with what it had proved. The solver
+(``solver.analysis``) makes them; the report, the record writers and the API read them
+(``to_json`` is SPEC §4's form)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ._search import SearchAborted
 from .cards import Card, Seat
 from .position import Position
 
 __all__ = ["Analysis", "Bounds", "LineStep", "MoveResult", "PlayerResult", "Questions",
-           "line_json"]
+           "line_json", "out_of_time", "proven_so_far"]
 
 
 class Bounds(NamedTuple):
@@ -97,3 +99,35 @@ class Analysis:
 def line_json(target: Seat, steps: list[LineStep]) -> dict[str, Any]:
     """A line as ``hearts-dd analyze --line --json`` prints it and the API answers it."""
     return {"for": str(target), "cards": [f"{st.seat}:{st.card}" for st in steps]}
+
+
+def out_of_time(seconds: float, e: SearchAborted | None = None, nodes: int = 0) -> str:
+    """The one-line error of a question the limits cut short (the time limit, and the node
+    limit of each search if there is one), with what it had proved.
+
+    >>> out_of_time(2.0, SearchAborted("x", None, 12, "W"))
+    "no answer within the time limit of 2 s; so far W's guarantee is at most 12"
+    >>> out_of_time(2.0, nodes=1000), out_of_time(0, nodes=1000)
+    ('no answer within the limits of 2 s and 1000 nodes per search', 'no answer within the node limit of 1000 nodes per search')
+    """
+    if nodes and seconds:
+        limits = f"the limits of {seconds:g} s and {nodes} nodes per search"
+    else:
+        limits = f"the node limit of {nodes} nodes per search" if nodes else f"the time limit of {seconds:g} s"
+    return f"no answer within {limits}" + (proven_so_far(e) if e else "")
+
+
+def proven_so_far(e: SearchAborted) -> str:
+    """What a search cut short had proved of the guarantee asked, for its one-line message
+    (or nothing).
+
+    >>> proven_so_far(SearchAborted("x", 6, None, "N"))
+    "; so far N's guarantee is at least 6"
+    """
+    if e.who is None or (e.low is None and e.high is None):
+        return ""
+    if e.low is not None and e.high is not None:
+        span = f"between {e.low} and {e.high}"
+    else:
+        span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"
+    return f"; so far {e.who}'s guarantee is {span}"

@@ -207,6 +207,15 @@ class Rules:
         """Canonical JSON form: the preset plus every setting, values listed where they differ."""
         return {**self._dict, "values": dict(self._dict["values"])}  # the caller's to change
 
+    def to_json(self) -> str | dict[str, Any]:
+        """Short JSON form: a preset's name when the rules are exactly the preset, else
+        ``to_dict()``.
+
+        >>> Rules.parse("omnibus").to_json(), Rules.parse({"moon": "none"}).to_json()["moon"]
+        ('omnibus', 'none')
+        """
+        return self.preset if self == Rules.parse(self.preset) else self.to_dict()
+
     @cached_property
     def _dict(self) -> dict[str, Any]:
         """to_dict's answer, worked out once: every analysis's JSON carries it."""
