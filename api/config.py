@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from solver.analysis import MAX_TABLE_MB
+from solver.analysis import MAX_TABLE_MB, WORKER_TABLE_MB
 
 ENV_PREFIX = "HEARTS_DD"
 API_PREFIX = "/api/v1"
@@ -21,7 +21,7 @@ SETTINGS: dict[str, tuple[float, type, float, float]] = {
     # nodes for each single search of a request (0: no limit)
     "SOLVER_NODE_LIMIT": (0, int, 0, 10**15),
     # transposition table of each worker's solver, in MB
-    "SOLVER_TABLE_MB": (64, int, 1, MAX_TABLE_MB),
+    "SOLVER_TABLE_MB": (WORKER_TABLE_MB, int, 1, MAX_TABLE_MB),
     # seconds for a whole annotate request (0: no limit, refused under gunicorn); records past it
     # get an error line
     "ANNOTATE_TIME_LIMIT": (20.0, float, 0, 3600),

@@ -44,6 +44,9 @@ Done = Callable[[int, Any], None]
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
 DEFAULT_TABLE_MB = 224
+#: The table of each solver of a batch's workers and of the service's: many of them share the
+#: machine's memory, and a record or a request is mostly a smaller question than a whole deal.
+WORKER_TABLE_MB = 64
 #: ``guarantee``'s guess may be any value a score can take (and is a hint: a wrong one is slow).
 GUESS_RANGE = 1_000_000
 #: The largest table the command and the service accept (the library's own limit is higher,

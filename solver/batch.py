@@ -35,7 +35,7 @@ from itertools import islice
 from multiprocessing import resource_tracker
 from typing import Any, Callable, Generator, Iterable, Iterator, NoReturn, TypeVar
 
-from .analysis import Budget, SearchAborted, Solver
+from .analysis import WORKER_TABLE_MB, Budget, SearchAborted, Solver
 from .cards import Card, Seat
 from .errors import HeartsError, shortened
 from .pbn import Record, error_text
@@ -63,7 +63,7 @@ class AnnotateOptions:
     review: bool = True             # review a recorded play (costs, moon timeline, foot)
     moon_only: bool = False         # only moon questions (the ``moon`` command): no guarantees
     time_limit: float = 0.0         # seconds per record, 0: none
-    table_mb: int = 64              # transposition table of each worker's solver
+    table_mb: int = WORKER_TABLE_MB  # transposition table of each worker's solver
     out_of_time: str = ""           # a record's error when time_limit cuts it short, if not
                                     # the limit's own words (a budget's rest, as in the API)
 

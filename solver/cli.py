@@ -20,7 +20,7 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, countable, counted,
+from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
                          echo, fail, more_now, os_error_line, plain_where_needed, progress,
                          rules_option, standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
@@ -369,7 +369,8 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     items = read_position_lines(input_file, rules, player)
     shown = sys.stderr.isatty() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
-        with progress(shown, lambda: _count_lines(input_file), "position") as step:
+        with progress(shown, lambda: count_ahead([getattr(input_file, "name", "-")], count_lines),
+                      "position") as step:
             for out in answer_lines(solver, items, more_now=more_now(input_file)):
                 try:
                     sys.stdout.write(json.dumps(out) + "\n")
@@ -386,19 +387,6 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     echo(f"hearts-dd: {counted(lines, 'position')}, {lines - failed} answered, {failed} with errors, "
          f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
-
-
-def _count_lines(stream: IO[str]) -> int | None:
-    """Positions to expect, for the progress bar: the lines that are not blank of a named file
-    (None for standard input)."""
-    name = getattr(stream, "name", "-")
-    if not isinstance(name, str) or not countable(name):
-        return None
-    try:
-        with open(name, "rb") as f:
-            return count_lines(f)
-    except OSError:
-        return None
 
 
 cli.add_command(serve)

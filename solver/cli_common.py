@@ -13,7 +13,7 @@ import select
 import stat
 import sys
 from contextlib import contextmanager, suppress
-from typing import IO, Any, Callable, Iterator, NoReturn
+from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 
 import click
 
@@ -216,6 +216,21 @@ def counted(n: int, noun: str) -> str:
     ('1 record', '0 records')
     """
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def count_ahead(paths: Iterable[object], count: Callable[[BinaryIO], int]) -> int | None:
+    """Items to expect, for a progress bar: ``count`` of each input summed, or None unless
+    every input is a named ``countable`` file."""
+    total = 0
+    for path in paths:
+        if not isinstance(path, str) or not countable(path):
+            return None
+        try:
+            with open(path, "rb") as f:
+                total += count(f)
+        except OSError:
+            return None
+    return total
 
 
 def countable(path: str) -> bool:

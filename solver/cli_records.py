@@ -13,12 +13,13 @@ import sys
 import tempfile
 import time
 from contextlib import closing, contextmanager, suppress
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, BinaryIO, Callable, Iterator, Sequence, TypeVar
 
 import click
 
+from .analysis import WORKER_TABLE_MB
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, countable, counted,
+from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
                          echo, fail, os_error_line, progress, rules_option, descriptor_named, stdout_failed,
                          temporary_files)
 from .errors import HeartsError, error_line
@@ -76,20 +77,6 @@ def _shown(path: str) -> str:
     True
     """
     return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def _total(paths: Iterable[str]) -> int | None:
-    """Records to expect, for the progress bar: None unless every input is ``countable``."""
-    total = 0
-    for path in paths:
-        if not countable(path):
-            return None
-        try:
-            with open(path, "rb") as f:
-                total += count_games(f)
-        except OSError:
-            return None
-    return total
 
 
 @contextmanager
@@ -183,7 +170,7 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)
         shown = sys.stderr.isatty()
-        with closing(stream), progress(shown, lambda: _total(paths), "record") as step:
+        with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             for record, result in stream:
                 write(record, result)
                 records += 1
@@ -223,7 +210,7 @@ _common = [
     click.option("--chunk-size", type=click.IntRange(1, MAX_CHUNK), default=None,
                  help="Records sent to a worker at a time (default: by the deals' size, full "
                       "deals one at a time, up to 8 small endgames)."),
-    click.option("--table-mb", type=TABLE_MB, default=64, show_default=True,
+    click.option("--table-mb", type=TABLE_MB, default=WORKER_TABLE_MB, show_default=True,
                  help="Transposition table of each worker."),
 ]
 

@@ -478,15 +478,18 @@ def test_an_input_without_a_game_is_reported_and_the_others_are_annotated(tmp_pa
 def test_the_progress_bar_does_not_read_a_pipe_before_the_run(tmp_path):
     import threading
 
-    from solver.cli_records import _total
+    from solver.cli_common import count_ahead
+    from solver.pbn import count_games
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: fifo.write_bytes(SAMPLE.read_bytes()))
     writer.start()
-    assert _total([str(SAMPLE), str(fifo)]) is None
+    assert count_ahead([str(SAMPLE), str(fifo)], count_games) is None
     assert fifo.read_bytes() == SAMPLE.read_bytes()          # still all there for the run
     writer.join(timeout=10)
-    assert _total([str(SAMPLE)]) == 5
+    assert count_ahead([str(SAMPLE)], count_games) == 5
+    assert count_ahead([str(SAMPLE), str(SAMPLE)], count_games) == 10
+    assert count_ahead([3], count_games) is None              # (a file descriptor's stream)
 
 
 def test_pbn_output_of_several_files_keeps_their_games_apart(tmp_path):
