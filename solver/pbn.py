@@ -509,7 +509,47 @@ def ends_a_game(data: bytes) -> bool:
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
     return sum(1 for c in _chunks(stream)
-               if c.lines and (c.problems or _is_game(_decode(_joined(c.lines)))))
+               if c.lines and (c.problems or _is_game(_decode(_joined(c.lines)))
+                               and not _is_header(_tag_values(_lex(_decode(_joined(c.lines)))))))
+
+
+def _is_header(tags: Iterable[tuple[str, str]]) -> bool:
+    """Whether a game's tags (names and values as written) make a game of defaults alone,
+    PBN's header game (``[Event "##Club night"]``, ``[HeartsRules "##omnibus"]``): a ``##``
+    value, no ``[Deal]`` or ``[Play]``, no tag twice (and none malformed: a name ""). It gives
+    the games after it their values and is no game to annotate."""
+    defaults = False
+    seen: set[str] = set()
+    for name, value in tags:
+        if not name or name in ("Deal", "Play") or name in seen:
+            return False
+        seen.add(name)
+        defaults = defaults or value.startswith("##")
+    return defaults
+
+
+def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
+    """The name and value of each ``[Name "value"]`` of a game's tokens (comments between
+    them skipped), and ``("", "")`` for anything else, for ``_is_header`` without reading the
+    game."""
+    state, name, value = "", "", ""
+    for kind, tok, _, _ in tokens:
+        if kind in ("comment", "escape"):
+            continue
+        if state == "" and kind == "open":
+            state = "name"
+        elif state == "name" and kind == "word":
+            state, name = "value", tok
+        elif state == "value" and kind == "string" and _closed(tok):
+            state, value = "close", _unescape(tok)
+        elif state == "close" and kind == "close":
+            state = ""
+            yield name, value
+        else:
+            state = ""
+            yield "", ""
+    if state:
+        yield "", ""
 
 
 def _is_game(text: str) -> bool:
@@ -684,7 +724,9 @@ def _decode(raw: bytes) -> str:
 
 def _read_game(raw: bytes, first_line: int, context: _Context,
                problems: Sequence[str] = ()) -> Record | None:
-    """A game's record; None for text that holds no game (and no ``problems`` of its lines)."""
+    """A game's record; None for text that holds no game (and no ``problems`` of its lines),
+    and for a header game of defaults (``_is_header``), whose values it keeps for the games
+    after it."""
     body = raw[len(BOM):] if raw.startswith(BOM) else raw
     offset0 = len(raw) - len(body)
     text = _decode(body)
@@ -736,7 +778,11 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
         tags[-1].section_end = end
 
     record = Record(tags={}, line=first_line, raw=raw, open_comment=bool(open_comments))
+    header = not errors and _is_header((t.name, t.value) for t in tags)
     _resolve_tags(record, tags, context, errors, text)
+    if header and not errors:
+        context.remember(record.tags, None)
+        return None
     spans = []
     backwards = ""      # the text reversed, made for the first annotation tag
     for t in tags:
@@ -1173,7 +1219,10 @@ def _read_passing(record: Record, first: Mapping[str, _Tag], errors: list[str]) 
                 continue
             to = passing.receiver(seat)
             for c in cards_of(m & ~record.deal.hands[to]):
+                holder = record.deal.holder(c)
+                if holder is None:      # (an end position: played before it)
+                    continue
                 errors.append(f"line {line}: [HeartsPassed] {seat} passed {c} to {to}, "
-                              f"but the [Deal] gives it to {record.deal.holder(c)}")
+                              f"but the [Deal] gives it to {holder}")
                 return
     record.passing = passing

@@ -17,6 +17,7 @@ from solver import pbn
 from solver.bounded_lines import MAX_LINE
 from solver.errors import HeartsError
 from solver.pbn import Passing, RecordedPlay, count_games, error_text, game_text, read_records
+from solver.rules import Rules
 
 PBN = Path(__file__).parent / "data" / "pbn"
 
@@ -457,6 +458,13 @@ def test_passed_cards_must_be_in_the_receivers_hands():
     assert across.errors == ["line 3: [HeartsPassed] N passed SJ to S, but the [Deal] gives it to E"]
     [held] = read(f'[Deal "{deal}"]\n[HeartsPass "hold"]\n[HeartsPassed "{good}"]\n')
     assert "'hold'" in held.errors[0]
+    # an end position: a passed card played already is in no hand ("gives it to None")
+    [end] = read('[Deal "N:AKT76.K.2. Q42.2.74.6 .4.AK83.Q3 .A763.T9.T"]\n[HeartsPass "left"]\n'
+                 '[HeartsPassed "N:J..Q.J - - -"]\n')
+    assert end.errors == [] and end.passing is not None
+    [kept] = read('[Deal "N:AKT76.K.2. Q42.2.74.6 .4.AK83.Q3 .A763.T9.T"]\n[HeartsPass "right"]\n'
+                  '[HeartsPassed "N:2..Q.J - - -"]\n')       # S2 is still E's: not passed to W
+    assert kept.errors == ["line 3: [HeartsPassed] N passed S2 to W, but the [Deal] gives it to E"]
     [alone] = read(f'[Deal "{deal}"]\n[HeartsPassed "{good}"]\n')
     assert alone.errors == ["line 2: [HeartsPassed] needs a [HeartsPass] tag (left, right or across)"]
     # the passed cards are read as the [Deal] is, with the same messages
@@ -612,12 +620,16 @@ def test_lines_given_in_memory_after_many_empty_ones_read_in_linear_time():
                          min_size=1, max_size=4), max_size=5))
 def test_inherited_tags_resolve_as_the_plain_rule_says(games):
     """``#`` and ``##`` as _resolve_tags read them before MAX_DEFAULTS (a game's defaults then
-    added one by one), with as few tags as any real file inherits."""
+    added one by one), with as few tags as any real file inherits. A game of defaults alone (a
+    ``##`` value, no [Deal], no tag twice) is a header: no record, its values kept."""
     data = "\n".join("".join(f'[{name} "{value}"]\n' for name, value in game) for game in games)
     last: dict = {}
     defaults: dict = {}
     want = []
     for game in games:
+        names = [name for name, _ in game]
+        header = ("Deal" not in names and len(set(names)) == len(names)
+                  and any(value.startswith("##") for _, value in game))
         resolved: dict = {}
         for name, value in game:
             if name in resolved:
@@ -637,8 +649,28 @@ def test_inherited_tags_resolve_as_the_plain_rule_says(games):
         for name, value in defaults.items():
             resolved.setdefault(name, value)
         last.update(resolved)
-        want.append(list(resolved.items()))
+        if not header:
+            want.append(list(resolved.items()))
     assert [list(r.tags.items()) for r in read(data.encode())] == want
+
+
+def test_a_header_game_of_defaults_is_no_record_and_gives_its_values_to_the_games_after_it():
+    """PBN's header game ("##" values, no [Deal] or [Play]) read as a game without a [Deal]:
+    every file that began with one had a broken record."""
+    data = ('% header game\n[Event "##Club"]\n[HeartsRules "##omnibus"]\n\n[Board "1"]\n'
+            + DEAL_TAG + '\n[Board "2"]\n[Event "#"]\n' + DEAL_TAG).encode()
+    first, second = records = list(read_records(io.BytesIO(data)))
+    assert [(r.index, r.line, r.errors) for r in records] == [(0, 5, []), (1, 8, [])]
+    assert first.rules == Rules.parse("omnibus") and first.tags["Event"] == "Club"
+    assert second.tags["Event"] == "Club" and second.rules == Rules.parse("omnibus")
+    assert first.before.startswith(b"% header game") and count_games(io.BytesIO(data)) == 2
+    assert b"".join(r.before + r.raw + r.after for r in records) == data
+    # a game of defaults that has a problem, a [Deal] or a [Play] is still a game
+    for game in ('[Event "##Club"]\n[Event "x"]\n', '[Event "##Club"]\n[Play "N"]\n*\n',
+                 '[Event "##Club"]\n[HeartsRules "nonsense"\n'):
+        got = read((game + "\n" + DEAL_TAG).encode())
+        assert len(got) == 2 and (got[0].errors or got[0].missing_deal()), game
+        assert count_games(io.BytesIO((game + "\n" + DEAL_TAG).encode())) == 2
 
 
 def test_tags_past_the_most_inherited_with_double_hash_stay_in_their_game():
