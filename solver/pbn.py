@@ -741,6 +741,7 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
     errors = _Errors(problems)
     tags: list[_Tag] = []
     stray_reported = False
+    has_play = play_cut = False     # a [Play] tag read; a card after its section reported
     tokens = _Tokens(text)
     if not problems and not tokens.game:
         return None
@@ -757,6 +758,7 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
             tag, i = _read_tag(tokens, i, start, line_of, errors)
             if tag is not None:
                 tags.append(tag)
+                has_play = has_play or tag.name == "Play"
             continue
         if kind == "stray":
             errors.append(f"line {line_of(start)}: '}}' without a '{{'")
@@ -775,6 +777,12 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
             errors.append(f"line {line_of(start)}: '%' is only allowed at the start of a line")
         if tags[-1].name == "Play":    # (the only section read word by word)
             tags[-1].words.append((tok, line_of(start)))
+        elif (kind == "word" and has_play and not play_cut and tags[-1].name != "Auction"
+              and not tags[-1].name.endswith("Table") and _is_card(tok)):
+            name = tags[-1].name
+            errors.append(f"line {line_of(start)}: play after the [{name}] tag is not read: a tag "
+                          f"ends the [Play] section (put [{name}] after the play's '*')")
+            play_cut = True
         tags[-1].section_end = end
 
     record = Record(tags={}, line=first_line, raw=raw, open_comment=bool(open_comments))
@@ -1165,6 +1173,14 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
         slots.append("-")
     tricks = tuple(tuple(slots[i:i + 4]) for i in range(0, len(slots), 4))
     return RecordedPlay(seat, tricks, tag.line, tuple(starts))  # type: ignore[arg-type]
+
+
+def _is_card(token: str) -> bool:
+    try:
+        _play_card(token)
+    except ValueError:
+        return False
+    return True
 
 
 def _play_card(token: str) -> Card:

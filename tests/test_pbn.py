@@ -673,6 +673,21 @@ def test_a_header_game_of_defaults_is_no_record_and_gives_its_values_to_the_game
         assert count_games(io.BytesIO((game + "\n" + DEAL_TAG).encode())) == 2
 
 
+def test_play_rows_after_a_tag_inside_the_play_are_reported_not_dropped_silently():
+    """A [Note] put beside the row it annotates ends the [Play] section (PBN), and the rows
+    after it were lost without a word."""
+    deal = '[Deal "N:AKT76.K.2. Q42.2.74.6 .4.AK83.Q3 .A763.T9.T"]\n'
+    [cut] = read(deal + '[Play "S"]\nC3 CT ST C6 =1=\n[Note "1:nice"]\nDA D9 D2 D4\n*\n')
+    assert cut.errors == ["line 5: play after the [Note] tag is not read: a tag ends the [Play] "
+                          "section (put [Note] after the play's '*')"]
+    assert len(cut.play.tricks) == 1
+    [fine] = read(deal + '[Play "S"]\nC3 CT ST C6 =1=\nDA D9 D2 D4\n*\n[Note "1:nice"]\n'
+                  '[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]\nN S 7\n')
+    assert fine.errors == [] and len(fine.play.tricks) == 2
+    [words] = read(deal + '[Play "S"]\nC3 CT ST C6\n*\n[Note "1:the club ace"]\n{CA}\n')
+    assert words.errors == []
+
+
 def test_tags_past_the_most_inherited_with_double_hash_stay_in_their_game():
     names = [f"T{k}" for k in range(pbn.MAX_DEFAULTS + 2)]
     first, later = read("".join(f'[{name} "##{name}"]\n' for name in names) + DEAL_TAG
