@@ -64,9 +64,8 @@ STATUS_EVERY = 0.25
 
 class _Commands(Command, click.Group):
     """The command group. click ends a broken pipe while it writes (the help, ``--version``) itself,
-    with exit 1 and no word; here one is reported as a command reports any output it cannot
-    write (``stdout_failed``): one line, exit 2. Its help and its commands' are written as
-    ``Command``'s."""
+    with exit 1; here one ends as a command ends when its output cannot be written
+    (``stdout_failed``). Its help and its commands' are written as ``Command``'s."""
 
     command_class = Command
 
@@ -82,7 +81,7 @@ class _Commands(Command, click.Group):
 
 @contextmanager
 def _pipe_errors() -> Iterator[None]:
-    """A broken pipe, out of click's reach (which would end it with exit 1 and no word)."""
+    """A broken pipe, out of click's reach (which would end it with exit 1)."""
     try:
         yield
     except BrokenPipeError as e:

@@ -10,6 +10,7 @@ import math
 import os
 import re
 import select
+import signal
 import stat
 import sys
 from contextlib import contextmanager, suppress
@@ -259,11 +260,19 @@ def progress(show: bool, total: Callable[[], int | None],
 
 
 def stdout_failed(e: OSError) -> NoReturn:
-    """Standard output cannot be written (a full disk, a reader gone): one line, exit 2. What
-    is still buffered goes to /dev/null, or Python's flush at exit would fail again."""
+    """Standard output cannot be written: one line, exit 2 (a full disk); or, its reader gone
+    (``| head``, ``less`` left early), no word and the status of a command a broken pipe's
+    signal ends (``PIPE_STATUS``), as other Unix tools end. What is still buffered goes to
+    /dev/null, or Python's flush at exit would fail again."""
     with suppress(OSError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if e.errno == errno.EPIPE:
+        sys.exit(PIPE_STATUS)
     fail(f"cannot write standard output: {e.strerror or e}")
+
+
+#: The exit status when standard output's reader is gone: a shell's for a command SIGPIPE ends.
+PIPE_STATUS = 128 + signal.SIGPIPE
 
 
 def os_error_line(e: OSError) -> str:
