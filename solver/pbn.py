@@ -506,6 +506,28 @@ def ends_a_game(data: bytes) -> bool:
     return bool(newline) and not last.decode("latin-1").strip(_SEMI_EMPTY)
 
 
+#: The line a PBN file opens with (``% PBN 2.1``): the games after it are a file of their own.
+FILE_MARK = b"% PBN 2.1"
+_FILE_MARK = re.compile(rb"%[ \t]*PBN\b")
+
+
+def starts_a_file(data: bytes) -> bool:
+    """Whether a ``% PBN`` line comes before the first tag of ``data`` (a game's lines, or the
+    lines between games): it opens a file, whose games take no inherited values or boards
+    from the games before it, so files joined one after another read as they did apart.
+
+    >>> starts_a_file(b"% PBN 2.1\\n% EXPORT\\n[Event \\"x\\"]\\n"), starts_a_file(b"[Event \\"x\\"]\\n% PBN\\n")
+    (True, False)
+    """
+    for line in data.removeprefix(BOM).splitlines():
+        line = line.lstrip()
+        if line.startswith(b"["):
+            return False
+        if _FILE_MARK.match(line):
+            return True
+    return False
+
+
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
     return sum(1 for c in _chunks(stream)
@@ -670,7 +692,7 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
 
     Lines that belong to no game (comments between games, blank lines) travel with the next
     record as ``before``, or with the last one as part of ``after``, so that the records'
-    bytes together are the whole stream.
+    bytes together are the whole stream. A ``% PBN`` line starts a file anew (``starts_a_file``).
     """
     context = _Context()
     before = bytearray()    # (joined as they come: a list of lines took about 90 bytes of
@@ -679,6 +701,8 @@ def read_records(stream: BinaryIO | Iterable[bytes], first_index: int = 0) -> It
     pending: Record | None = None
     for chunk in _chunks(stream):
         raw = _joined(chunk.lines)
+        if chunk.lines and starts_a_file(raw):
+            context = _Context()
         record = _read_game(raw, chunk.line, context, chunk.problems) if chunk.lines else None
         if record is None:
             before += raw

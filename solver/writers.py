@@ -15,7 +15,7 @@ from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
 from .errors import HeartsError
-from .pbn import Record, encoding_of, ends_a_game, escape, line_end
+from .pbn import FILE_MARK, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
 from .report import value_table
 from .rules import Rules
 
@@ -152,14 +152,21 @@ _LINE_PREFIX = re.compile(r"(^|; )line \d+: ")
 class PbnWriter(Writer):
     """The input, byte for byte, with each game's annotation tags replaced by new ones. Where
     a file's last game ends without a blank line and another file's games follow, a newline or
-    two keep the two games apart."""
+    two keep the two games apart; and where that file does not open with a ``% PBN`` line, one
+    is written, so that its games take no values or boards the file before it gave its own
+    (``pbn.starts_a_file``), read again."""
 
     def __init__(self, out: BinaryIO) -> None:
         super().__init__(out)
         self._tail = b"\n\n"     # the last bytes written
+        self._source: str | None = None
+        self._started = False
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
         data = record.before + annotated_game(record, result) + record.after
+        if self._started and record.source != self._source and not starts_a_file(data):
+            data = FILE_MARK + line_end(data) + data
+        self._started, self._source = True, record.source
         if not ends_a_game(self._tail):
             newline = line_end(self._tail + data)
             data = (newline if self._tail.endswith((b"\n", b"\r")) else newline * 2) + data

@@ -502,6 +502,34 @@ def test_pbn_output_of_several_files_keeps_their_games_apart(tmp_path):
     assert len(records) == 6 and all(r.errors == [] for r in records)
 
 
+def test_pbn_output_of_several_files_reads_again_as_they_did_apart(tmp_path):
+    """Joined, one file's "##" rules and boards carried into the next file's games: the
+    output's figures for them were not those it gave when read again. Now a ``% PBN`` line
+    opens each file that lacks one, and annotating the output gives it back unchanged."""
+    spot = tmp_path / "spot.pbn"
+    spot.write_bytes(b'[Event "Monday"]\n[HeartsRules "##spot"]\n[Board "1"]\n'
+                     b'[Deal "N:AKJ86.7..K .Q82.AJ9.2 92.T64.Q3. T.A.T8.653"]\n')
+    plain = tmp_path / "plain.pbn"
+    plain.write_bytes(b'[Event "Tuesday"]\n[Board "1"]\n'
+                      b'[Deal "N:AKT76.K.2. Q42.2.74.6 .4.AK83.Q3 .A763.T9.T"]\n\n'
+                      b'[Board "1"]\n[Deal "N:AKJ86.7..K - - -"]\n')   # not Monday's board 1
+    joined = tmp_path / "joined.pbn"
+    apart = run("annotate", str(spot), str(plain), "--format", "jsonl", "-j", "1")
+    assert run("annotate", str(spot), str(plain), "-o", str(joined), "-j", "1").returncode == 1
+    again = run("annotate", str(joined), "--format", "jsonl", "-j", "1")
+    def figures(out: bytes) -> list:        # (each error's line is the joined file's)
+        return [(r["players"], r["rules"], re.sub(r"line \d+: ", "", r["error"] or ""))
+                for r in map(json.loads, out.splitlines())]
+
+    assert figures(again.stdout) == figures(apart.stdout)
+    assert [r[2] for r in figures(apart.stdout)] == [
+        "", "", "the [Deal] gives only the hands of N (all four are needed)"]
+    assert b"\n% PBN 2.1\n[Event \"Tuesday\"]" in joined.read_bytes()
+    twice = tmp_path / "twice.pbn"
+    run("annotate", str(joined), "-o", str(twice), "-j", "1")
+    assert twice.read_bytes() == joined.read_bytes()
+
+
 def test_a_progress_bar_on_a_terminal_only(tmp_path):
     pty = pytest.importorskip("pty")
     import fcntl

@@ -673,6 +673,18 @@ def test_a_header_game_of_defaults_is_no_record_and_gives_its_values_to_the_game
         assert count_games(io.BytesIO((game + "\n" + DEAL_TAG).encode())) == 2
 
 
+def test_a_pbn_line_opens_a_file_whose_games_inherit_nothing_from_those_before():
+    first = '[Event "##Club"]\n[HeartsRules "##omnibus"]\n[Board "3"]\n' + DEAL_TAG
+    later = '[Board "3"]\n[Deal "N:A... - - -"]\n'
+    carried = read(first + "\n" + later)
+    assert carried[1].rules == Rules.parse("omnibus") and carried[1].deal is not None
+    for mark in ("% PBN 2.1\n", "% PBN 2.1\n% EXPORT\n\n", "\n%PBN\n"):
+        _, fresh = read(first + "\n" + mark + later)
+        assert fresh.rules is None and "Event" not in fresh.tags and fresh.deal is None, mark
+    _, inside = read(first + "\n" + later + "% PBN 2.1\n")         # (after the game's tags)
+    assert inside.rules == Rules.parse("omnibus")
+
+
 def test_play_rows_after_a_tag_inside_the_play_are_reported_not_dropped_silently():
     """A [Note] put beside the row it annotates ends the [Play] section (PBN), and the rows
     after it were lost without a word."""
