@@ -162,6 +162,8 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     line alone."""
     if dask is not None and not dask.strip():
         fail("--dask is empty: give a scheduler's address, or 'local'")
+    if paths.count("-") > 1:
+        fail(f"standard input ('-') is given {paths.count('-')} times: it can be read once")
     t0 = time.perf_counter()
     records = annotated = failed = 0
     unreadable: list[str] = []

@@ -148,6 +148,8 @@ class Record:
     more_errors: int = field(default=0, compare=False)
     #: the line of the ``[Deal]`` tag (the game's first line where it has none of its own)
     deal_line: int = field(default=0, compare=False)
+    #: whether a partial ``[Deal]`` differs from the deal of its board read before
+    board_differs: bool = field(default=False, compare=False)
 
     @property
     def board(self) -> str | None:
@@ -166,9 +168,13 @@ class Record:
         if self.partial_hands is not None:
             given = " ".join(str(s) for s, h in zip(Seat, self.partial_hands) if h is not None)
             return (f"line {self.deal_line or self.line}: the [Deal] gives only the hands of "
-                    f"{given} (all four are needed)")
+                    f"{given} (all four are needed" + (
+                        f"; board {self.board} read before has other hands there)"
+                        if self.board_differs else ")"))
         if "Deal" not in self.tags:
-            return f"line {self.line}: the game has no [Deal]"
+            other = next((name for name in self.tags if name.lower() == "deal"), None)
+            return f"line {self.line}: the game has no [Deal]" + (
+                f" (tag names are case-sensitive: [{other}] is not [Deal])" if other else "")
         if not self.tags["Deal"].strip():
             return f"line {self.deal_line or self.line}: the [Deal] is empty"
         return None
@@ -182,7 +188,7 @@ class Record:
         return Record(self.tags, self.deal, self.play, self.rules, self.leader, self.passing,
                       list(self.errors), self.leader_line, self.partial_hands, {}, self.index,
                       self.line, self.source, more_errors=self.more_errors,
-                      deal_line=self.deal_line)
+                      deal_line=self.deal_line, board_differs=self.board_differs)
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -1082,6 +1088,7 @@ def _read_deal(record: Record, value: str, line: int, context: _Context, errors:
             record.deal = same
         else:
             record.partial_hands = tuple(hands)
+            record.board_differs = same is not None
         return
     try:
         record.deal = Deal(tuple(hands))  # type: ignore[arg-type]

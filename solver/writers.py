@@ -100,7 +100,10 @@ class CsvWriter(Writer):
 
 
 def _table(name: str, columns: Sequence[tuple[str, int]], rows: list[list[Any]]) -> list[str]:
-    """A PBN table tag: ``[NameTable "Col\\2R;..."]`` and its rows, right-aligned by width."""
+    """A PBN table tag: ``[NameTable "Col\\2R;..."]`` and its rows, right-aligned by width (a
+    column's width grows to its widest value: rules with large values score in thousands)."""
+    columns = [(c, max([w, *(len(str(row[i])) for row in rows)]) if w > 1 else w)
+               for i, (c, w) in enumerate(columns)]
     spec = ";".join(f"{c}\\{w}R" if w > 1 else c for c, w in columns)
     lines = [f'[{name} "{spec}"]']   # column widths keep their single backslash, as PBN files do
     for row in rows:
@@ -222,8 +225,6 @@ TEXT_LEGEND = [
     "A card's cost: the points it added to its player's guarantee; in brackets, the card(s) that",
     "kept the best.",
 ]
-#: A costly card's better cards named in full up to this many.
-BEST_SHOWN = 3
 
 
 def record_place(result: dict[str, Any]) -> str:
@@ -299,9 +300,7 @@ def _wrapped(head: str, items: list[str], sep: str, width: int = 100) -> list[st
 def _cost(c: dict[str, Any]) -> str:
     """``S SQ at trick 3 +14 (S8 kept 0)``: a costly card, and the cards that kept the best."""
     best = c["best_cards"]
-    if len(best) > BEST_SHOWN:
-        named = ", ".join(best[:BEST_SHOWN]) + " ..."   # (the report goes out as UTF-8 bytes)
-    elif len(best) > 1:
+    if len(best) > 1:
         named = f"{', '.join(best[:-1])} or {best[-1]}"
     else:
         named = "".join(best)
@@ -341,8 +340,11 @@ def moon_line(result: dict[str, Any]) -> str:
     if players is not None:
         seats = [s for s, p in players.items() if p["moon_possible"]]
         parts.append("at the start: " + (" ".join(seats) if seats else "nobody"))
-    if result.get("review"):
-        parts += moon_story(result["review"])
+    rv = result.get("review")
+    if rv:
+        parts += moon_story(rv)
+        if rv.get("shot_the_moon"):
+            parts.append(f"{'/'.join(rv['shot_the_moon'])} shot the moon")
     if result.get("error"):
         parts.append(f"error: {result['error']}")
     return f"{record_place(result)}: " + "; ".join(parts)

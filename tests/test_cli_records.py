@@ -200,6 +200,7 @@ def test_moon_command():
     (["annotate", "data/sample.pbn", "--jobs", "257"], "--jobs"),                # a pool that size
     (["annotate", "data/sample.pbn", "--chunk-size", str(2**63)], "--chunk-size"),  # islice's limit
     (["moon"], "INPUTS"),
+    (["moon", "-", "data/sample.pbn", "-"], "standard input ('-') is given 2 times: it can be read once"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(args, words):
     p = run(*args, cwd=ROOT)

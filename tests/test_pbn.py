@@ -685,6 +685,19 @@ def test_a_pbn_line_opens_a_file_whose_games_inherit_nothing_from_those_before()
     assert inside.rules == Rules.parse("omnibus")
 
 
+def test_a_deal_missing_says_why_a_board_or_a_tag_in_another_case_did_not_give_it():
+    [lower] = read('[deal "N:A... .A.. ..A. ...A"]\n')
+    assert lower.missing_deal() == ("line 1: the game has no [Deal] (tag names are "
+                                    "case-sensitive: [deal] is not [Deal])")
+    full = '[Board "7"]\n[Deal "N:AKJ86.7..K .Q82.AJ9.2 92.T64.Q3. T.A.T8.653"]\n\n'
+    _, other = read(full + '[Board "7"]\n[Deal "N:AKT76.K.2. - - -"]\n')
+    assert other.errors == [] and other.missing_deal() == (
+        "line 5: the [Deal] gives only the hands of N (all four are needed; board 7 read before "
+        "has other hands there)")
+    _, same = read(full + '[Board "7"]\n[Deal "N:AKJ86.7..K - - -"]\n')
+    assert same.errors == [] and same.deal is not None
+
+
 def test_play_rows_after_a_tag_inside_the_play_are_reported_not_dropped_silently():
     """A [Note] put beside the row it annotates ends the [Play] section (PBN), and the rows
     after it were lost without a word."""

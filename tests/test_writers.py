@@ -14,7 +14,8 @@ from solver.batch import AnnotateOptions, annotate_record, not_annotated
 from solver.errors import HeartsError
 from solver.pbn import Record, read_records
 from solver.writers import (TEXT_LEGEND, CsvWriter, PbnWriter, TextWriter, Writer, _without,
-                            annotated_game, make_writer, moon_story, rules_text, text_report)
+                            annotated_game, annotation_lines, make_writer, moon_line, moon_story,
+                            rules_text, text_report)
 
 NEVER = {"at_start": False, "at_end": False, "last_forceable": None, "lost_with": None, "segments": []}
 
@@ -90,7 +91,7 @@ def test_a_costly_card_says_which_cards_kept_the_best():
     costly = next(line for line in lines if "Costly" in line)
     assert costly == ("  Costly cards: S SQ at trick 3 +14 (S8 kept 0), S C3 at trick 3 +8 "
                       "(SK, ST or S2 kept 18),")
-    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 ... kept 2)"
+    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 or D5 kept 2)"
 
 
 def test_the_play_goes_by_tricks_and_says_where_it_stops():
@@ -175,6 +176,23 @@ def test_the_pbn_moon_table_says_at_start_and_at_end_in_their_columns(played):
     rows = [line.split() for line in lines[head + 1:head + 5]]
     yes = {True: "Yes", False: "No"}
     assert [r[:3] for r in rows] == [[s, yes[m["at_start"]], yes[m["at_end"]]] for s, m in moon.items()]
+
+
+def test_pbn_table_columns_grow_to_their_widest_value():
+    """Under rules with values in thousands the guarantees overflowed their 3-wide column."""
+    players = {"N": 1500, "E": -2400, "S": 7, "W": 26}
+    lines = annotation_lines({"players": {s: {"guarantee": g, "moon_possible": False}
+                                          for s, g in players.items()}})
+    assert lines == ['[HeartsOptimumTable "Seat;Guarantee\\5R;MoonPossible"]',
+                     "N  1500 No", "E -2400 No", "S     7 No", "W    26 No"]
+    narrow = annotation_lines({"players": {s: {"guarantee": 7, "moon_possible": True} for s in "NESW"}})
+    assert narrow[:2] == ['[HeartsOptimumTable "Seat;Guarantee\\3R;MoonPossible"]', "N   7 Yes"]
+
+
+def test_the_moon_line_says_who_shot_the_moon():
+    shot = {**result([], "C2", {"N": 0, "E": 26, "S": 26, "W": 26}, moon=["N"]), "players": None}
+    assert moon_line(shot).endswith("nobody could force one during the recorded play; N shot the moon")
+    assert "shot the moon" not in moon_line({**shot, "review": {**shot["review"], "shot_the_moon": []}})
 
 
 def test_an_unknown_format_is_named():
