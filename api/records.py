@@ -39,7 +39,8 @@ bp = APIBlueprint("records", __name__, tag="Hand records")
 
 ANNOTATE_PATH = API_PREFIX + "/annotate"
 # media type of each output format
-MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": "text/csv"}
+MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": "text/csv",
+               "text": "text/plain"}
 
 
 @bp.post("/annotate")
@@ -53,8 +54,8 @@ def annotate(query: AnnotateQuery) -> Response:
     feasibility of every seat before the first card and, with a `[Play]` section, the review
     of the recorded play, exactly as `hearts-dd annotate` writes them: `jsonl` (SPEC §6: one
     object per record with `index`, `deal`, `players`, `error`), `pbn` (the input with
-    annotation tags added) or `csv`. A bad record is reported in its own `error` and never
-    stops the others.
+    annotation tags added), `csv` or `text` (the readable report). A bad record is reported in
+    its own `error` and never stops the others.
     """
     for name in request.args:       # (the schema saw the first of each: the rest went unread)
         if len(request.args.getlist(name)) > 1:

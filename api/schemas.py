@@ -301,8 +301,9 @@ class AnnotateQuery(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal["jsonl", "pbn", "csv"] = Field(
-        "jsonl", description="JSON Lines (SPEC §6), the PBN text back with annotation tags, or CSV")
+    format: Literal["jsonl", "pbn", "csv", "text"] = Field(
+        "jsonl", description="JSON Lines (SPEC §6), the PBN text back with annotation tags, CSV, "
+        "or the readable report of `hearts-dd annotate --format text`")
     rules: Optional[PresetInput] = Field(None, description="preset for records without a "
                                         "[HeartsRules] tag (default standard); other rule sets go "
                                         "in the records' own [HeartsRules] tags, as JSON")

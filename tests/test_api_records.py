@@ -55,11 +55,12 @@ def test_jsonl_is_what_the_cli_writes_streamed(base_url, tmp_path):
     assert any(line["review"] for line in lines), "recorded plays are reviewed"
 
 
-@pytest.mark.parametrize("fmt", ["pbn", "csv"])
+@pytest.mark.parametrize("fmt", ["pbn", "csv", "text"])
 def test_other_formats_are_what_the_cli_writes(base_url, tmp_path, fmt):
     resp = post(base_url, PBN, format=fmt)
     assert resp.status_code == 200
-    assert resp.headers["Content-Type"].split(";")[0] == {"pbn": "application/x-pbn", "csv": "text/csv"}[fmt]
+    assert resp.headers["Content-Type"].split(";")[0] == {
+        "pbn": "application/x-pbn", "csv": "text/csv", "text": "text/plain"}[fmt]
     assert resp.content == cli_output(tmp_path, fmt)
 
 
