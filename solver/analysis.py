@@ -20,19 +20,19 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from itertools import groupby
-from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence, TypeVar,
-                    cast, overload)
+from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence,
+                    TypeVar, cast, overload)
 
 from .cards import Card, Seat, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
 from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions, line_json
 from .rules import Rules
-from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
+from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c, watch_signal
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
 __all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
-           "PlayerResult", "Questions", "line_json"]
+           "PlayerResult", "Questions", "line_json", "watch_signal"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
@@ -145,6 +145,16 @@ def _one_call_at_a_time(method: F) -> F:
 
 
 _solvers: weakref.WeakSet[Solver] = weakref.WeakSet()
+
+
+class _Lending(NamedTuple):
+    """What an engine asks a solver for helpers by (``Engine.set_lender``): the solver's own
+    private methods, so that they are no part of its API."""
+
+    lend: Callable[[], Engine | None]
+    give_back: Callable[[Engine], None]
+    invite: Callable[[Engine], None]
+    uninvite: Callable[[Engine], None]
 
 
 def _after_fork_in_child() -> None:
@@ -319,7 +329,8 @@ class Solver:
         e = own if own is not None else self._free.get()
         before = e.nodes
         try:
-            e.set_lender(self if p.cards_left >= PARALLEL_FROM_CARDS else None)
+            e.set_lender(_Lending(self._lend, self._give_back, self._invite, self._uninvite)
+                         if p.cards_left >= PARALLEL_FROM_CARDS else None)
             yield e
         finally:
             e.set_lender(None)
@@ -329,7 +340,7 @@ class Solver:
             if own is not None:
                 self._local.own = own
             else:
-                self.give_back(e)
+                self._give_back(e)
 
     @contextmanager
     def _metered(self) -> Iterator[list[int]]:
@@ -343,7 +354,7 @@ class Solver:
         finally:
             self._local.meter = outer
 
-    def lend(self) -> Engine | None:
+    def _lend(self) -> Engine | None:
         """An idle engine to help a search for one pass, unless questions still waiting to
         start in parallel will want it (see Engine.set_lender)."""
         if self._waiting:
@@ -353,7 +364,7 @@ class Solver:
         except queue.Empty:
             return None
 
-    def give_back(self, e: Engine) -> None:
+    def _give_back(self, e: Engine) -> None:
         """Take back an idle engine, and have it join a pass that asked for help (if no
         question waits to start)."""
         self._free.put(e)
@@ -368,12 +379,12 @@ class Solver:
             if searcher is None or not searcher.join_pass(helper):
                 self._free.put(helper)
 
-    def invite(self, e: Engine) -> None:
-        """``e``'s pass in progress may take a helper that falls idle (give_back)."""
+    def _invite(self, e: Engine) -> None:
+        """``e``'s pass in progress may take a helper that falls idle (_give_back)."""
         with self._lock:
             self._invited.append(e)
 
-    def uninvite(self, e: Engine) -> None:
+    def _uninvite(self, e: Engine) -> None:
         """``e``'s pass is over."""
         with self._lock:
             if e in self._invited:
@@ -479,7 +490,7 @@ class Solver:
                         failed.append(e)
             finally:
                 self._local.own = None
-                self.give_back(own)
+                self._give_back(own)
 
         if self._pool is None or self._pool_pid != os.getpid():
             # kept for the solver's life (starting threads for each call cost more than the

@@ -15,8 +15,7 @@ from typing import IO, Any, Callable, Iterator
 import click
 from click.shell_completion import CompletionItem
 
-from ._search import watch_signal
-from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver
+from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat

@@ -16,8 +16,7 @@ import pytest
 
 from endgames import Scenario, random_endgame
 from benchmarks.record_files import small_deal
-from solver._search import watch_signal
-from solver.analysis import Budget, SearchAborted, Solver, _tighter
+from solver.analysis import Budget, SearchAborted, Solver, _tighter, watch_signal
 from solver.results import Analysis, Bounds, PlayerResult
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
@@ -600,7 +599,7 @@ def test_ctrl_c_during_a_parallel_call_stops_its_threads_before_it_returns() -> 
                 solver.analyses(many, partial=True)
         finally:
             timer.cancel()
-        assert solver._waiting == 0 and solver.lend() is not None
+        assert solver._waiting == 0 and solver._lend() is not None
         pos = endgames({}, 1, "after a parallel ctrl-c")[0]
         assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
     finally:
