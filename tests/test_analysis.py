@@ -584,6 +584,34 @@ def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threa
         searcher.join()
 
 
+def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
+    """A program's handler of its own (here SIGUSR1's) ran only once a search ended, seconds
+    later; watched (``watch_signal``), the signal stops the search as Ctrl-C does, and the
+    handler runs then."""
+    ran: list[float] = []
+
+    def handler(signum: int, frame: object) -> None:
+        ran.append(time.monotonic())
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        watch_signal(signal.SIGUSR1)
+        hard = Position.start(Deal.random(2))   # N's guarantee takes many seconds
+        timer = threading.Timer(0.3, signal.pthread_kill,
+                                (threading.main_thread().ident, signal.SIGUSR1))
+        start = time.monotonic()
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                Solver(table_mb=16).guarantee(hard, Seat.N)
+        finally:
+            timer.cancel()
+        assert len(ran) == 1 and ran[0] - start < 3
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
 def test_ctrl_c_during_a_parallel_call_stops_its_threads_before_it_returns() -> None:
     """The threads of a parallel ``analyses`` went on with their questions after Ctrl-C had
     ended the call, into the next one, which found no idle engine to help its search."""
