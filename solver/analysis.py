@@ -737,7 +737,7 @@ class Solver:
         is answered None; ``share`` as there, for a limit that covers the whole call). ``done``, if given, is called (from the
         solver's threads) as each position gets its answer, with the position's index in
         ``questions`` and its answer: for a progress display, or to keep what was answered of a
-        call that a Ctrl-C ends. (It used to be called with no arguments.)
+        call that a Ctrl-C ends.
 
         >>> from solver.deal import Deal
         >>> d = Deal.parse("N:K.QJ.. Q.AK.. A.T.2. T.2..A")

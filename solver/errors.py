@@ -1,4 +1,5 @@
-"""Errors raised for bad input: each carries a one-line message naming what and where."""
+"""Errors raised for bad input, each with a one-line message naming what and where, and what
+words them: JSON read with such errors, values shown and long messages shortened in them."""
 from __future__ import annotations
 
 import json
