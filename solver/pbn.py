@@ -525,12 +525,12 @@ def starts_a_file(data: bytes) -> bool:
     >>> starts_a_file(b"% PBN 2.1\\n% EXPORT\\n[Event \\"x\\"]\\n"), starts_a_file(b"[Event \\"x\\"]\\n% PBN\\n")
     (True, False)
     """
-    for line in data.removeprefix(BOM).splitlines():
-        line = line.lstrip()
-        if line.startswith(b"["):
+    for kind, tok, _, _ in _lex(_decode(data)):
+        if kind == "escape":
+            if _FILE_MARK.match(tok.encode("latin-1", errors="replace")):
+                return True
+        elif kind != "comment":
             return False
-        if _FILE_MARK.match(line):
-            return True
     return False
 
 

@@ -524,7 +524,8 @@ def test_pbn_output_of_several_files_reads_again_as_they_did_apart(tmp_path):
 
     assert figures(again.stdout) == figures(apart.stdout)
     assert [r[2] for r in figures(apart.stdout)] == [
-        "", "", "the [Deal] gives only the hands of N (all four are needed)"]
+        "", "", "the [Deal] gives only the hands of N (all four are needed; board 1 read before "
+                "has other hands there)"]
     assert b"\n% PBN 2.1\n[Event \"Tuesday\"]" in joined.read_bytes()
     twice = tmp_path / "twice.pbn"
     run("annotate", str(joined), "-o", str(twice), "-j", "1")

@@ -683,6 +683,8 @@ def test_a_pbn_line_opens_a_file_whose_games_inherit_nothing_from_those_before()
         assert fresh.rules is None and "Event" not in fresh.tags and fresh.deal is None, mark
     _, inside = read(first + "\n" + later + "% PBN 2.1\n")         # (after the game's tags)
     assert inside.rules == Rules.parse("omnibus")
+    _, comment = read(first + "\n{\n% PBN 2.1\n}\n" + later)       # (comment text, no line)
+    assert comment.rules == Rules.parse("omnibus")
 
 
 def test_a_deal_missing_says_why_a_board_or_a_tag_in_another_case_did_not_give_it():
