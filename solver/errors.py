@@ -38,7 +38,7 @@ def read_json(text: str | bytes, lines: bool = False) -> Any:
     except JsonError:
         raise
     except UnicodeDecodeError as e:
-        raise JsonError(f"not UTF-8 text (byte {e.start})") from None
+        raise JsonError(f"not UTF-8 text (byte {e.start + 1})") from None  # (1-based, as columns)
     except RecursionError:
         raise JsonError("nested too deeply") from None
     except ValueError:      # int's limit on the digits it converts

@@ -93,7 +93,7 @@ def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
     undecoded = _UNDECODED.search(text)
     if undecoded:       # as the API's bodies: an id must come back as it was sent
         byte = len(text[:undecoded.start()].encode("utf-8", "surrogateescape"))
-        return PositionLine(index, where, error=f"{where}: not UTF-8 text (byte {byte})")
+        return PositionLine(index, where, error=f"{where}: not UTF-8 text (byte {byte + 1})")
     try:
         obj = read_json(text.rstrip("\r\n"))     # a column past the end, not "line 2, column 1"
     except JsonError as e:

@@ -91,7 +91,7 @@ def test_a_line_not_utf8_is_its_own_error_and_an_id_comes_back_as_sent(tmp_path:
     p = run("analyze", "--input", str(path), "--rules", '{"first_lead": "free"}', "--threads", "1")
     first, second = map(json.loads, p.stdout.splitlines())
     assert p.returncode == 1
-    assert first == {"index": 0, "error": "line 1: not UTF-8 text (byte 60)"}
+    assert first == {"index": 0, "error": "line 1: not UTF-8 text (byte 61)"}
     assert second["id"] == "é" and second["error"] is None
 
 
