@@ -14,6 +14,7 @@ import math
 import numbers
 import os
 import queue
+import signal
 import threading
 import time
 import weakref
@@ -28,7 +29,8 @@ from .errors import HeartsError
 from .position import Position
 from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions, line_json
 from .rules import Rules
-from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c, watch_signal
+from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
+from ._search import watch_signal as _watch_signal
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
 __all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
@@ -155,6 +157,17 @@ class _Lending(NamedTuple):
     give_back: Callable[[Engine], None]
     invite: Callable[[Engine], None]
     uninvite: Callable[[Engine], None]
+
+
+def watch_signal(signum: int) -> None:
+    """Let ``signum`` stop every search at once, as Ctrl-C does, and its handler then run: a
+    program's own handler (SIGTERM's, say) otherwise runs only once the search in progress
+    ends. Install the handler first (``signal.signal``); setting one again undoes this."""
+    handler = signal.getsignal(signum)
+    if not callable(handler):
+        raise HeartsError(f"watch_signal: {signal.Signals(signum).name} has no Python handler "
+                          "to run: install one (signal.signal) first")
+    _watch_signal(signum)
 
 
 def _after_fork_in_child() -> None:

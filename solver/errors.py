@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 
@@ -138,10 +139,12 @@ class SampleError(HeartsError):
 
         >>> SampleError("samples_from_view: play card 3 (trick 1): E played CA", "play").detail
         'card 3 (trick 1): E played CA'
+        >>> SampleError("samples: played twice", "play").detail     # (a word of its own)
+        'played twice'
         """
         text = str(self).partition(": ")[2]
-        if self.field and text.startswith(self.field):
-            text = text[len(self.field):].lstrip(": ")
+        if self.field:      # (the word alone: "played" is not "play")
+            text = re.sub(rf"^{re.escape(self.field)}\b:? ?", "", text)
         return text
 
 

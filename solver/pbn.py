@@ -514,20 +514,21 @@ def ends_a_game(data: bytes) -> bool:
 
 #: The line a PBN file opens with (``% PBN 2.1``): the games after it are a file of their own.
 FILE_MARK = b"% PBN 2.1"
-_FILE_MARK = re.compile(rb"%[ \t]*PBN\b")
+_FILE_MARK = re.compile(r"%[ \t]*PBN[ \t]+\d+(\.\d+)*[ \t]*$")
 
 
 def starts_a_file(data: bytes) -> bool:
-    """Whether a ``% PBN`` line comes before the first tag of ``data`` (a game's lines, or the
-    lines between games): it opens a file, whose games take no inherited values or boards
-    from the games before it, so files joined one after another read as they did apart.
+    """Whether a ``% PBN 2.1`` line (PBN's version line, any version) comes before the first
+    tag of ``data`` (a game's lines, or the lines between games), outside { comments }: it
+    opens a file, whose games take no inherited values or boards from the games before it, so
+    files joined one after another read as they did apart.
 
     >>> starts_a_file(b"% PBN 2.1\\n% EXPORT\\n[Event \\"x\\"]\\n"), starts_a_file(b"[Event \\"x\\"]\\n% PBN\\n")
     (True, False)
     """
     for kind, tok, _, _ in _lex(_decode(data)):
         if kind == "escape":
-            if _FILE_MARK.match(tok.encode("latin-1", errors="replace")):
+            if _FILE_MARK.match(tok.rstrip("\r")):
                 return True
         elif kind != "comment":
             return False
@@ -543,17 +544,16 @@ def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
 
 def _is_header(tags: Iterable[tuple[str, str]]) -> bool:
     """Whether a game's tags (names and values as written) make a game of defaults alone,
-    PBN's header game (``[Event "##Club night"]``, ``[HeartsRules "##omnibus"]``): a ``##``
-    value, no ``[Deal]`` or ``[Play]``, no tag twice (and none malformed: a name ""). It gives
-    the games after it their values and is no game to annotate."""
-    defaults = False
+    PBN's header game (``[Event "##Club night"]``, ``[HeartsRules "##omnibus"]``): every value
+    a ``##`` one, no tag twice (and none malformed: a name ""). It gives the games after it
+    their values and is no game to annotate; a game with a value of its own (a ``[Board]``
+    that lost its ``[Deal]``) is one, and is reported."""
     seen: set[str] = set()
     for name, value in tags:
-        if not name or name in ("Deal", "Play") or name in seen:
+        if not name or name in seen or not value.startswith("##"):
             return False
         seen.add(name)
-        defaults = defaults or value.startswith("##")
-    return defaults
+    return bool(seen)
 
 
 def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
@@ -771,7 +771,8 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
     errors = _Errors(problems)
     tags: list[_Tag] = []
     stray_reported = False
-    has_play = play_cut = False     # a [Play] tag read; a card after its section reported
+    # a [Play] tag read; its '*' read; a card after its section reported
+    has_play = play_ended = play_cut = False
     tokens = _Tokens(text)
     if not problems and not tokens.game:
         return None
@@ -807,11 +808,14 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
             errors.append(f"line {line_of(start)}: '%' is only allowed at the start of a line")
         if tags[-1].name == "Play":    # (the only section read word by word)
             tags[-1].words.append((tok, line_of(start)))
+            play_ended = play_ended or "*" in tok
         elif (kind == "word" and has_play and not play_cut and tags[-1].name != "Auction"
               and not tags[-1].name.endswith("Table") and _is_card(tok)):
             name = tags[-1].name
-            errors.append(f"line {line_of(start)}: play after the [{name}] tag is not read: a tag "
-                          f"ends the [Play] section (put [{name}] after the play's '*')")
+            errors.append(f"line {line_of(start)}: " + (
+                f"cards after the play's '*', in the [{name}] tag's section, are not read"
+                if play_ended else f"play after the [{name}] tag is not read: a tag ends the "
+                f"[Play] section (put [{name}] after the play's '*')"))
             play_cut = True
         tags[-1].section_end = end
 

@@ -510,18 +510,22 @@ def weigh_view(solver: Solver, seat: Seat | str, hand: str | int | Iterable[Card
 def weigh_deals(solver: Solver, seat: Seat | str, deals: Iterable[Position], share: float = 0.2,
                 done: Callable[[], None] | None = None) -> Weighing:
     """``seat``'s cards weighed over ``deals`` drawn as a player would (``samples`` or one's own
-    draw): ``seat`` must be to play in each, holding the same cards (``weigh_cards``' other
-    arguments as there)."""
+    draw): each with the same play, ``seat`` to play in each, holding the same cards
+    (``weigh_cards``' other arguments as there)."""
     _check_weighing(solver, done, "weigh_deals")
     try:
         observer = Seat.of(seat)
     except HeartsError as e:
         raise SampleError(f"weigh_deals: seat: {e}", "seat") from None
+    if isinstance(deals, (str, bytes, Position)) or not isinstance(deals, Iterable):
+        raise HeartsError(f"weigh_deals: deals: expected positions, got {type(deals).__name__}")
     deals = list(deals)
     for i, q in enumerate(deals):
         if not isinstance(q, Position):
             raise HeartsError(f"weigh_deals: deal {i + 1}: expected a Position, got "
                               f"{type(q).__name__}")
+        if q.played != deals[0].played:     # (else a card's mean would count deals it had none)
+            raise SampleError(f"weigh_deals: deal {i + 1}: its play differs from deal 1's", "deals")
     return _weigh(solver, observer, deals, share, done, "weigh_deals")
 
 
@@ -531,7 +535,9 @@ def _weigh(solver: Solver, observer: Seat, deals: list[Position], share: float,
     names the function ``name``)."""
     movers = {q.to_move for q in deals} - {observer}
     if movers:
-        turns = " or ".join(sorted(f"{s}'s" for s in movers if s is not None)) + " turn"
+        names = sorted(f"{s}'s" for s in movers if s is not None)     # "E's, N's or W's turn"
+        turns = " or ".join([", ".join(names[:-1]), *names[-1:]] if len(names) > 1 else names)
+        turns += " turn"
         why = ("the hand is over" if movers == {None} else
                f"it is {turns}" if observer not in {q.to_move for q in deals} else
                f"in some of the deals it is {turns}")

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
 from .errors import HeartsError
-from .pbn import FILE_MARK, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
+from .pbn import BOM, FILE_MARK, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
 from .report import value_table
 from .rules import Rules
 
@@ -162,14 +162,16 @@ class PbnWriter(Writer):
     def __init__(self, out: BinaryIO) -> None:
         super().__init__(out)
         self._tail = b"\n\n"     # the last bytes written
-        self._source: str | None = None
-        self._started = False
+        self._last: tuple[str | None, int] | None = None     # the last record's file and line
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
         data = record.before + annotated_game(record, result) + record.after
-        if self._started and record.source != self._source and not starts_a_file(data):
-            data = FILE_MARK + line_end(data) + data
-        self._started, self._source = True, record.source
+        last, self._last = self._last, (record.source, record.line)
+        # another input starts: another file, or the same again (its lines start over)
+        if last is not None and (last[0] != record.source or last[1] >= record.line) \
+                and not starts_a_file(data):
+            bom = BOM if data.startswith(BOM) else b""      # (a reader takes it off a game)
+            data = bom + FILE_MARK + line_end(data) + data[len(bom):]
         if not ends_a_game(self._tail):
             newline = line_end(self._tail + data)
             data = (newline if self._tail.endswith((b"\n", b"\r")) else newline * 2) + data

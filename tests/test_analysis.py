@@ -612,6 +612,17 @@ def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() 
         signal.signal(signal.SIGUSR1, previous)
 
 
+def test_a_signal_without_a_python_handler_cannot_be_watched() -> None:
+    """Watched first and handled after, a signal stopped nothing, and said nothing either."""
+    previous = signal.signal(signal.SIGUSR2, signal.SIG_DFL)
+    try:
+        with pytest.raises(HeartsError, match="watch_signal: SIGUSR2 has no Python handler to run: "
+                                              "install one"):
+            watch_signal(signal.SIGUSR2)
+    finally:
+        signal.signal(signal.SIGUSR2, previous)
+
+
 def test_ctrl_c_during_a_parallel_call_stops_its_threads_before_it_returns() -> None:
     """The threads of a parallel ``analyses`` went on with their questions after Ctrl-C had
     ended the call, into the next one, which found no idle engine to help its search."""

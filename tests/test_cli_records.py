@@ -532,6 +532,28 @@ def test_pbn_output_of_several_files_reads_again_as_they_did_apart(tmp_path):
     assert twice.read_bytes() == joined.read_bytes()
 
 
+@pytest.mark.parametrize("second", ["the same file again", "a file with a byte-order mark"])
+def test_pbn_output_of_several_files_marks_each_file_however_it_starts(tmp_path, second):
+    """The same file twice had one name and no mark between its copies; a file with a BOM got
+    the mark before its BOM, which then stood in the middle of the output."""
+    first = tmp_path / "first.pbn"
+    first.write_bytes(b'[Board "1"]\n[Deal "N:A... .A.. ..A. ...A"]\n\n'
+                      b'[HeartsRules "##omnibus"]\n[Board "2"]\n[Deal "N:K... .K.. ..K. ...K"]\n')
+    other = first
+    if second != "the same file again":
+        other = tmp_path / "bom.pbn"
+        other.write_bytes(b"\xef\xbb\xbf" + first.read_bytes())
+    joined = tmp_path / "joined.pbn"
+    apart = run("annotate", str(first), str(other), "--format", "jsonl", "-j", "1")
+    run("annotate", str(first), str(other), "-o", str(joined), "-j", "1")
+    again = run("annotate", str(joined), "--format", "jsonl", "-j", "1")
+    keys = ("rules", "players", "error")
+    assert ([[json.loads(r)[k] for k in keys] for r in again.stdout.splitlines()]
+            == [[json.loads(r)[k] for k in keys] for r in apart.stdout.splitlines()])
+    assert [json.loads(r)["rules"] for r in apart.stdout.splitlines()] == [
+        "standard", "omnibus", "standard", "omnibus"]
+
+
 def test_a_progress_bar_on_a_terminal_only(tmp_path):
     pty = pytest.importorskip("pty")
     import fcntl

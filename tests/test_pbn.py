@@ -665,9 +665,9 @@ def test_a_header_game_of_defaults_is_no_record_and_gives_its_values_to_the_game
     assert second.tags["Event"] == "Club" and second.rules == Rules.parse("omnibus")
     assert first.before.startswith(b"% header game") and count_games(io.BytesIO(data)) == 2
     assert b"".join(r.before + r.raw + r.after for r in records) == data
-    # a game of defaults that has a problem, a [Deal] or a [Play] is still a game
+    # a game of defaults that has a problem, a value of its own, a [Deal] or a [Play] is a game
     for game in ('[Event "##Club"]\n[Event "x"]\n', '[Event "##Club"]\n[Play "N"]\n*\n',
-                 '[Event "##Club"]\n[HeartsRules "nonsense"\n'):
+                 '[Event "##Club"]\n[HeartsRules "nonsense"\n', '[Event "##Club"]\n[Board "3"]\n'):
         got = read((game + "\n" + DEAL_TAG).encode())
         assert len(got) == 2 and (got[0].errors or got[0].missing_deal()), game
         assert count_games(io.BytesIO((game + "\n" + DEAL_TAG).encode())) == 2
@@ -678,13 +678,14 @@ def test_a_pbn_line_opens_a_file_whose_games_inherit_nothing_from_those_before()
     later = '[Board "3"]\n[Deal "N:A... - - -"]\n'
     carried = read(first + "\n" + later)
     assert carried[1].rules == Rules.parse("omnibus") and carried[1].deal is not None
-    for mark in ("% PBN 2.1\n", "% PBN 2.1\n% EXPORT\n\n", "\n%PBN\n"):
+    for mark in ("% PBN 2.1\n", "% PBN 2.1\n% EXPORT\n\n", "\n%PBN 2.0\r\n"):
         _, fresh = read(first + "\n" + mark + later)
         assert fresh.rules is None and "Event" not in fresh.tags and fresh.deal is None, mark
     _, inside = read(first + "\n" + later + "% PBN 2.1\n")         # (after the game's tags)
     assert inside.rules == Rules.parse("omnibus")
-    _, comment = read(first + "\n{\n% PBN 2.1\n}\n" + later)       # (comment text, no line)
-    assert comment.rules == Rules.parse("omnibus")
+    for text in ("{\n% PBN 2.1\n}\n", "% PBN notes: board 3 was replayed\n"):
+        _, kept = read(first + "\n" + text + later)    # (comment text; a comment, no version)
+        assert kept.rules == Rules.parse("omnibus"), text
 
 
 def test_a_deal_missing_says_why_a_board_or_a_tag_in_another_case_did_not_give_it():
@@ -713,6 +714,9 @@ def test_play_rows_after_a_tag_inside_the_play_are_reported_not_dropped_silently
     assert fine.errors == [] and len(fine.play.tricks) == 2
     [words] = read(deal + '[Play "S"]\nC3 CT ST C6\n*\n[Note "1:the club ace"]\n{CA}\n')
     assert words.errors == []
+    [ended] = read(deal + '[Play "S"]\nC3 CT ST C6 *\n[Note "1:good"]\nDA D9 D2 D4\n')
+    assert ended.errors == ["line 5: cards after the play's '*', in the [Note] tag's section, "
+                            "are not read"]
 
 
 def test_tags_past_the_most_inherited_with_double_hash_stay_in_their_game():

@@ -516,14 +516,20 @@ def test_weighing_needs_the_seat_to_play_in_every_deal_with_the_same_cards() -> 
     other = samples(p, 1, mover, seed=1)[0]
     with pytest.raises(SampleError, match=f"{mover.next()} is not to play \\(it is {mover}'s turn\\)"):
         weigh_deals(solver, mover.next(), [p, other])
+    # another play (here one card more): a card's mean would count deals it was not in
     over = p.play_all(" ".join(map(str, p.legal_moves()[:1])))
-    with pytest.raises(SampleError, match=f"{mover} is not to play \\(in some of the deals it is "):
+    with pytest.raises(SampleError, match="weigh_deals: deal 2: its play differs from deal 1's") as e:
         weigh_deals(solver, mover, [p, over])
-    changed = samples(p, 1, mover.next(), seed=1)
-    if changed[0].hands[mover] != p.hands[mover]:
-        with pytest.raises(SampleError, match="deal 2: .* holds other cards than in deal 1"):
-            weigh_deals(solver, mover, [p, *changed])
+    assert e.value.field == "deals"
+    changed = next(q for k in range(20) for q in samples(p, 1, mover.next(), seed=k)
+                   if q.hands[mover] != p.hands[mover])
+    with pytest.raises(SampleError, match="deal 2: .* holds other cards than in deal 1") as e:
+        weigh_deals(solver, mover, [p, changed])
+    assert e.value.field == "deals"
     with pytest.raises(HeartsError, match="deal 2: expected a Position, got str"):
         weigh_deals(solver, mover, [p, "N:..."])  # type: ignore[list-item]
+    for bad in (None, p, "N:..."):
+        with pytest.raises(HeartsError, match="weigh_deals: deals: expected positions"):
+            weigh_deals(solver, mover, bad)  # type: ignore[arg-type]
     assert weigh_deals(solver, mover, []).to_json() == {"seat": str(mover), "samples": 0,
                                                         "answered": 0, "cards": []}
