@@ -538,8 +538,12 @@ def starts_a_file(data: bytes) -> bool:
 def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
     """How many games a file holds, without interpreting them (for a progress bar's total)."""
     return sum(1 for c in _chunks(stream)
-               if c.lines and (c.problems or _is_game(_decode(_joined(c.lines)))
-                               and not _is_header(_tag_values(_lex(_decode(_joined(c.lines)))))))
+               if c.lines and (c.problems or _is_record(_decode(_joined(c.lines)))))
+
+
+def _is_record(text: str) -> bool:
+    """Whether a game's text, read, gives a record: a game, and not a header game."""
+    return _is_game(text) and not _is_header(_tag_values(_lex(text)))
 
 
 def _is_header(tags: Iterable[tuple[str, str]]) -> bool:

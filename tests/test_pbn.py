@@ -620,8 +620,8 @@ def test_lines_given_in_memory_after_many_empty_ones_read_in_linear_time():
                          min_size=1, max_size=4), max_size=5))
 def test_inherited_tags_resolve_as_the_plain_rule_says(games):
     """``#`` and ``##`` as _resolve_tags read them before MAX_DEFAULTS (a game's defaults then
-    added one by one), with as few tags as any real file inherits. A game of defaults alone (a
-    ``##`` value, no [Deal], no tag twice) is a header: no record, its values kept."""
+    added one by one), with as few tags as any real file inherits. A game of defaults alone
+    (every value ``##``, no [Deal], no tag twice) is a header: no record, its values kept."""
     data = "\n".join("".join(f'[{name} "{value}"]\n' for name, value in game) for game in games)
     last: dict = {}
     defaults: dict = {}
@@ -629,7 +629,7 @@ def test_inherited_tags_resolve_as_the_plain_rule_says(games):
     for game in games:
         names = [name for name, _ in game]
         header = ("Deal" not in names and len(set(names)) == len(names)
-                  and any(value.startswith("##") for _, value in game))
+                  and all(value.startswith("##") for _, value in game))
         resolved: dict = {}
         for name, value in game:
             if name in resolved:
