@@ -163,10 +163,13 @@ def watch_signal(signum: int) -> None:
     """Let ``signum`` stop every search at once, as Ctrl-C does, and its handler then run: a
     program's own handler (SIGTERM's, say) otherwise runs only once the search in progress
     ends. Install the handler first (``signal.signal``); setting one again undoes this."""
-    handler = signal.getsignal(signum)
+    try:
+        handler, name = signal.getsignal(signum), signal.Signals(signum).name
+    except (ValueError, TypeError):
+        raise HeartsError(f"watch_signal: {signum!r} is not a signal") from None
     if not callable(handler):
-        raise HeartsError(f"watch_signal: {signal.Signals(signum).name} has no Python handler "
-                          "to run: install one (signal.signal) first")
+        raise HeartsError(f"watch_signal: {name} has no Python handler to run: install one "
+                          "(signal.signal) first")
     _watch_signal(signum)
 
 

@@ -621,6 +621,9 @@ def test_a_signal_without_a_python_handler_cannot_be_watched() -> None:
             watch_signal(signal.SIGUSR2)
     finally:
         signal.signal(signal.SIGUSR2, previous)
+    for bad in (0, 999, "SIGTERM"):
+        with pytest.raises(HeartsError, match=f"watch_signal: {bad!r} is not a signal"):
+            watch_signal(bad)  # type: ignore[arg-type]
 
 
 def test_ctrl_c_during_a_parallel_call_stops_its_threads_before_it_returns() -> None:
