@@ -220,15 +220,20 @@ def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
     once: added one by one, each copied those before, in time quadratic in their number)."""
     out: dict[Seat | str, list[str]] = {}
     for text in given:
-        name, colon, cards = text.partition(":")
-        if not colon:
-            fail(f"--known {text!r}: expected SEAT:CARDS, e.g. \"E:SQ H2 H3\"")
-        try:
-            seat = Seat.parse(name)
-        except HeartsError as e:
-            fail(f"--known {text!r}: {e}")
+        seat, cards = _seat_cards("--known", text, "E:SQ H2 H3")
         out.setdefault(seat, []).append(cards)
     return {seat: "".join(f" {cards}" for cards in sets) for seat, sets in out.items()}
+
+
+def _seat_cards(option: str, text: str, example: str) -> tuple[Seat, str]:
+    """An option's ``SEAT:CARDS``: the seat, and the cards as given."""
+    name, colon, cards = text.partition(":")
+    if not colon:
+        fail(f"{option} {text!r}: expected SEAT:CARDS, e.g. \"{example}\"")
+    try:
+        return Seat.parse(name), cards
+    except HeartsError as e:
+        fail(f"{option} {text!r}: {e}")
 
 
 def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
@@ -245,13 +250,7 @@ def _weigh_view(solver: Solver, hand: str, play: str, rules: Rules, leader: str 
                 as_json: bool) -> None:
     """``analyze --hand --samples``: the cards of the seat to play over deals drawn from its
     own cards and the play alone."""
-    name, colon, cards = hand.partition(":")
-    if not colon:
-        fail(f"--hand {hand!r}: expected SEAT:CARDS, e.g. \"S:KQ97.Q9.AK54.J75\"")
-    try:
-        seat = Seat.parse(name)
-    except HeartsError as e:
-        fail(f"--hand {hand!r}: {e}")
+    seat, cards = _seat_cards("--hand", hand, "S:KQ97.Q9.AK54.J75")
     _weighed(solver, seat, lambda: samples_from_view(seat, cards, play, count, rules, leader,
                                                      seed, known), count, seed, as_json,
              from_view=True)
