@@ -6,12 +6,13 @@ models in ``api.schemas``; ``/docs`` is the interactive page.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Mapping
 
 from apiflask import APIFlask
 
 from . import positions, problems, records, service, solving
-from .config import API_PREFIX, DEFAULTS, ENV_PREFIX, checked
+from .config import API_PREFIX, DEFAULTS, checked, from_environment
 from .docs import add_problem_schema
 
 DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
@@ -31,7 +32,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     app.config.update(DEFAULTS)
     app.config.update(DESCRIPTION=DESCRIPTION, AUTO_VALIDATION_ERROR_RESPONSE=False,
                       AUTO_404_RESPONSE=False)
-    app.config.from_prefixed_env(ENV_PREFIX)
+    app.config.update(from_environment(os.environ))
     app.config.update(config or {})
     app.config.update(checked(app.config))
 

@@ -1,11 +1,14 @@
-"""Settings of the service: defaults, then ``HEARTS_DD_*`` environment variables (read by
-Flask as JSON, e.g. ``HEARTS_DD_SOLVER_TIME_LIMIT=5``), then the mapping given to ``create_app``.
+"""Settings of the service: defaults, then ``HEARTS_DD_*`` environment variables (read as
+JSON, as Flask reads them, e.g. ``HEARTS_DD_SOLVER_TIME_LIMIT=5``; only these settings, and a
+name a letter or two from one is refused), then the mapping given to ``create_app``.
 
 Under gunicorn the time budgets must stay below the worker timeout (``api/gunicorn.conf.py``
 checks at start-up), so a slow question is answered with a problem, never a killed worker.
 """
 from __future__ import annotations
 
+import difflib
+import json
 from typing import Any, Mapping
 
 from solver.analysis import MAX_TABLE_MB, WORKER_TABLE_MB
@@ -32,6 +35,25 @@ SETTINGS: dict[str, tuple[float, type, float, float]] = {
 }
 
 DEFAULTS: dict[str, Any] = {name: kind(default) for name, (default, kind, _, _) in SETTINGS.items()}
+
+
+def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the ``HEARTS_DD_*`` variables of ``environ`` give. Other variables of the
+    prefix (the build's, the tests') are not the service's, but one whose name nearly is a
+    setting's is a typo (it would be ignored: a budget of 10 s where 5 was asked), a ValueError."""
+    out: dict[str, Any] = {}
+    for key, text in environ.items():
+        name = key.removeprefix(ENV_PREFIX + "_")
+        if name == key:
+            continue
+        if name in SETTINGS:
+            try:
+                out[name] = json.loads(text)
+            except ValueError:
+                out[name] = text
+        elif close := difflib.get_close_matches(name, SETTINGS, n=1, cutoff=0.85):
+            raise ValueError(f"unknown setting {key} (did you mean {ENV_PREFIX}_{close[0]}?)")
+    return out
 
 
 def checked(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, current_app, jsonify
 
+from solver.analysis import Budget, Solver
 from solver.cards import DECK, cards_of
 from solver.deal import Deal
 from solver.position import Position
@@ -18,7 +19,6 @@ from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, KEYS, MOON
 from .docs import problem_responses
 from .problems import problem_of
 from .schemas import Health, RulesCatalogue
-from .solving import solving
 
 bp = APIBlueprint("service", __name__, tag="Service")
 
@@ -27,6 +27,7 @@ bp = APIBlueprint("service", __name__, tag="Service")
 HEALTH_DEAL = "N:.A..2 .2..3 .3..4 .4..5"
 HEALTH_ANSWER = {"N": (0, True), "E": (4, False), "S": (4, False), "W": (4, False)}
 HEALTH_SECONDS = 2.0
+_HEALTH = "hearts_dd.health_solver"
 
 _CHOICES: dict[str, list[Any]] = {"preset": list(PRESETS), "moon": list(MOON_MODES),
                                   "hearts_break": list(HEARTS_BREAK), "first_lead": list(FIRST_LEAD),
@@ -67,19 +68,28 @@ def package_version() -> str:
         return "unknown"
 
 
+def _health_solver() -> Solver:
+    solver: Solver | None = current_app.extensions.get(_HEALTH)
+    if solver is None:
+        solver = current_app.extensions[_HEALTH] = Solver(table_mb=1)
+    return solver
+
+
 @bp.get("/health")
 @bp.output(Health, description="the engine solved a small endgame correctly")
 @bp.doc(responses=problem_responses(503))
 def health() -> Response:
     """200 when this worker can solve
 
-    Solves a two-trick endgame with the worker's own solver and checks the answer.
+    Solves a two-trick endgame with the worker's engine and checks the answer (on a small
+    solver of its own: one probe after another emptied the worker's table, kept for the
+    requests that ask the same again).
     """
     t0 = time.perf_counter()
     position = Position.start(Deal.parse(HEALTH_DEAL))
     try:
-        with solving(HEALTH_SECONDS) as budget:
-            result = budget.limited().analyze(position)
+        with Budget(_health_solver(), HEALTH_SECONDS) as solver:
+            result = solver.analyze(position)
         got = {str(s): (r.guarantee, r.moon_possible) for s, r in result.players.items()}
         if got != HEALTH_ANSWER:
             raise RuntimeError(f"wrong answer {got}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from flask import Flask, current_app
 
@@ -77,6 +77,17 @@ class FairLock:
         self.release()
 
 
+_heartbeats: list[Callable[[], None]] = []
+
+
+def on_budget(beat: Callable[[], None]) -> None:
+    """Have ``beat()`` called as each request's budget starts: gunicorn's worker says it is
+    alive then (``api.worker``), so that its timeout, which the budgets are sized against, runs
+    from there, not from when the request's head came (a body sent slowly ate into it, and the
+    worker was killed mid-solve)."""
+    _heartbeats.append(beat)
+
+
 def init_app(app: Flask) -> None:
     """Give the app its solver (engines and tables are allocated on first use)."""
     app.extensions[_EXTENSION] = (FairLock(), Solver(table_mb=app.config["SOLVER_TABLE_MB"]))
@@ -92,6 +103,8 @@ def budget(seconds: float | None = None) -> Budget:
     config = current_app.config
     _, solver = current_app.extensions[_EXTENSION]
     solver.thread_limits = (None, None)
+    for beat in _heartbeats:
+        beat()
     return Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
                   config["SOLVER_NODE_LIMIT"])
 

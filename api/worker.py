@@ -20,6 +20,7 @@ from typing import Any
 from gunicorn import util
 from gunicorn.workers.sync import SyncWorker
 
+from . import solving
 from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX, problem_body
 
 #: Seconds a connection may take to send its request line and headers.
@@ -86,6 +87,7 @@ class Worker(SyncWorker):
         # gunicorn writes its refusals with util.write_error, only from Worker.handle_error:
         # in this worker process, they are problems
         util.write_error = _write_problem
+        solving.on_budget(self.notify)
         super().init_process()
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:

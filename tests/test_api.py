@@ -414,6 +414,20 @@ def test_no_deal_or_play_text_makes_a_server_error(deal, play, rules, leader):
 
 
 # -- configuration -------------------------------------------------------------------------
+def test_a_setting_misspelt_in_the_environment_is_refused(monkeypatch):
+    """It was ignored: a budget of 10 s where 5 was asked. Other HEARTS_DD_* variables (the
+    build's, the tests') are not the service's, and Flask's own settings are not read."""
+    monkeypatch.setenv("HEARTS_DD_SOLVER_TIMELIMIT", "5")
+    with pytest.raises(ValueError, match="unknown setting HEARTS_DD_SOLVER_TIMELIMIT .did you "
+                                         "mean HEARTS_DD_SOLVER_TIME_LIMIT.."):
+        create_app()
+    monkeypatch.delenv("HEARTS_DD_SOLVER_TIMELIMIT")
+    for name, value in (("SOLVER_TIME_LIMIT", "5"), ("PGO", "0"), ("SPEC_FORMAT", "yaml")):
+        monkeypatch.setenv(f"HEARTS_DD_{name}", value)
+    app = create_app()
+    assert app.config["SOLVER_TIME_LIMIT"] == 5.0 and app.config["SPEC_FORMAT"] == "json"
+
+
 def test_time_budget_stops_the_search():
     app = create_app({"SOLVER_TIME_LIMIT": 0.001})
     resp = app.test_client().post("/api/v1/analyze", json={"deal": FULL_DEAL})

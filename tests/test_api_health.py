@@ -32,6 +32,18 @@ def test_health_is_unavailable_when_the_engine_answers_wrong(monkeypatch: pytest
     assert "wrong answer" in body["detail"]
 
 
+def test_a_health_check_keeps_the_workers_table_for_the_next_request() -> None:
+    """The check solved its endgame (a moon total of 4) on the worker's solver, whose table a
+    new moon total empties: one probe after another, a repeated question was solved afresh."""
+    client = create_app({}).test_client()
+    asked = {"deal": "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4",
+             "play": "C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ"}
+    first = client.post("/api/v1/analyze", json=asked).get_json()["nodes"]
+    assert client.get("/api/v1/health").status_code == 200
+    again = client.post("/api/v1/analyze", json=asked).get_json()["nodes"]
+    assert first > 100_000 and again < first // 100
+
+
 def test_a_bug_in_a_request_is_a_500_problem_without_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     """An exception no handler knows is the service's fault: 500 ``internal-error``, with a
     detail that points to the log and shows neither the exception's text nor a traceback."""
