@@ -5,7 +5,8 @@ Solving is CPU-bound, so: sync workers, one per core, each serving one request a
 table (``api.worker.Worker``: gunicorn's sync worker, with a deadline for a request's head and
 its own refusals as problem bodies). The request budgets (``api.config``)
 must stay well below ``timeout`` so a worker answers "budget exceeded" long before gunicorn
-would kill it (the worker tells the arbiter it is alive once a head has come), and below
+would kill it (the worker tells the arbiter it is alive while it waits for a client's head or
+body, and as a request's budget starts), and below
 ``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:
 each worker checks that at start-up and refuses to boot otherwise. A client that sends its body
 too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence, and one that does not send its
@@ -50,7 +51,10 @@ def post_worker_init(worker: Any) -> None:
 
 
 def pre_request(worker: Any, req: Any) -> None:
-    """A body read that waits ``BODY_TIMEOUT`` s for the client fails (a 400 problem)."""
+    """A body read that waits ``BODY_TIMEOUT`` s for the client fails (a 400 problem); while it
+    waits, the worker says it is alive (``api.worker.BeatingSocket``)."""
+    from api.worker import BeatingSocket
     sock = getattr(req.unreader, "sock", None)
     if sock is not None:
         sock.settimeout(BODY_TIMEOUT)
+        req.unreader.sock = BeatingSocket(sock, worker.notify, BODY_TIMEOUT)

@@ -15,7 +15,7 @@ import json
 import select
 import socket
 import time
-from typing import Any
+from typing import Any, Callable
 
 from gunicorn import util
 from gunicorn.workers.sync import SyncWorker
@@ -29,6 +29,9 @@ HEAD_TIMEOUT = 10.0
 _PEEK = 64 << 10
 #: Seconds between looks at a head that is still arriving.
 _POLL = 0.05
+#: Seconds at most between a waiting worker's signs of life to gunicorn's arbiter, which kills
+#: a worker silent for its ``timeout``: waiting for a client is no hang.
+_BEAT = 1.0
 
 
 def problem_response(status: int, kind: str, title: str, detail: str) -> bytes:
@@ -39,18 +42,20 @@ def problem_response(status: int, kind: str, title: str, detail: str) -> bytes:
     return head.encode("latin-1") + body
 
 
-def head_arrives(client: socket.socket, seconds: float = HEAD_TIMEOUT) -> bool:
+def head_arrives(client: socket.socket, seconds: float = HEAD_TIMEOUT,
+                 beat: Callable[[], None] = lambda: None) -> bool:
     """Whether a request's line and headers arrive within ``seconds`` (looked at, not read: the
     parser reads them). True also when the client closes the connection or sends more than
     ``_PEEK`` bytes of head, which gunicorn handles as before; if not, the client is answered
-    408 and False returned."""
+    408 and False returned. ``beat()`` is called at least once a second while it waits."""
     deadline = time.monotonic() + seconds
     seen = -1
     waiting = select.poll()
     waiting.register(client, select.POLLIN)
     while (left := deadline - time.monotonic()) > 0:
-        if not waiting.poll(left * 1000):
-            break
+        beat()
+        if not waiting.poll(min(left, _BEAT) * 1000):
+            continue
         try:
             head = client.recv(_PEEK, socket.MSG_PEEK)
         except OSError:
@@ -73,6 +78,33 @@ def head_arrives(client: socket.socket, seconds: float = HEAD_TIMEOUT) -> bool:
     return False
 
 
+class BeatingSocket:
+    """A request's socket whose reads wait up to ``seconds`` for the client's next bytes (then
+    ``TimeoutError``: gunicorn answers 400), saying the worker is alive (``beat()``) at least
+    once a second meanwhile: a body sent slowly, each piece in time, took longer than the
+    worker timeout, and the worker was killed (a 500). Anything else is the socket's."""
+
+    def __init__(self, sock: socket.socket, beat: Callable[[], None], seconds: float) -> None:
+        self._sock, self._beat, self._seconds = sock, beat, seconds
+
+    def recv(self, size: int) -> bytes:
+        deadline = time.monotonic() + self._seconds
+        try:
+            while True:
+                self._beat()
+                self._sock.settimeout(max(min(deadline - time.monotonic(), _BEAT), 0.001))
+                try:
+                    return self._sock.recv(size)
+                except TimeoutError:
+                    if time.monotonic() >= deadline:
+                        raise
+        finally:
+            self._sock.settimeout(self._seconds)    # (the answer's writes: as long as ever)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
 def _write_problem(sock: socket.socket, status: int, reason: str, message: str) -> None:
     """gunicorn's error page, as a problem (``util.write_error``'s signature)."""
     kind = "internal-error" if status >= 500 and status != 501 else "malformed-request"
@@ -91,7 +123,7 @@ class Worker(SyncWorker):
         super().init_process()
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
-        if self.cfg.is_ssl or head_arrives(client):
+        if self.cfg.is_ssl or head_arrives(client, beat=self.notify):
             # the arbiter's timeout runs from the last notify: waiting for the head must not
             # eat into the request's budget, which is sized against that timeout
             self.notify()

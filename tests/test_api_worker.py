@@ -117,22 +117,36 @@ def test_a_stalled_head_does_not_hold_the_only_worker_for_long(address) -> None:
     assert status == 408
 
 
-def test_a_body_sent_slowly_does_not_eat_into_the_budget_until_the_worker_is_killed() -> None:
-    """The worker said it was alive once, as the head came: a body sent in pieces (each in
-    time) and then the whole budget outlived gunicorn's timeout, and the worker was killed
-    mid-solve (a 500). The timeout now runs from the budget's start."""
+def test_waiting_for_a_slow_client_does_not_get_the_worker_killed() -> None:
+    """The worker said it was alive once, as a head came: a body sent in pieces (each in time)
+    and then the whole budget outlived gunicorn's timeout, and the worker was killed mid-solve
+    (a 500); so was one waiting 10 s for a head under a timeout below that (no 408). Now it
+    says so while it waits for a client, and as a budget starts."""
     env = {"HEARTS_DD_SOLVER_TIME_LIMIT": "3", "HEARTS_DD_ANNOTATE_TIME_LIMIT": "3",
            "GUNICORN_CMD_ARGS": "--timeout 9 --graceful-timeout 9"}
     body = json.dumps({"deal": "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 "
                                "J865.AQ92.KT8.T4", "rules": "spot"}).encode()   # past 3 s
-    with served(workers=1, env=env) as url:
+    got: dict[str, tuple[int, dict]] = {}
+
+    def stalled_head(address: tuple[str, int]) -> None:
+        with socket.create_connection(address, timeout=60) as s:
+            s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n")       # and no more
+            got["head"] = response(s)
+
+    with served(workers=2, env=env) as url:
         parts = urlsplit(url)
-        with socket.create_connection((parts.hostname, parts.port), timeout=60) as s:
+        address = (parts.hostname or "", parts.port or 0)
+        head = threading.Thread(target=stalled_head, args=(address,))
+        head.start()
+        with socket.create_connection(address, timeout=60) as s:
             s.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
                       b"\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(body))
-            third = len(body) // 3 + 1
-            for k in range(3):                      # 7 s of body, then the 3 s budget
+            part = len(body) // 4 + 1
+            for k in range(4):                      # 10.5 s of body (past the 9 s), then 3 s
                 time.sleep(3.5 if k else 0)
-                s.sendall(body[k * third:(k + 1) * third])
-            status, answer = response(s)
+                s.sendall(body[k * part:(k + 1) * part])
+            got["body"] = response(s)
+        head.join(60)
+    assert got["head"][0] == 408, got
+    status, answer = got["body"]
     assert status == 422 and answer["type"].endswith("budget-exceeded"), answer
