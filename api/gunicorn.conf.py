@@ -22,7 +22,7 @@ from typing import Any
 
 wsgi_app = "api:create_app()"
 bind = "127.0.0.1:8000"
-workers = os.cpu_count() or 1
+workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 worker_class = "api.worker.Worker"
 timeout = 30
 graceful_timeout = 30

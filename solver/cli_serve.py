@@ -36,7 +36,7 @@ def gunicorn_argv(host: str, port: int, workers: int | None) -> list[str]:
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="TCP port to listen on.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
-              help="Worker processes (default: one per core).")
+              help="Worker processes (default: one per core this process may use).")
 def serve(host: str, port: int, workers: int | None) -> None:
     """Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py.
 
@@ -44,6 +44,8 @@ def serve(host: str, port: int, workers: int | None) -> None:
     """
     if find_spec("gunicorn") is None:
         fail("serve: gunicorn is not installed (pip install gunicorn)")
+    if host.startswith("[") and host.endswith("]"):     # an IPv6 address as gunicorn writes it
+        host = host[1:-1]
     problem = settings_problem() or listen_problem(host, port)
     if problem:
         fail(f"serve: {problem}")
@@ -94,6 +96,8 @@ def gunicorn_env_timeouts() -> dict[str, int]:
                 raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
     if getattr(args, "workers", None) == 0:
         raise ValueError("--workers 0: no worker would answer")
+    if getattr(args, "bind", None):                 # (serve's own --bind would win, unsaid)
+        raise ValueError("--bind: give serve's --host and --port instead")
     if getattr(args, "worker_class", None) is not None:
         try:
             config.worker_class                 # (imported as gunicorn will: a page if not found)

@@ -569,7 +569,10 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
                              ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer"),
                              ([], {"GUNICORN_CMD_ARGS": "--chdir /no/such/dir"}, "--chdir /no/such/dir:"),
                              ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:"),
-                             ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class")]:
+                             ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class"),
+                             ([], {"GUNICORN_CMD_ARGS": "--bind 127.0.0.1:1"}, "give serve's --host and --port"),
+                             ([], {"HEARTS_DD_SOLVER_TIMELIMT": "5"}, "did you mean HEARTS_DD_SOLVER_TIME_LIMIT"),
+                             (["--host", "[fe80::zz]"], {}, "cannot resolve --host 'fe80::zz'")]:
         p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
                            text=True, timeout=60, env={**os.environ, **env})
         assert p.returncode == 2 and p.stdout == "", p
