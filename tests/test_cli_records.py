@@ -183,10 +183,10 @@ def test_moon_command():
     assert p.returncode == 0
     lines = p.stdout.decode().splitlines()
     assert lines[0] == ("Record 0 (line 1, board 1): at the start: N; "
-                        "N could force it from the start to the end")
+                        "N could force it from the start to the end; N shot the moon")
     assert re.match(r"Record 3 \(line \d+, board 4\): at the start: E; E could force it from the "
-                    r"start until E's C4 at trick 1, then from N's S4 at trick 2 to the end$",
-                    lines[3])
+                    r"start until E's C4 at trick 1, then from N's S4 at trick 2 to the end; "
+                    r"E shot the moon$", lines[3])
     as_json = run("moon", str(SAMPLE), "-j", "1", "--json")
     first = json.loads(as_json.stdout.decode().splitlines()[0])
     assert first["players"]["N"] == {"moon_possible": True} and first["review"]["cards"] == []
