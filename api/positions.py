@@ -126,10 +126,7 @@ def samples(body: SamplesRequest) -> Response:
         if e.field is None:
             raise ApiProblem("invalid-request", e.detail) from None
         raise ApiProblem.for_field("invalid-request", e.field, e.detail) from None
-    return jsonify({"seat": str(seat),
-                    "positions": [{"deal": q.deal.pbn(), "play": " ".join(map(str, q.played)),
-                                   "rules": q.rules.to_dict(), "leader": str(q.leader0)}
-                                  for q in drawn]})
+    return jsonify({"seat": str(seat), "positions": [q.to_json() for q in drawn]})
 
 
 @bp.post("/moon")

@@ -175,6 +175,12 @@ class Position:
         """
         return cls.start(deal, rules, leader).play_all(play or "")
 
+    def to_json(self) -> dict[str, Any]:
+        """The position as a request gives it (SPEC §4's first keys): deal, play, rules and the
+        leader of trick 1."""
+        return {"deal": self.deal.pbn(), "play": " ".join(str(c) for c in self.played),
+                "rules": self.rules.to_dict(), "leader": str(self.leader0)}
+
     # -- state -------------------------------------------------------------------------
     @property
     def trick_number(self) -> int:

@@ -81,10 +81,7 @@ class Analysis:
     def to_json(self) -> dict[str, Any]:
         p = self.position
         return {
-            "deal": p.deal.pbn(),
-            "play": " ".join(str(c) for c in p.played),
-            "rules": p.rules.to_dict(),
-            "leader": str(p.leader0),
+            **p.to_json(),
             "to_move": str(p.to_move) if p.to_move is not None else None,
             "trick": p.trick_number if not p.is_over else None,
             "points_taken": {str(seat): p.raw_points(p.side(seat)) for seat in Seat},

@@ -533,14 +533,13 @@ def _weigh(solver: Solver, observer: Seat, deals: list[Position], share: float,
            done: Callable[[], None] | None, name: str) -> Weighing:
     """``weigh_deals``, its arguments checked but for the deals' turns and hands (an error
     names the function ``name``)."""
-    movers = {q.to_move for q in deals} - {observer}
-    if movers:
+    # (one play in every deal: the seat to play differs only where the leader of trick 1 does,
+    # nothing played yet, and the observer, holding the card forced to lead or not, is never it)
+    movers = {q.to_move for q in deals}
+    if movers - {observer}:
         names = sorted(f"{s}'s" for s in movers if s is not None)     # "E's, N's or W's turn"
         turns = " or ".join([", ".join(names[:-1]), *names[-1:]] if len(names) > 1 else names)
-        turns += " turn"
-        why = ("the hand is over" if movers == {None} else
-               f"it is {turns}" if observer not in {q.to_move for q in deals} else
-               f"in some of the deals it is {turns}")
+        why = "the hand is over" if movers == {None} else f"it is {turns} turn"
         raise SampleError(f"{name}: {observer} is not to play ({why})", "seat")
     for i, q in enumerate(deals):
         if q.hands[observer] != deals[0].hands[observer]:
