@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -68,15 +69,22 @@ def _records(paths: Sequence[str], unreadable: list[str], gameless: list[str]) -
             gameless.append(path)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _shown(path: str) -> str:
     """A file name as the outputs give it: bytes that are not UTF-8 (which the system passes
     through as lone surrogates) as escapes, so that every writer can encode it and two such
-    names stay apart.
+    names stay apart; control characters too, so that a newline in a name cannot break the one
+    line ``moon`` writes for each record.
 
     >>> _shown(os.fsdecode(bytes([99, 97, 102, 0xE9]))) == "caf" + chr(92) + "xe9"   # caf, byte E9
     True
+    >>> _shown("a" + chr(10) + "b") == "a" + chr(92) + "x0ab"
+    True
     """
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    name = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
 
 
 @contextmanager

@@ -50,8 +50,19 @@ CSV_COLUMNS = (["index", "file", "line", "board", "deal", "rules", "leader", "er
                + [f"{s}_score" for s in SEATS] + ["shot_the_foot", "shot_the_moon"])
 
 
+_FORMULA = re.compile(r"[=+\-@][^\n]|[\t\r]")
+
+
+def _cell(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a file name or ``[Board]`` from the
+    input, such as ``=HYPERLINK(...)``) gets a leading ``'``, as spreadsheets themselves write
+    text that looks like a formula; a lone ``-`` (standard input) stays as it is."""
+    return f"'{value}" if isinstance(value, str) and _FORMULA.match(value) else value
+
+
 def csv_row(result: dict[str, Any]) -> dict[str, Any]:
-    """One flat row: costs summed per seat, a lost moon as ``trick:card``."""
+    """One flat row: costs summed per seat, a lost moon as ``trick:card``, text cells that
+    would be formulas escaped."""
     row: dict[str, Any] = {k: result.get(k) for k in CSV_COLUMNS[:CSV_COLUMNS.index("error") + 1]}
     if isinstance(row["rules"], dict):
         row["rules"] = json.dumps(row["rules"])
@@ -70,7 +81,7 @@ def csv_row(result: dict[str, Any]) -> dict[str, Any]:
         for key in ("shot_the_foot", "shot_the_moon"):
             seats = rv[key]
             row[key] = " ".join(seats) if seats is not None else None
-    return row
+    return {k: _cell(v) for k, v in row.items()}
 
 
 class CsvWriter(Writer):

@@ -394,6 +394,18 @@ def test_a_file_name_that_is_not_utf8_is_written_with_escapes(tmp_path):
         assert "caf\\xe9.pbn" in p.stdout.decode().replace("\\\\", "\\")  # (JSON doubles \\)
 
 
+def test_a_file_name_with_a_newline_keeps_moon_to_one_line_a_record(tmp_path):
+    """``moon`` writes one line a record, naming its file when there are several: a newline in
+    the name split each of that file's lines in two."""
+    odd = tmp_path / "two\nlines.pbn"
+    odd.write_bytes(SAMPLE.read_bytes())
+    p = run("moon", str(odd), str(SAMPLE), "-j", "1")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()
+    assert len(lines) == 10 and all(line.startswith("Record ") for line in lines)
+    assert "two\\x0alines.pbn line 1, board 1" in lines[0]
+
+
 def test_an_output_that_fails_only_when_closed_gets_the_error_line_alone(tmp_path):
     """One small record fits in the buffer: the device refuses it when it is flushed, after
     the run, where the summary line used to come first."""

@@ -221,3 +221,16 @@ def test_many_annotation_tags_are_removed_in_time_linear_in_their_number():
     started = time.perf_counter()
     assert annotated_game(record, {}) == head
     assert time.perf_counter() - started < 5
+
+
+def test_csv_text_that_a_spreadsheet_would_run_as_a_formula_is_escaped(played):
+    """A ``[Board]`` or file name from the input such as ``=HYPERLINK(...)`` went into its cell
+    as it was: opened in a spreadsheet, it ran. Numbers, even negative, and ``-`` (standard
+    input) stay as they are."""
+    record, result = played
+    risky = {**result, "board": '=HYPERLINK("http://x","y")', "file": "@SUM(A1)"}
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, risky)))
+    assert row["board"] == "'" + risky["board"] and row["file"] == "'@SUM(A1)"
+    plain = {**result, "board": "12", "file": "-", "players": {"N": {"guarantee": -3}}}
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, plain)))
+    assert (row["board"], row["file"], row["N_guarantee"]) == ("12", "-", "-3")
