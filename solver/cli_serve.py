@@ -77,9 +77,11 @@ def settings_problem() -> str | None:
 def gunicorn_env_timeouts() -> dict[str, int]:
     """The timeouts ``GUNICORN_CMD_ARGS`` sets, read with gunicorn's own parser, as gunicorn
     reads them over the config file; ValueError for arguments gunicorn would refuse (it would
-    print its whole usage, or a blank line and the error) and for no workers (which gunicorn
-    takes, and then answers nobody)."""
+    print its whole usage, or a blank line and the error), for no workers (which gunicorn
+    takes, and then answers nobody) and for a log level gunicorn does not know (which it takes
+    as "info")."""
     from gunicorn.config import Config
+    from gunicorn.glogging import Logger
 
     def refuse(message: str) -> NoReturn:
         raise ValueError(message)
@@ -94,6 +96,10 @@ def gunicorn_env_timeouts() -> dict[str, int]:
                 config.set(name, value)         # gunicorn's own checks of each value
             except Exception as e:    # (ValueError, TypeError, gunicorn's ConfigError)
                 raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
+    level = getattr(args, "loglevel", None)
+    if level is not None and level.lower() not in Logger.LOG_LEVELS:
+        # (gunicorn logs at "info" for a level it does not know, unsaid)
+        raise ValueError(f"--log-level {level}: expected one of {', '.join(Logger.LOG_LEVELS)}")
     if getattr(args, "workers", None) == 0:
         raise ValueError("--workers 0: no worker would answer")
     if getattr(args, "bind", None):                 # (serve's own --bind would win, unsaid)
