@@ -44,6 +44,7 @@ KINDS: dict[str, tuple[int, str]] = {
     "budget-exceeded": (422, "Compute budget exceeded"),
     "internal-error": (500, "Internal server error"),
     "unavailable": (503, "Service cannot solve"),
+    "stopping": (503, "Service is stopping"),
 }
 
 _TAGS = {RULES_AS_PRESET, RULES_AS_OBJECT}

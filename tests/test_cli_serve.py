@@ -2,14 +2,27 @@
 behaviour as an operator meets it: signals, reloads, its log."""
 from __future__ import annotations
 
+import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Iterator
 
 import pytest
 
-from api.testing import free_port
+from api.testing import _wait_healthy, free_port
 from solver.cli_serve import gunicorn_env_timeouts
+
+#: a budget the slow question below never fits in, and a question that takes longer than it
+SLOW_ENV = {"HEARTS_DD_SOLVER_TIME_LIMIT": "8", "HEARTS_DD_ANNOTATE_TIME_LIMIT": "8"}
+SLOW = json.dumps({"deal": "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4",
+                   "rules": "spot"}).encode()
 
 
 def serve(*args: str, env: dict[str, str] | None = None, timeout: float = 20) -> subprocess.CompletedProcess[str]:
@@ -46,3 +59,74 @@ def test_serve_refuses_a_bad_log_level_in_one_line() -> None:
     assert p.returncode == 2 and p.stdout == "", p
     assert p.stderr == ("hearts-dd: error: serve: GUNICORN_CMD_ARGS: --log-level nope: expected one of "
                         "critical, error, warning, info, debug\n")
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[bytes]
+    address: tuple[str, int]
+    log: IO[str]
+
+    def log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+
+@contextmanager
+def running(env: dict[str, str] | None = None, workers: int = 1) -> Iterator[Server]:
+    """``hearts-dd serve`` (gunicorn's arbiter, once serve has exec'd it) with its log, for
+    signals sent to it; stopped with SIGKILL of the whole group if it outlives the test."""
+    port = free_port()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", str(port),
+                                 "--workers", str(workers)], env={**os.environ, **(env or {})},
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            yield Server(proc, ("127.0.0.1", port), log)
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+
+
+def ask(address: tuple[str, int], body: bytes = SLOW) -> socket.socket:
+    """A connection that has sent ``POST /analyze`` with ``body``."""
+    s = socket.create_connection(address, timeout=30)
+    s.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    return s
+
+
+def answer(s: socket.socket) -> tuple[int, bytes, bytes]:
+    """Status, head and body of the answer on ``s`` (0 when there is none)."""
+    data = b""
+    with s:
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return (int(head.split()[1]) if head else 0), head, body
+
+
+def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback() -> None:
+    """It was answered 500, after the search in progress ended, and a SystemExit traceback
+    went to the log."""
+    with running(SLOW_ENV) as server:
+        s = ask(server.address)
+        time.sleep(1.0)                             # (well into the solving)
+        start = time.monotonic()
+        server.proc.send_signal(signal.SIGINT)
+        status, head, body = answer(s)
+        took = time.monotonic() - start
+        server.proc.wait(20)
+        log = server.log_text()
+    assert status == 503 and b"application/problem+json" in head, (head, body, log)
+    assert json.loads(body)["type"] == "urn:hearts-dd:problem:stopping"
+    assert took < 3, took
+    assert "Traceback" not in log and "SystemExit" not in log, log
+    assert "Quick stop: POST /api/v1/analyze answered 503 unsolved" in log
+    assert '"POST /api/v1/analyze HTTP/1.1" 503 ' in log
