@@ -52,6 +52,42 @@ def post_worker_init(worker: Any) -> None:
         sys.exit(3)  # gunicorn's "worker failed to boot": the arbiter stops
 
 
+def startup_problem(cfg: Any) -> str | None:
+    """What the workers' start-up check (``post_worker_init``) will refuse in gunicorn's
+    settings ``cfg`` and the ``HEARTS_DD_*`` environment, asked in the arbiter."""
+    from api.config import DEFAULTS, budget_problem, checked, from_environment
+    try:
+        settings = checked({**DEFAULTS, **from_environment(os.environ)})
+    except ValueError as e:
+        return f"{e} (from the HEARTS_DD_* environment)"
+    return budget_problem(settings, cfg.timeout, cfg.graceful_timeout, BUDGET_MARGIN)
+
+
+def when_ready(server: Any) -> None:
+    """The settings the service started with: a reload that fails the checks goes back to them."""
+    server.hearts_dd_settled = server.cfg
+
+
+def on_reload(server: Any) -> None:
+    """A reload (SIGHUP) whose settings the workers would refuse keeps the ones before it, with
+    one line in the log: gunicorn had stopped the old workers by the time the new ones failed
+    to boot, and then the whole service ("Worker failed to boot"). Called in the arbiter with
+    the reloaded settings in place, before it starts the new workers."""
+    previous = getattr(server, "hearts_dd_settled", None)
+    problem = startup_problem(server.cfg)
+    if problem is None or previous is None:
+        server.hearts_dd_settled = server.cfg
+        return
+    server.log.error("Reload refused, the service keeps its previous settings: %s", problem)
+    for key in server.cfg.env:      # (the reloaded raw_env, which gunicorn put in os.environ)
+        if key in server.cfg.env_orig:
+            os.environ[key] = server.cfg.env_orig[key]
+        else:
+            os.environ.pop(key, None)
+    server.app.cfg = previous
+    server.setup(server.app)        # (which puts the previous raw_env back)
+
+
 def pre_request(worker: Any, req: Any) -> None:
     """A body read that waits ``BODY_TIMEOUT`` s for the client fails (a 400 problem); while it
     waits, the worker says it is alive (``api.worker.BeatingSocket``)."""

@@ -12,12 +12,15 @@ import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Iterator
 
 import pytest
 
 from api.testing import _wait_healthy, free_port
-from solver.cli_serve import gunicorn_env_timeouts
+from solver.cli_serve import gunicorn_config, gunicorn_env_timeouts
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: a budget the slow question below never fits in, and a question that takes longer than it
 SLOW_ENV = {"HEARTS_DD_SOLVER_TIME_LIMIT": "8", "HEARTS_DD_ANNOTATE_TIME_LIMIT": "8"}
@@ -85,13 +88,7 @@ def running(env: dict[str, str] | None = None, workers: int = 1) -> Iterator[Ser
             _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
             yield Server(proc, ("127.0.0.1", port), log)
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+            stop(proc)
 
 
 def ask(address: tuple[str, int], body: bytes = SLOW) -> socket.socket:
@@ -130,3 +127,53 @@ def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback()
     assert "Traceback" not in log and "SystemExit" not in log, log
     assert "Quick stop: POST /api/v1/analyze answered 503 unsolved" in log
     assert '"POST /api/v1/analyze HTTP/1.1" 503 ' in log
+
+
+@pytest.mark.parametrize("change, words", [
+    ("timeout = 12", "at least 5 s below the worker timeout (12 s)"),
+    ("raw_env = ['HEARTS_DD_SOLVER_TIME_LIMIT=abc']", "setting SOLVER_TIME_LIMIT: expected a number"),
+])
+def test_a_reload_with_settings_the_workers_refuse_keeps_the_service(tmp_path, change: str, words: str) -> None:
+    """gunicorn stopped the old workers, the new ones refused to boot, and the whole service
+    stopped ("Worker failed to boot"); now the reload keeps the settings before it."""
+    conf = tmp_path / "gunicorn.conf.py"
+    conf.write_text(gunicorn_config().read_text())
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(conf), "--bind", f"127.0.0.1:{port}",
+            "--workers", "1"]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            conf.write_text(conf.read_text() + f"\n{change}\n")
+            proc.send_signal(signal.SIGHUP)
+            deadline = time.monotonic() + 10
+            while "Booting worker" not in log_after(log, "Handling signal: hup") \
+                    and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(1.0)             # (a worker that refuses to boot takes less)
+            assert proc.poll() is None, log_after(log, "")
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 10)
+        finally:
+            stop(proc)
+        text = log_after(log, "Handling signal: hup")
+    assert text.count("Reload refused, the service keeps its previous settings: ") == 1, text
+    assert words in text and "Traceback" not in text, text
+
+
+def log_after(log: IO[str], mark: str) -> str:
+    """The log from the end of ``mark`` on (all of it for "")."""
+    log.seek(0)
+    return log.read().partition(mark)[2] if mark else log.read()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL for the whole group."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
