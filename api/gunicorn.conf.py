@@ -29,8 +29,11 @@ graceful_timeout = 30
 max_requests = 1000
 max_requests_jitter = 100
 accesslog = "-"
-# gunicorn's default line, and the seconds each request took (a budget's 422 from a quick one)
-access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(L)ss'
+# gunicorn's default line, the seconds each request took (a budget's 422 from a quick one), and
+# the type of the problem answered, if any (api.worker.Logger's atom: which 422 it was)
+access_log_format = ('%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(L)ss '
+                     '%(problem)s')
+logger_class = "api.worker.Logger"
 # gunicorn >= 27 opens a runtime control socket at one fixed path per user; two servers on
 # one host would clash over it, and the service needs none
 control_socket_disable = True

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from apiflask import APIFlask
 from apiflask.exceptions import HTTPError
-from flask import Request, Response, current_app, request
+from flask import Request, Response, current_app, has_request_context, request
 from flask.json.provider import DefaultJSONProvider
 from gunicorn.http.errors import NoMoreData, ParseException
 from pydantic import ValidationError
@@ -27,6 +27,8 @@ from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:hearts-dd:problem:"
+#: The WSGI environ key of the problem type a request was answered with (its access log line's).
+PROBLEM_TYPE_KEY = "hearts_dd.problem_type"
 
 # kind -> (status, title); the type URI is TYPE_PREFIX + kind.
 KINDS: dict[str, tuple[int, str]] = {
@@ -82,6 +84,8 @@ def problem(status: int, type_: str, title: str, detail: str, *,
             headers: Headers | None = None) -> Response:
     body = problem_body(status, type_, title, detail, errors)
     resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    if has_request_context():
+        request.environ[PROBLEM_TYPE_KEY] = type_       # (for the access log: api.worker.Logger)
     for key, value in (headers or {}).items():
         if key.lower() != "content-type":
             resp.headers[key] = value

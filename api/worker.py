@@ -21,14 +21,14 @@ import time
 from datetime import datetime
 from typing import Any, Callable
 
-from gunicorn import util
+from gunicorn import glogging, util
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.sync import SyncWorker
 
 from solver.analysis import watch_signal
 
 from . import solving
-from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX, problem_body
+from .problems import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
 
 #: Seconds a connection may take to send its request line and headers.
 HEAD_TIMEOUT = 10.0
@@ -112,10 +112,32 @@ class BeatingSocket:
         return getattr(self._sock, name)
 
 
+def _refusal_kind(status: int) -> str:
+    """The problem kind of gunicorn's own refusal with this status."""
+    return "internal-error" if status >= 500 and status != 501 else "malformed-request"
+
+
 def _write_problem(sock: socket.socket, status: int, reason: str, message: str) -> None:
     """gunicorn's error page, as a problem (``util.write_error``'s signature)."""
-    kind = "internal-error" if status >= 500 and status != 501 else "malformed-request"
-    util.write_nonblock(sock, problem_response(status, kind, reason, message or reason))
+    util.write_nonblock(sock, problem_response(status, _refusal_kind(status), reason,
+                                               message or reason))
+
+
+class Logger(glogging.Logger):
+    """gunicorn's logger, with ``%(problem)s`` for the access log: the ``type`` of the problem
+    a request was answered with (``-`` for an answer that is none). The app's and this
+    worker's own problems say it in the WSGI environ; gunicorn's refusals, which gunicorn logs
+    before ``_write_problem`` writes them, while ``refusing`` is set."""
+
+    refusing = False
+
+    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> dict[str, Any]:
+        atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
+        type_ = environ.get(PROBLEM_TYPE_KEY)
+        if type_ is None and self.refusing and str(atoms["s"]).isdigit() and int(atoms["s"]) >= 400:
+            type_ = TYPE_PREFIX + _refusal_kind(int(atoms["s"]))
+        atoms["problem"] = type_ or "-"
+        return atoms
 
 
 class QuickStop(BaseException):
@@ -186,7 +208,14 @@ class Worker(SyncWorker):
 
     def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
         if not isinstance(exc, QuickStop):
-            super().handle_error(req, client, addr, exc)
+            refusing = isinstance(self.log, Logger)
+            if refusing:
+                self.log.refusing = True
+            try:
+                super().handle_error(req, client, addr, exc)
+            finally:
+                if refusing:
+                    self.log.refusing = False
             return
         what = f"{req.method} {req.uri}" if req is not None else "a request"
         if self._response is not None and self._response.headers_sent:
@@ -203,6 +232,7 @@ class Worker(SyncWorker):
             resp.status = f"{status} {title}"
             resp.sent = len(answer.partition(b"\r\n\r\n")[2])      # (the body, as %(b)s counts)
             environ = default_environ(req, client, self.cfg)
+            environ[PROBLEM_TYPE_KEY] = TYPE_PREFIX + "stopping"
             environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = (
                 (str(addr[0]), str(addr[1])) if isinstance(addr, tuple) else (str(addr), ""))
             self.log.access(resp, req, environ, datetime.now() - (self._started or datetime.now()))

@@ -126,7 +126,8 @@ def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback()
     assert took < 3, took
     assert "Traceback" not in log and "SystemExit" not in log, log
     assert "Quick stop: POST /api/v1/analyze answered 503 unsolved" in log
-    assert '"POST /api/v1/analyze HTTP/1.1" 503 ' in log
+    assert '"POST /api/v1/analyze HTTP/1.1" 503 176 ' in log
+    assert "s urn:hearts-dd:problem:stopping\n" in log
 
 
 @pytest.mark.parametrize("change, words", [
@@ -177,3 +178,26 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_the_access_log_names_the_problem_type_of_each_error() -> None:
+    """It gave a 422's seconds but not which 422 it was (a bad deal, or the budget)."""
+    def send(address: tuple[str, int], raw: bytes) -> int:
+        with socket.create_connection(address, timeout=30) as s:
+            s.sendall(raw)
+            return answer(s)[0]
+
+    bad_deal = json.dumps({"deal": "N:AKQ"}).encode()
+    with running({"HEARTS_DD_SOLVER_NODE_LIMIT": "1000"}) as server:
+        statuses = [answer(ask(server.address, SLOW))[0], answer(ask(server.address, bad_deal))[0],
+                    send(server.address, b"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"),
+                    send(server.address, b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"),
+                    send(server.address, b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\n\r\n")]
+        time.sleep(0.3)                             # (the last line written)
+        lines = [line for line in server.log_text().splitlines() if "\" 200 " in line or "\" 4" in line]
+    assert statuses == [422, 422, 404, 400, 200]
+    ends = [line.rsplit(" ", 2)[-2:] for line in lines[-5:]]
+    assert [end[1] for end in ends] == ["urn:hearts-dd:problem:budget-exceeded",
+                                        "urn:hearts-dd:problem:invalid-deal", "about:blank",
+                                        "urn:hearts-dd:problem:malformed-request", "-"], lines
+    assert all(end[0].endswith("s") and float(end[0][:-1]) >= 0 for end in ends), lines
