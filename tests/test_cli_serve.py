@@ -201,3 +201,27 @@ def test_the_access_log_names_the_problem_type_of_each_error() -> None:
                                         "urn:hearts-dd:problem:invalid-deal", "about:blank",
                                         "urn:hearts-dd:problem:malformed-request", "-"], lines
     assert all(end[0].endswith("s") and float(end[0][:-1]) >= 0 for end in ends), lines
+
+
+@pytest.mark.parametrize("option, problem", [
+    ("--access-logfile {tmp}/no/access.log", "--access-logfile {tmp}/no/access.log: no directory {tmp}/no"),
+    ("--error-logfile {tmp}", "--error-logfile {tmp}: is a directory"),
+    ("--pid {tmp}/no/x.pid", "--pid {tmp}/no/x.pid: no directory {tmp}/no"),
+    ("--log-config {tmp}/none.ini", "--log-config {tmp}/none.ini: no such readable file"),
+])
+def test_files_gunicorn_could_not_open_are_refused(monkeypatch, tmp_path, option: str, problem: str) -> None:
+    """gunicorn said so in two lines (a blank one, then "Error: Error: ...") with exit status
+    1, or for the pid file only after it had started listening."""
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", option.format(tmp=tmp_path))
+    with pytest.raises(ValueError) as caught:
+        gunicorn_env_timeouts()
+    assert str(caught.value) == problem.format(tmp=tmp_path)
+    assert not (tmp_path / "no").exists()
+
+
+def test_files_gunicorn_can_open_are_taken(monkeypatch, tmp_path) -> None:
+    (tmp_path / "log.ini").write_text("")
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--access-logfile {tmp_path}/a.log --error-logfile - "
+                                            f"--pid {tmp_path}/x.pid --log-config {tmp_path}/log.ini")
+    assert gunicorn_env_timeouts() == {}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.ini"]      # (nothing created)
