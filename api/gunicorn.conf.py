@@ -8,7 +8,8 @@ must stay well below ``timeout`` so a worker answers "budget exceeded" long befo
 would kill it (the worker tells the arbiter it is alive while it waits for a client's head or
 body, and as a request's budget starts), and below
 ``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:
-each worker checks that at start-up and refuses to boot otherwise. A client that sends its body
+each worker checks that at start-up and refuses to boot otherwise (a reload, SIGHUP, with such
+settings keeps the previous ones: ``on_reload``). A client that sends its body
 too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence, and one that does not send its
 request line and headers within ``api.worker.HEAD_TIMEOUT`` seconds a 408, instead of holding a
 worker until gunicorn kills it (facing untrusted clients, a buffering proxy in front still
@@ -57,13 +58,19 @@ def post_worker_init(worker: Any) -> None:
 
 def startup_problem(cfg: Any) -> str | None:
     """What the workers' start-up check (``post_worker_init``) will refuse in gunicorn's
-    settings ``cfg`` and the ``HEARTS_DD_*`` environment, asked in the arbiter."""
-    from api.config import DEFAULTS, budget_problem, checked, from_environment
+    settings ``cfg`` and the ``HEARTS_DD_*`` environment: asked in a child process, with the
+    code the new workers will run (the arbiter imports none of the app: api/__init__.py)."""
+    import subprocess
     try:
-        settings = checked({**DEFAULTS, **from_environment(os.environ)})
-    except ValueError as e:
-        return f"{e} (from the HEARTS_DD_* environment)"
-    return budget_problem(settings, cfg.timeout, cfg.graceful_timeout, BUDGET_MARGIN)
+        asked = subprocess.run([sys.executable, "-m", "api.config", str(cfg.timeout),
+                                str(cfg.graceful_timeout), str(BUDGET_MARGIN)],
+                               capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RuntimeError(f"the settings could not be checked: {e}") from None
+    if asked.returncode:        # (the new code's own failure, which the new workers will meet)
+        last = (asked.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"the settings could not be checked: {last}")
+    return asked.stdout.strip() or None
 
 
 def when_ready(server: Any) -> None:
@@ -77,7 +84,11 @@ def on_reload(server: Any) -> None:
     to boot, and then the whole service ("Worker failed to boot"). Called in the arbiter with
     the reloaded settings in place, before it starts the new workers."""
     previous = getattr(server, "hearts_dd_settled", None)
-    problem = startup_problem(server.cfg)
+    try:
+        problem = startup_problem(server.cfg)
+    except RuntimeError as e:       # (going back to the previous settings would not help)
+        server.log.warning("Reload: %s", e)
+        problem = None
     if problem is None or previous is None:
         server.hearts_dd_settled = server.cfg
         return

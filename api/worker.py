@@ -25,10 +25,7 @@ from gunicorn import glogging, util
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.sync import SyncWorker
 
-from solver.analysis import watch_signal
-
-from . import solving
-from .problems import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
+from .kinds import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
 
 #: Seconds a connection may take to send its request line and headers.
 HEAD_TIMEOUT = 10.0
@@ -182,6 +179,7 @@ class Worker(SyncWorker):
     def init_process(self) -> None:
         # gunicorn writes its refusals with util.write_error, only from Worker.handle_error:
         # in this worker process, they are problems
+        from . import solving       # (here, in the worker: see api/__init__.py)
         util.write_error = _write_problem
         solving.on_budget(self.notify)
         super().init_process()
@@ -193,6 +191,7 @@ class Worker(SyncWorker):
     def init_signals(self) -> None:
         """A quick stop also stops the search in progress at once: the engine searches without
         the GIL, and Python's handler (``handle_quit``) only ran when the search returned."""
+        from solver.analysis import watch_signal
         super().init_signals()
         for signum in (signal.SIGINT, signal.SIGQUIT):
             watch_signal(signum)

@@ -225,3 +225,21 @@ def test_files_gunicorn_can_open_are_taken(monkeypatch, tmp_path) -> None:
                                             f"--pid {tmp_path}/x.pid --log-config {tmp_path}/log.ini")
     assert gunicorn_env_timeouts() == {}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.ini"]      # (nothing created)
+
+
+def test_the_arbiter_imports_none_of_the_app() -> None:
+    """gunicorn's arbiter imported the worker class, ``api.worker``, and with it the whole app
+    (``api/__init__.py`` built it): the workers a reload (SIGHUP) forked served the old code,
+    unsaid. What the arbiter imports (the config file, the worker and logger classes) now
+    leaves the app and the solver to the workers."""
+    probe = (f"import runpy, sys\n"
+             f"from gunicorn.config import Config\n"
+             f"conf = runpy.run_path({str(gunicorn_config())!r})\n"
+             f"cfg = Config()\n"
+             f"cfg.set('worker_class', conf['worker_class'])\n"
+             f"cfg.set('logger_class', conf['logger_class'])\n"
+             f"assert cfg.worker_class.__name__ == 'Worker' and cfg.logger_class.__name__ == 'Logger'\n"
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in ('flask', 'apiflask', 'solver')"
+             f" or m in ('api.app', 'api.problems', 'api.solving', 'api.config')))\n")
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 0 and p.stdout == "[]\n", p
