@@ -79,7 +79,8 @@ def gunicorn_env_timeouts() -> dict[str, int]:
     reads them over the config file; ValueError for arguments gunicorn would refuse (it would
     print its whole usage, or a blank line and the error), for no workers (which gunicorn
     takes, and then answers nobody), for a log level gunicorn does not know (which it takes
-    as "info") and for a log, pid or log config file it could not write or read."""
+    as "info"), for a log, pid or log config file it could not write or read, and for threads
+    (which the service's worker, not gunicorn's sync one by name, would not run)."""
     from gunicorn.config import Config
     from gunicorn.glogging import Logger
 
@@ -110,6 +111,11 @@ def gunicorn_env_timeouts() -> dict[str, int]:
         raise ValueError("--workers 0: no worker would answer")
     if getattr(args, "bind", None):                 # (serve's own --bind would win, unsaid)
         raise ValueError("--bind: give serve's --host and --port instead")
+    threads = getattr(args, "threads", None)
+    if threads is not None and threads > 1 and getattr(args, "worker_class", None) is None:
+        # (gunicorn runs threads only for its own sync worker's name: here it ignored them)
+        raise ValueError(f"--threads {threads}: each worker serves one request at a time "
+                         "(give serve --workers instead)")
     if getattr(args, "worker_class", None) is not None:
         try:
             config.worker_class                 # (imported as gunicorn will: a page if not found)

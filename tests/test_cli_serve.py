@@ -243,3 +243,14 @@ def test_the_arbiter_imports_none_of_the_app() -> None:
              f" or m in ('api.app', 'api.problems', 'api.solving', 'api.config')))\n")
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert p.returncode == 0 and p.stdout == "[]\n", p
+
+
+def test_threads_the_workers_would_not_run_are_refused(monkeypatch) -> None:
+    """gunicorn runs threads for its sync worker by name only: ``--threads 4`` started the
+    service's workers as before, one request at a time each, unsaid."""
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 4")
+    with pytest.raises(ValueError, match="^--threads 4: each worker serves one request at a time "
+                                         r"\(give serve --workers instead\)$"):
+        gunicorn_env_timeouts()
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 1")
+    assert gunicorn_env_timeouts() == {}
