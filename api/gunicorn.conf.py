@@ -56,6 +56,18 @@ def post_worker_init(worker: Any) -> None:
         sys.exit(3)  # gunicorn's "worker failed to boot": the arbiter stops
 
 
+def on_starting(server: Any) -> None:
+    """Refuse a log level gunicorn does not know, which it takes as "info", unsaid (``hearts-dd
+    serve`` says so before it starts gunicorn; this is for gunicorn started with this file)."""
+    from gunicorn.glogging import Logger
+    if server.cfg.loglevel.lower() not in Logger.LOG_LEVELS:
+        server.log.error("--log-level %s: expected one of %s", server.cfg.loglevel,
+                         ", ".join(Logger.LOG_LEVELS))
+        if server.pidfile is not None:      # (written just before)
+            server.pidfile.unlink()
+        sys.exit(2)
+
+
 def startup_problem(cfg: Any) -> str | None:
     """What the workers' start-up check (``post_worker_init``) will refuse in gunicorn's
     settings ``cfg`` and the ``HEARTS_DD_*`` environment: asked in a child process, with the

@@ -254,3 +254,22 @@ def test_threads_the_workers_would_not_run_are_refused(monkeypatch) -> None:
         gunicorn_env_timeouts()
     monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 1")
     assert gunicorn_env_timeouts() == {}
+
+
+def test_gunicorn_started_with_the_config_file_refuses_a_bad_log_level() -> None:
+    """Without ``hearts-dd serve`` (which checks first) gunicorn took ``--log-level nope`` and
+    logged at "info"."""
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(gunicorn_config()), "--bind",
+            f"127.0.0.1:{free_port()}", "--workers", "1", "--log-level", "nope"]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+        out, err = proc.communicate()
+    assert proc.returncode == 2, err
+    errors = [line for line in err.splitlines() if "[ERROR]" in line]
+    assert len(errors) == 1 and errors[0].endswith(
+        "--log-level nope: expected one of critical, error, warning, info, debug"), err
+    assert "Booting worker" not in err
