@@ -70,6 +70,8 @@ def checked(config: Mapping[str, Any]) -> dict[str, Any]:
             number = kind(value)
         except (ValueError, OverflowError):     # (int of an infinity overflows)
             raise ValueError(f"setting {name}: expected {expected}, got {value!r}") from None
+        if number != number:                    # ("nan" from the environment: no number)
+            raise ValueError(f"setting {name}: expected {expected}, got {value!r}")
         if number != value and not isinstance(value, str):   # int() cut a fraction off
             raise ValueError(f"setting {name}: expected {expected}, got {value!r}")
         if not low <= number <= high:

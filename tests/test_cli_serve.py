@@ -273,3 +273,10 @@ def test_gunicorn_started_with_the_config_file_refuses_a_bad_log_level() -> None
     assert len(errors) == 1 and errors[0].endswith(
         "--log-level nope: expected one of critical, error, warning, info, debug"), err
     assert "Booting worker" not in err
+
+
+def test_a_setting_of_nan_from_the_environment_is_no_number(monkeypatch) -> None:
+    """It was "'nan' is out of range (0..3600)", as if a number too large."""
+    from api.config import checked, from_environment
+    with pytest.raises(ValueError, match=r"^setting SOLVER_TIME_LIMIT: expected a number, got 'nan'$"):
+        checked(from_environment({"HEARTS_DD_SOLVER_TIME_LIMIT": "nan"}))
