@@ -1,58 +1,28 @@
-"""The hearts-dd JSON API (SPEC §5): ``create_app`` builds the Flask app gunicorn serves.
+"""The hearts-dd JSON API (SPEC §5): ``create_app`` (``api.app``) builds the Flask app gunicorn
+serves.
 
-Blueprints under ``/api/v1``: ``positions`` (analyze, analyses, samples, moon), ``records``
-(annotate) and ``service`` (rules, health). ``/openapi.json`` is generated from the pydantic
-models in ``api.schemas``; ``/docs`` is the interactive page.
+Importing the package imports no more: gunicorn's arbiter imports ``api.worker`` (its worker
+and logger classes), and whatever it imports it keeps, so a reload (SIGHUP) forked workers
+that served the app's old code. The app is imported in each worker, as ``create_app`` is asked
+for (PEP 562).
 """
 from __future__ import annotations
 
-import os
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any
 
-from apiflask import APIFlask
-
-from . import positions, problems, records, service, solving
-from .config import API_PREFIX, DEFAULTS, checked, from_environment
-from .docs import add_problem_schema
-
-DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
-
-Every error is an RFC 9457 problem (`application/problem+json`) whose `detail` names the field
-and what is wrong with it. Solving runs under a compute budget per request; a position it cannot
-settle in time is answered 422 with the problem type `urn:hearts-dd:problem:budget-exceeded`.
-"""
+if TYPE_CHECKING:
+    from .app import create_app
+    from .config import API_PREFIX
 
 
-def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
-    """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
-    app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
-                   spec_path="/openapi.json", docs_path="/docs")
-    app.request_class = problems.ProblemRequest
-    app.json = problems.SafeJSONProvider(app)
-    app.config.update(DEFAULTS)
-    app.config.update(DESCRIPTION=DESCRIPTION, AUTO_VALIDATION_ERROR_RESPONSE=False,
-                      AUTO_404_RESPONSE=False)
-    app.config.update(from_environment(os.environ))
-    app.config.update(config or {})
-    app.config.update(checked(app.config))
-
-    for blueprint in (positions.bp, records.bp, service.bp):
-        app.register_blueprint(blueprint, url_prefix=API_PREFIX)
-    problems.install(app)
-    solving.init_app(app)
-    # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str
-    app.spec_processor(_finish_spec)  # type: ignore[arg-type]
-    return app
-
-
-def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies."""
-    spec = records.document_body(add_problem_schema(spec))
-    for path in spec.get("paths", {}).values():
-        for operation in path.values():
-            if "requestBody" in operation:
-                operation["requestBody"]["required"] = True
-    return spec
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from .app import create_app
+        return create_app
+    if name == "API_PREFIX":
+        from .config import API_PREFIX
+        return API_PREFIX
+    raise AttributeError(f"module 'api' has no attribute {name!r}")
 
 
 __all__ = ["create_app", "API_PREFIX"]

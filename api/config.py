@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
+import sys
 from typing import Any, Mapping
 
 from solver.analysis import MAX_TABLE_MB, WORKER_TABLE_MB
@@ -68,6 +70,8 @@ def checked(config: Mapping[str, Any]) -> dict[str, Any]:
             number = kind(value)
         except (ValueError, OverflowError):     # (int of an infinity overflows)
             raise ValueError(f"setting {name}: expected {expected}, got {value!r}") from None
+        if number != number:                    # ("nan" from the environment: no number)
+            raise ValueError(f"setting {name}: expected {expected}, got {value!r}")
         if number != value and not isinstance(value, str):   # int() cut a fraction off
             raise ValueError(f"setting {name}: expected {expected}, got {value!r}")
         if not low <= number <= high:
@@ -92,3 +96,20 @@ def budget_problem(config: Mapping[str, Any], timeout: float, graceful_timeout: 
     worker = f"the worker timeout ({timeout:g} s) and " if timeout > 0 else ""
     return (f"request budgets ({given}) must be set (not 0) and at least {margin:g} s below "
             f"{worker}the graceful timeout ({graceful_timeout:g} s)")
+
+
+def environment_problem(environ: Mapping[str, str], timeout: float, graceful_timeout: float,
+                        margin: float) -> str | None:
+    """What the workers' start-up check will refuse in the ``HEARTS_DD_*`` settings of
+    ``environ`` under these timeouts (``budget_problem``), or a bad setting (None if none)."""
+    try:
+        settings = checked({**DEFAULTS, **from_environment(environ)})
+    except ValueError as e:
+        return f"{e} (from the HEARTS_DD_* environment)"
+    return budget_problem(settings, timeout, graceful_timeout, margin)
+
+
+if __name__ == "__main__":
+    # ``python -m api.config TIMEOUT GRACEFUL_TIMEOUT MARGIN``: gunicorn.conf.py's on_reload
+    # asks here, with the reloaded code, as the arbiter imports none of the app
+    print(environment_problem(os.environ, *map(float, sys.argv[1:4])) or "")

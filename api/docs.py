@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX
+from .kinds import KINDS, PROBLEM_JSON, TYPE_PREFIX
 from .schemas import Problem
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}

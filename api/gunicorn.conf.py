@@ -8,7 +8,8 @@ must stay well below ``timeout`` so a worker answers "budget exceeded" long befo
 would kill it (the worker tells the arbiter it is alive while it waits for a client's head or
 body, and as a request's budget starts), and below
 ``graceful_timeout`` so a request in flight when the server stops still gets its whole answer:
-each worker checks that at start-up and refuses to boot otherwise. A client that sends its body
+each worker checks that at start-up and refuses to boot otherwise (a reload, SIGHUP, with such
+settings keeps the previous ones: ``on_reload``). A client that sends its body
 too slowly gets a 400 after ``BODY_TIMEOUT`` seconds of silence, and one that does not send its
 request line and headers within ``api.worker.HEAD_TIMEOUT`` seconds a 408, instead of holding a
 worker until gunicorn kills it (facing untrusted clients, a buffering proxy in front still
@@ -29,8 +30,11 @@ graceful_timeout = 30
 max_requests = 1000
 max_requests_jitter = 100
 accesslog = "-"
-# gunicorn's default line, and the seconds each request took (a budget's 422 from a quick one)
-access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(L)ss'
+# gunicorn's default line, the seconds each request took (a budget's 422 from a quick one), and
+# the type of the problem answered, if any (api.worker.Logger's atom: which 422 it was)
+access_log_format = ('%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(L)ss '
+                     '%(problem)s')
+logger_class = "api.worker.Logger"
 # gunicorn >= 27 opens a runtime control socket at one fixed path per user; two servers on
 # one host would clash over it, and the service needs none
 control_socket_disable = True
@@ -50,6 +54,64 @@ def post_worker_init(worker: Any) -> None:
     if problem:
         worker.log.error("%s", problem)
         sys.exit(3)  # gunicorn's "worker failed to boot": the arbiter stops
+
+
+def on_starting(server: Any) -> None:
+    """Refuse a log level gunicorn does not know, which it takes as "info", unsaid (``hearts-dd
+    serve`` says so before it starts gunicorn; this is for gunicorn started with this file)."""
+    from gunicorn.glogging import Logger
+    if server.cfg.loglevel.lower() not in Logger.LOG_LEVELS:
+        server.log.error("--log-level %s: expected one of %s", server.cfg.loglevel,
+                         ", ".join(Logger.LOG_LEVELS))
+        if server.pidfile is not None:      # (written just before)
+            server.pidfile.unlink()
+        sys.exit(2)
+
+
+def startup_problem(cfg: Any) -> str | None:
+    """What the workers' start-up check (``post_worker_init``) will refuse in gunicorn's
+    settings ``cfg`` and the ``HEARTS_DD_*`` environment: asked in a child process, with the
+    code the new workers will run (the arbiter imports none of the app: api/__init__.py)."""
+    import subprocess
+    try:
+        asked = subprocess.run([sys.executable, "-m", "api.config", str(cfg.timeout),
+                                str(cfg.graceful_timeout), str(BUDGET_MARGIN)],
+                               capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RuntimeError(f"the settings could not be checked: {e}") from None
+    if asked.returncode:        # (the new code's own failure, which the new workers will meet)
+        last = (asked.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"the settings could not be checked: {last}")
+    return asked.stdout.strip() or None
+
+
+def when_ready(server: Any) -> None:
+    """The settings the service started with: a reload that fails the checks goes back to them."""
+    server.hearts_dd_settled = server.cfg
+
+
+def on_reload(server: Any) -> None:
+    """A reload (SIGHUP) whose settings the workers would refuse keeps the ones before it, with
+    one line in the log: gunicorn had stopped the old workers by the time the new ones failed
+    to boot, and then the whole service ("Worker failed to boot"). Called in the arbiter with
+    the reloaded settings in place, before it starts the new workers."""
+    previous = getattr(server, "hearts_dd_settled", None)
+    try:
+        problem = startup_problem(server.cfg)
+    except RuntimeError as e:       # (going back to the previous settings would not help)
+        server.log.warning("Reload: %s", e)
+        problem = None
+    if problem is None or previous is None:
+        server.hearts_dd_settled = server.cfg
+        return
+    server.log.error("Reload refused, the service keeps its previous settings: %s", problem)
+    for key in server.cfg.env:      # (the reloaded raw_env, which gunicorn put in os.environ)
+        if key in server.cfg.env_orig:
+            os.environ[key] = server.cfg.env_orig[key]
+        else:
+            os.environ.pop(key, None)
+    server.app.cfg = previous
+    server.setup(server.app)        # (which puts the previous raw_env back)
 
 
 def pre_request(worker: Any, req: Any) -> None:

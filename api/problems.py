@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from apiflask import APIFlask
 from apiflask.exceptions import HTTPError
-from flask import Request, Response, current_app, request
+from flask import Request, Response, current_app, has_request_context, request
 from flask.json.provider import DefaultJSONProvider
 from gunicorn.http.errors import NoMoreData, ParseException
 from pydantic import ValidationError
@@ -23,28 +23,8 @@ from solver.analysis import SearchAborted
 from solver.errors import json_type, read_json
 from solver.results import proven_so_far
 
+from .kinds import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
 from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
-
-PROBLEM_JSON = "application/problem+json"
-TYPE_PREFIX = "urn:hearts-dd:problem:"
-
-# kind -> (status, title); the type URI is TYPE_PREFIX + kind.
-KINDS: dict[str, tuple[int, str]] = {
-    "invalid-json": (400, "Request body is not valid JSON"),
-    "incomplete-body": (400, "Request body could not be read"),
-    "malformed-request": (400, "Malformed HTTP request"),
-    "request-timeout": (408, "Request head not received in time"),
-    "too-large": (413, "Request body too large"),
-    "invalid-request": (422, "Request does not match the schema"),
-    "invalid-deal": (422, "Invalid deal"),
-    "invalid-rules": (422, "Invalid rules"),
-    "invalid-leader": (422, "Invalid leader"),
-    "illegal-play": (422, "Illegal play"),
-    "invalid-pbn": (422, "No PBN game in the body"),
-    "budget-exceeded": (422, "Compute budget exceeded"),
-    "internal-error": (500, "Internal server error"),
-    "unavailable": (503, "Service cannot solve"),
-}
 
 _TAGS = {RULES_AS_PRESET, RULES_AS_OBJECT}
 _EXPECTED = {"string_type": "a string", "int_type": "an integer", "bool_type": "true or false",
@@ -67,20 +47,13 @@ class ApiProblem(Exception):
         return cls(kind, f"{field}: {message}", [{"field": field, "problem": message}])
 
 
-def problem_body(status: int, type_: str, title: str, detail: str,
-                 errors: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """A problem's JSON object (RFC 9457), for the app's responses and the worker's own."""
-    body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
-    if errors:
-        body["errors"] = errors
-    return body
-
-
 def problem(status: int, type_: str, title: str, detail: str, *,
             errors: list[dict[str, str]] | None = None,
             headers: Headers | None = None) -> Response:
     body = problem_body(status, type_, title, detail, errors)
     resp = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    if has_request_context():
+        request.environ[PROBLEM_TYPE_KEY] = type_       # (for the access log: api.worker.Logger)
     for key, value in (headers or {}).items():
         if key.lower() != "content-type":
             resp.headers[key] = value

@@ -7,21 +7,25 @@ two such connections stalled a two-worker service. Here the head must arrive wit
 ``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on (after up to
 2 s for the client to close). The requests gunicorn itself refuses (a bad request line, a bad
 header, one too long) got an HTML page; they get an RFC 9457 problem body, as every error of
-the app does.
+the app does. A quick stop (SIGINT, SIGQUIT) answered the request in flight 500, with a
+traceback in the log: it is answered 503 ``stopping`` (``QuickStop``).
 """
 from __future__ import annotations
 
 import json
 import select
+import signal
 import socket
+import sys
 import time
+from datetime import datetime
 from typing import Any, Callable
 
-from gunicorn import util
+from gunicorn import glogging, util
+from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.sync import SyncWorker
 
-from . import solving
-from .problems import KINDS, PROBLEM_JSON, TYPE_PREFIX, problem_body
+from .kinds import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
 
 #: Seconds a connection may take to send its request line and headers.
 HEAD_TIMEOUT = 10.0
@@ -105,29 +109,152 @@ class BeatingSocket:
         return getattr(self._sock, name)
 
 
+def _refusal_kind(status: int) -> str:
+    """The problem kind of gunicorn's own refusal with this status."""
+    return "internal-error" if status >= 500 and status != 501 else "malformed-request"
+
+
 def _write_problem(sock: socket.socket, status: int, reason: str, message: str) -> None:
     """gunicorn's error page, as a problem (``util.write_error``'s signature)."""
-    kind = "internal-error" if status >= 500 and status != 501 else "malformed-request"
-    util.write_nonblock(sock, problem_response(status, kind, reason, message or reason))
+    util.write_nonblock(sock, problem_response(status, _refusal_kind(status), reason,
+                                               message or reason))
+
+
+class Logger(glogging.Logger):
+    """gunicorn's logger, with ``%(problem)s`` for the access log: the ``type`` of the problem
+    a request was answered with (``-`` for an answer that is none). The app's and this
+    worker's own problems say it in the WSGI environ; gunicorn's refusals, which gunicorn logs
+    before ``_write_problem`` writes them, while ``refusing`` is set."""
+
+    refusing = False
+
+    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> dict[str, Any]:
+        atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
+        type_ = environ.get(PROBLEM_TYPE_KEY)
+        if type_ is None and self.refusing and str(atoms["s"]).isdigit() and int(atoms["s"]) >= 400:
+            type_ = TYPE_PREFIX + _refusal_kind(int(atoms["s"]))
+        atoms["problem"] = type_ or "-"
+        return atoms
+
+
+class QuickStop(BaseException):
+    """gunicorn's quick stop (SIGINT, SIGQUIT) while a request is handled. gunicorn's own
+    ``sys.exit`` from the signal handler, wherever the request was, reached the log as a
+    ``SystemExit`` traceback and the client as a 500. A BaseException, but no SystemExit (which
+    gunicorn logs with a traceback once an answer has begun) nor Exception (which the app would
+    answer as a bug): it goes up to ``Worker.handle_error``."""
+
+
+class _Noted:
+    """The app, noting in its worker each request's gunicorn response (whether its head has
+    gone out: ``start_response`` is that response's method) and when the app was called.
+    Anything else is the app's (``worker.wsgi.config``)."""
+
+    def __init__(self, app: Any, worker: "Worker") -> None:
+        self._app, self._worker = app, worker
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        self._worker._response = getattr(start_response, "__self__", None)
+        self._worker._started = datetime.now()
+        return self._app(environ, start_response)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._app, name)
 
 
 class Worker(SyncWorker):
-    """gunicorn's sync worker with a deadline for each request's head, and problem bodies for
-    the requests gunicorn refuses before the app sees them."""
+    """gunicorn's sync worker with a deadline for each request's head, problem bodies for the
+    requests gunicorn refuses before the app sees them, and a quick stop that answers the
+    request in flight 503 ``stopping`` (or cuts off an answer begun) in one log line."""
+
+    #: a request is being handled: a quick stop now is ``QuickStop``, not ``sys.exit``
+    _handling = False
+    #: a quick stop has come: the next one is not to interrupt the first one's handling
+    _stopping = False
+    #: gunicorn's response to the request being handled, and when the app was called
+    _response: Response | None = None
+    _started: datetime | None = None
+    wsgi: Any                                       # (gunicorn's: the app it calls)
 
     def init_process(self) -> None:
         # gunicorn writes its refusals with util.write_error, only from Worker.handle_error:
         # in this worker process, they are problems
+        from . import solving       # (here, in the worker: see api/__init__.py)
         util.write_error = _write_problem
         solving.on_budget(self.notify)
         super().init_process()
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = _Noted(self.wsgi, self)
+
+    def init_signals(self) -> None:
+        """A quick stop also stops the search in progress at once: the engine searches without
+        the GIL, and Python's handler (``handle_quit``) only ran when the search returned."""
+        from solver.analysis import watch_signal
+        super().init_signals()
+        for signum in (signal.SIGINT, signal.SIGQUIT):
+            watch_signal(signum)
+
+    def handle_quit(self, sig: int, frame: Any) -> None:
+        if not self._handling:
+            super().handle_quit(sig, frame)         # (sys.exit, as gunicorn's worker does)
+        if self._stopping:                          # (Ctrl-C's SIGINT, then the arbiter's SIGQUIT)
+            return
+        self._stopping, self.alive = True, False
+        self.cfg.worker_int(self)
+        raise QuickStop
+
+    def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
+        if not isinstance(exc, QuickStop):
+            refusing = isinstance(self.log, Logger)
+            if refusing:
+                self.log.refusing = True
+            try:
+                super().handle_error(req, client, addr, exc)
+            finally:
+                if refusing:
+                    self.log.refusing = False
+            return
+        what = f"{req.method} {req.uri}" if req is not None else "a request"
+        if self._response is not None and self._response.headers_sent:
+            # (gunicorn has logged it with the status begun; an answer cut off must not end
+            # as if whole, so the connection is closed with nothing more)
+            self.log.warning("Quick stop: the answer to %s cut off", what)
+            return
+        self.log.warning("Quick stop: %s answered 503 unsolved", what)
+        status, title = KINDS["stopping"]
+        answer = problem_response(status, "stopping", title, "the server is stopping and "
+                                  "dropped this request unanswered; send it again")
+        if req is not None:
+            resp = Response(req, client, self.cfg)
+            resp.status = f"{status} {title}"
+            resp.sent = len(answer.partition(b"\r\n\r\n")[2])      # (the body, as %(b)s counts)
+            environ = default_environ(req, client, self.cfg)
+            environ[PROBLEM_TYPE_KEY] = TYPE_PREFIX + "stopping"
+            environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = (
+                (str(addr[0]), str(addr[1])) if isinstance(addr, tuple) else (str(addr), ""))
+            self.log.access(resp, req, environ, datetime.now() - (self._started or datetime.now()))
+        try:
+            util.write_nonblock(client, answer)
+        except OSError:
+            pass
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
         if self.cfg.is_ssl or head_arrives(client, beat=self.notify):
             # the arbiter's timeout runs from the last notify: waiting for the head must not
             # eat into the request's budget, which is sized against that timeout
             self.notify()
-            super().handle(listener, client, addr)
+            self._response = self._started = None
+            self._handling = True
+            try:
+                super().handle(listener, client, addr)
+            except QuickStop:       # (as the connection closed: the answer had gone out)
+                pass
+            finally:
+                self._handling = False
+            if self._stopping:
+                sys.exit(0)
             return
         self.log.warning("Request head not received within %g s from %s", HEAD_TIMEOUT,
                          addr[0] if isinstance(addr, tuple) else addr)

@@ -77,9 +77,12 @@ def settings_problem() -> str | None:
 def gunicorn_env_timeouts() -> dict[str, int]:
     """The timeouts ``GUNICORN_CMD_ARGS`` sets, read with gunicorn's own parser, as gunicorn
     reads them over the config file; ValueError for arguments gunicorn would refuse (it would
-    print its whole usage, or a blank line and the error) and for no workers (which gunicorn
-    takes, and then answers nobody)."""
+    print its whole usage, or a blank line and the error), for no workers (which gunicorn
+    takes, and then answers nobody), for a log level gunicorn does not know (which it takes
+    as "info"), for a log, pid or log config file it could not write or read, and for threads
+    (which the service's worker, not gunicorn's sync one by name, would not run)."""
     from gunicorn.config import Config
+    from gunicorn.glogging import Logger
 
     def refuse(message: str) -> NoReturn:
         raise ValueError(message)
@@ -94,10 +97,25 @@ def gunicorn_env_timeouts() -> dict[str, int]:
                 config.set(name, value)         # gunicorn's own checks of each value
             except Exception as e:    # (ValueError, TypeError, gunicorn's ConfigError)
                 raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
+    for name, kind in (("accesslog", "write"), ("errorlog", "write"), ("pidfile", "write"),
+                       ("logconfig", "read")):
+        path = getattr(args, name, None)
+        if path and path != "-" and (problem := path_problem(path, kind)):
+            option = next(o for o in config.settings[name].cli if o.startswith("--"))
+            raise ValueError(f"{option} {path}: {problem}")
+    level = getattr(args, "loglevel", None)
+    if level is not None and level.lower() not in Logger.LOG_LEVELS:
+        # (gunicorn logs at "info" for a level it does not know, unsaid)
+        raise ValueError(f"--log-level {level}: expected one of {', '.join(Logger.LOG_LEVELS)}")
     if getattr(args, "workers", None) == 0:
         raise ValueError("--workers 0: no worker would answer")
     if getattr(args, "bind", None):                 # (serve's own --bind would win, unsaid)
         raise ValueError("--bind: give serve's --host and --port instead")
+    threads = getattr(args, "threads", None)
+    if threads is not None and threads > 1 and getattr(args, "worker_class", None) is None:
+        # (gunicorn runs threads only for its own sync worker's name: here it ignored them)
+        raise ValueError(f"--threads {threads}: each worker serves one request at a time "
+                         "(give serve --workers instead)")
     if getattr(args, "worker_class", None) is not None:
         try:
             config.worker_class                 # (imported as gunicorn will: a page if not found)
@@ -105,6 +123,23 @@ def gunicorn_env_timeouts() -> dict[str, int]:
             raise ValueError(f"--worker-class {args.worker_class}: no such worker class") from None
     return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
             if getattr(args, name, None) is not None}
+
+
+def path_problem(path: str, kind: str) -> str | None:
+    """Why the file ``path`` could not be read or written (``kind``), as gunicorn will: it said
+    so in two lines with a blank one first and exit status 1, or, for a pid file, only after it
+    had started. Asked without creating anything."""
+    target = Path(path)
+    if kind == "read":
+        return None if target.is_file() and os.access(target, os.R_OK) else "no such readable file"
+    if target.is_dir():
+        return "is a directory"
+    if target.exists():
+        return None if os.access(target, os.W_OK) else "not writable"
+    folder = target.parent
+    if not folder.is_dir():
+        return f"no directory {folder}"
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"cannot create a file in {folder}"
 
 
 def listen_problem(host: str, port: int) -> str | None:

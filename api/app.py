@@ -1,0 +1,55 @@
+"""``create_app``: the Flask app gunicorn serves (``api:create_app()``).
+
+Blueprints under ``/api/v1``: ``positions`` (analyze, analyses, samples, moon), ``records``
+(annotate) and ``service`` (rules, health). ``/openapi.json`` is generated from the pydantic
+models in ``api.schemas``; ``/docs`` is the interactive page.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from apiflask import APIFlask
+
+from . import positions, problems, records, service, solving
+from .config import API_PREFIX, DEFAULTS, checked, from_environment
+from .docs import add_problem_schema
+
+DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
+
+Every error is an RFC 9457 problem (`application/problem+json`) whose `detail` names the field
+and what is wrong with it. Solving runs under a compute budget per request; a position it cannot
+settle in time is answered 422 with the problem type `urn:hearts-dd:problem:budget-exceeded`.
+"""
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
+    """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
+    app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
+                   spec_path="/openapi.json", docs_path="/docs")
+    app.request_class = problems.ProblemRequest
+    app.json = problems.SafeJSONProvider(app)
+    app.config.update(DEFAULTS)
+    app.config.update(DESCRIPTION=DESCRIPTION, AUTO_VALIDATION_ERROR_RESPONSE=False,
+                      AUTO_404_RESPONSE=False)
+    app.config.update(from_environment(os.environ))
+    app.config.update(config or {})
+    app.config.update(checked(app.config))
+
+    for blueprint in (positions.bp, records.bp, service.bp):
+        app.register_blueprint(blueprint, url_prefix=API_PREFIX)
+    problems.install(app)
+    solving.init_app(app)
+    # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str
+    app.spec_processor(_finish_spec)  # type: ignore[arg-type]
+    return app
+
+
+def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies."""
+    spec = records.document_body(add_problem_schema(spec))
+    for path in spec.get("paths", {}).values():
+        for operation in path.values():
+            if "requestBody" in operation:
+                operation["requestBody"]["required"] = True
+    return spec

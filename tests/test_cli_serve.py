@@ -1,0 +1,282 @@
+"""``hearts-dd serve``'s checks before gunicorn starts (solver/cli_serve.py), and the service's
+behaviour as an operator meets it: signals, reloads, its log."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterator
+
+import pytest
+
+from api.testing import _wait_healthy, free_port
+from solver.cli_serve import gunicorn_config, gunicorn_env_timeouts
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: a budget the slow question below never fits in, and a question that takes longer than it
+SLOW_ENV = {"HEARTS_DD_SOLVER_TIME_LIMIT": "8", "HEARTS_DD_ANNOTATE_TIME_LIMIT": "8"}
+SLOW = json.dumps({"deal": "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4",
+                   "rules": "spot"}).encode()
+
+
+def serve(*args: str, env: dict[str, str] | None = None, timeout: float = 20) -> subprocess.CompletedProcess[str]:
+    """``hearts-dd serve`` with these arguments, stopped (SIGTERM) if it is still running after
+    ``timeout`` seconds: a check that fails lets gunicorn start."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", str(free_port()), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("level", ["nope", "warn", ""])
+def test_a_log_level_gunicorn_does_not_know_is_refused(monkeypatch, level: str) -> None:
+    """gunicorn took ``--log-level nope`` and logged at "info", unsaid."""
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--log-level '{level}'")
+    with pytest.raises(ValueError, match=f"^--log-level {level}: expected one of critical, error, "
+                                         "warning, info, debug$"):
+        gunicorn_env_timeouts()
+
+
+@pytest.mark.parametrize("level", ["debug", "WARNING"])
+def test_the_log_levels_gunicorn_knows_are_taken(monkeypatch, level: str) -> None:
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--log-level {level}")
+    assert gunicorn_env_timeouts() == {}
+
+
+def test_serve_refuses_a_bad_log_level_in_one_line() -> None:
+    p = serve(env={"GUNICORN_CMD_ARGS": "--log-level nope"})
+    assert p.returncode == 2 and p.stdout == "", p
+    assert p.stderr == ("hearts-dd: error: serve: GUNICORN_CMD_ARGS: --log-level nope: expected one of "
+                        "critical, error, warning, info, debug\n")
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[bytes]
+    address: tuple[str, int]
+    log: IO[str]
+
+    def log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+
+@contextmanager
+def running(env: dict[str, str] | None = None, workers: int = 1) -> Iterator[Server]:
+    """``hearts-dd serve`` (gunicorn's arbiter, once serve has exec'd it) with its log, for
+    signals sent to it; stopped with SIGKILL of the whole group if it outlives the test."""
+    port = free_port()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", str(port),
+                                 "--workers", str(workers)], env={**os.environ, **(env or {})},
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            yield Server(proc, ("127.0.0.1", port), log)
+        finally:
+            stop(proc)
+
+
+def ask(address: tuple[str, int], body: bytes = SLOW) -> socket.socket:
+    """A connection that has sent ``POST /analyze`` with ``body``."""
+    s = socket.create_connection(address, timeout=30)
+    s.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    return s
+
+
+def answer(s: socket.socket) -> tuple[int, bytes, bytes]:
+    """Status, head and body of the answer on ``s`` (0 when there is none)."""
+    data = b""
+    with s:
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return (int(head.split()[1]) if head else 0), head, body
+
+
+def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback() -> None:
+    """It was answered 500, after the search in progress ended, and a SystemExit traceback
+    went to the log."""
+    with running(SLOW_ENV) as server:
+        s = ask(server.address)
+        time.sleep(1.0)                             # (well into the solving)
+        start = time.monotonic()
+        server.proc.send_signal(signal.SIGINT)
+        status, head, body = answer(s)
+        took = time.monotonic() - start
+        server.proc.wait(20)
+        log = server.log_text()
+    assert status == 503 and b"application/problem+json" in head, (head, body, log)
+    assert json.loads(body)["type"] == "urn:hearts-dd:problem:stopping"
+    assert took < 3, took
+    assert "Traceback" not in log and "SystemExit" not in log, log
+    assert "Quick stop: POST /api/v1/analyze answered 503 unsolved" in log
+    assert '"POST /api/v1/analyze HTTP/1.1" 503 176 ' in log
+    assert "s urn:hearts-dd:problem:stopping\n" in log
+
+
+@pytest.mark.parametrize("change, words", [
+    ("timeout = 12", "at least 5 s below the worker timeout (12 s)"),
+    ("raw_env = ['HEARTS_DD_SOLVER_TIME_LIMIT=abc']", "setting SOLVER_TIME_LIMIT: expected a number"),
+])
+def test_a_reload_with_settings_the_workers_refuse_keeps_the_service(tmp_path, change: str, words: str) -> None:
+    """gunicorn stopped the old workers, the new ones refused to boot, and the whole service
+    stopped ("Worker failed to boot"); now the reload keeps the settings before it."""
+    conf = tmp_path / "gunicorn.conf.py"
+    conf.write_text(gunicorn_config().read_text())
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(conf), "--bind", f"127.0.0.1:{port}",
+            "--workers", "1"]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            conf.write_text(conf.read_text() + f"\n{change}\n")
+            proc.send_signal(signal.SIGHUP)
+            deadline = time.monotonic() + 10
+            while "Booting worker" not in log_after(log, "Handling signal: hup") \
+                    and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(1.0)             # (a worker that refuses to boot takes less)
+            assert proc.poll() is None, log_after(log, "")
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 10)
+        finally:
+            stop(proc)
+        text = log_after(log, "Handling signal: hup")
+    assert text.count("Reload refused, the service keeps its previous settings: ") == 1, text
+    assert words in text and "Traceback" not in text, text
+
+
+def log_after(log: IO[str], mark: str) -> str:
+    """The log from the end of ``mark`` on (all of it for "")."""
+    log.seek(0)
+    return log.read().partition(mark)[2] if mark else log.read()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL for the whole group."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_the_access_log_names_the_problem_type_of_each_error() -> None:
+    """It gave a 422's seconds but not which 422 it was (a bad deal, or the budget)."""
+    def send(address: tuple[str, int], raw: bytes) -> int:
+        with socket.create_connection(address, timeout=30) as s:
+            s.sendall(raw)
+            return answer(s)[0]
+
+    bad_deal = json.dumps({"deal": "N:AKQ"}).encode()
+    with running({"HEARTS_DD_SOLVER_NODE_LIMIT": "1000"}) as server:
+        statuses = [answer(ask(server.address, SLOW))[0], answer(ask(server.address, bad_deal))[0],
+                    send(server.address, b"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"),
+                    send(server.address, b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"),
+                    send(server.address, b"GET /api/v1/rules HTTP/1.1\r\nHost: x\r\n\r\n")]
+        time.sleep(0.3)                             # (the last line written)
+        lines = [line for line in server.log_text().splitlines() if "\" 200 " in line or "\" 4" in line]
+    assert statuses == [422, 422, 404, 400, 200]
+    ends = [line.rsplit(" ", 2)[-2:] for line in lines[-5:]]
+    assert [end[1] for end in ends] == ["urn:hearts-dd:problem:budget-exceeded",
+                                        "urn:hearts-dd:problem:invalid-deal", "about:blank",
+                                        "urn:hearts-dd:problem:malformed-request", "-"], lines
+    assert all(end[0].endswith("s") and float(end[0][:-1]) >= 0 for end in ends), lines
+
+
+@pytest.mark.parametrize("option, problem", [
+    ("--access-logfile {tmp}/no/access.log", "--access-logfile {tmp}/no/access.log: no directory {tmp}/no"),
+    ("--error-logfile {tmp}", "--error-logfile {tmp}: is a directory"),
+    ("--pid {tmp}/no/x.pid", "--pid {tmp}/no/x.pid: no directory {tmp}/no"),
+    ("--log-config {tmp}/none.ini", "--log-config {tmp}/none.ini: no such readable file"),
+])
+def test_files_gunicorn_could_not_open_are_refused(monkeypatch, tmp_path, option: str, problem: str) -> None:
+    """gunicorn said so in two lines (a blank one, then "Error: Error: ...") with exit status
+    1, or for the pid file only after it had started listening."""
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", option.format(tmp=tmp_path))
+    with pytest.raises(ValueError) as caught:
+        gunicorn_env_timeouts()
+    assert str(caught.value) == problem.format(tmp=tmp_path)
+    assert not (tmp_path / "no").exists()
+
+
+def test_files_gunicorn_can_open_are_taken(monkeypatch, tmp_path) -> None:
+    (tmp_path / "log.ini").write_text("")
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--access-logfile {tmp_path}/a.log --error-logfile - "
+                                            f"--pid {tmp_path}/x.pid --log-config {tmp_path}/log.ini")
+    assert gunicorn_env_timeouts() == {}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.ini"]      # (nothing created)
+
+
+def test_the_arbiter_imports_none_of_the_app() -> None:
+    """gunicorn's arbiter imported the worker class, ``api.worker``, and with it the whole app
+    (``api/__init__.py`` built it): the workers a reload (SIGHUP) forked served the old code,
+    unsaid. What the arbiter imports (the config file, the worker and logger classes) now
+    leaves the app and the solver to the workers."""
+    probe = (f"import runpy, sys\n"
+             f"from gunicorn.config import Config\n"
+             f"conf = runpy.run_path({str(gunicorn_config())!r})\n"
+             f"cfg = Config()\n"
+             f"cfg.set('worker_class', conf['worker_class'])\n"
+             f"cfg.set('logger_class', conf['logger_class'])\n"
+             f"assert cfg.worker_class.__name__ == 'Worker' and cfg.logger_class.__name__ == 'Logger'\n"
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in ('flask', 'apiflask', 'solver')"
+             f" or m in ('api.app', 'api.problems', 'api.solving', 'api.config')))\n")
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 0 and p.stdout == "[]\n", p
+
+
+def test_threads_the_workers_would_not_run_are_refused(monkeypatch) -> None:
+    """gunicorn runs threads for its sync worker by name only: ``--threads 4`` started the
+    service's workers as before, one request at a time each, unsaid."""
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 4")
+    with pytest.raises(ValueError, match="^--threads 4: each worker serves one request at a time "
+                                         r"\(give serve --workers instead\)$"):
+        gunicorn_env_timeouts()
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 1")
+    assert gunicorn_env_timeouts() == {}
+
+
+def test_gunicorn_started_with_the_config_file_refuses_a_bad_log_level() -> None:
+    """Without ``hearts-dd serve`` (which checks first) gunicorn took ``--log-level nope`` and
+    logged at "info"."""
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(gunicorn_config()), "--bind",
+            f"127.0.0.1:{free_port()}", "--workers", "1", "--log-level", "nope"]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+        out, err = proc.communicate()
+    assert proc.returncode == 2, err
+    errors = [line for line in err.splitlines() if "[ERROR]" in line]
+    assert len(errors) == 1 and errors[0].endswith(
+        "--log-level nope: expected one of critical, error, warning, info, debug"), err
+    assert "Booting worker" not in err
+
+
+def test_a_setting_of_nan_from_the_environment_is_no_number(monkeypatch) -> None:
+    """It was "'nan' is out of range (0..3600)", as if a number too large."""
+    from api.config import checked, from_environment
+    with pytest.raises(ValueError, match=r"^setting SOLVER_TIME_LIMIT: expected a number, got 'nan'$"):
+        checked(from_environment({"HEARTS_DD_SOLVER_TIME_LIMIT": "nan"}))
