@@ -171,7 +171,7 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     try:
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)
-        shown = sys.stderr.isatty()
+        shown = sys.stderr.isatty() and not _to_terminal(output)
         with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             for record, result in stream:
                 write(record, result)
@@ -193,6 +193,13 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     echo(f"hearts-dd: {counted(records, 'record')}, {annotated} annotated, {failed} with errors{lost}, "
          f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed or unreadable or gameless else 0
+
+
+def _to_terminal(output: str | None) -> bool:
+    """Whether the records are written to a terminal, where a progress bar on stderr would be
+    drawn in among them (each record written after the bar, on its line)."""
+    fd = 1 if output in (None, "-") else descriptor_named(output)
+    return fd is not None and os.isatty(fd)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
