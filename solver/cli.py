@@ -19,9 +19,9 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
-                         echo, fail, more_now, os_error_line, plain_where_needed, progress,
-                         rules_option, standard_streams, stdout_failed, temporary_files)
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
+                         count_ahead, counted, echo, fail, more_now, os_error_line, plain_where_needed,
+                         progress, rules_option, standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -102,8 +102,10 @@ def cli() -> None:
                    '"S:KQ97.Q9.AK54.J75" (those played too), for a player that sees only its own '
                    'cards and the play; that seat must be the one to play.')
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
-@click.option("--rules", "rules_text", default=None, shell_complete=complete_rules,
-              help="Preset name or JSON rule object (with --input: for lines without rules).")
+@click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
+              shell_complete=complete_rules,
+              help=f"Rules: {RULES_TAKES} (default: standard; with --input: for lines without "
+                   "rules).")
 @click.option("--leader", type=SEAT, default=None,
               help="Leader of trick 1 (with a free first lead, or a deal without clubs).")
 @click.option("--player", type=SEAT, default=None,

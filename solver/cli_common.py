@@ -198,6 +198,11 @@ def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) 
     return [name for name in PRESETS if name.startswith(incomplete.lower())]
 
 
+#: What ``--rules`` takes, as every command's help says it: the presets by name, which the
+#: help is where a user looks for them.
+RULES_TAKES = f"a preset ({', '.join(PRESETS)}) or a JSON object of SPEC §2's rule keys"
+
+
 def rules_option(text: str | None) -> Rules | None:
     """The rules ``--rules`` gives (None without it), or exit with what is wrong with them."""
     try:

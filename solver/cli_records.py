@@ -19,9 +19,9 @@ import click
 
 from .analysis import WORKER_TABLE_MB
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
-                         echo, fail, os_error_line, progress, rules_option, descriptor_named, stdout_failed,
-                         temporary_files)
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
+                         count_ahead, counted, echo, fail, os_error_line, progress, rules_option,
+                         descriptor_named, stdout_failed, temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
@@ -207,7 +207,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 _common = [
     click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
                  shell_complete=complete_rules,
-                 help="Rules for records without a [HeartsRules] tag (default: standard)."),
+                 help=f"Rules for records without a [HeartsRules] tag: {RULES_TAKES} "
+                      "(default: standard)."),
     click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
                  help="Worker processes (default: all cores)."),
     click.option("--dask", "dask", default=None, metavar="ADDRESS|local",

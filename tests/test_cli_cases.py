@@ -109,3 +109,15 @@ def test_seats_in_either_case_and_shown_in_capitals():
     assert p.returncode == 0, p.stderr
     assert list(json.loads(p.stdout)["players"]) == ["E"]
     assert "--player [N|E|S|W]" in run_cli("analyze", "--help").stdout
+
+
+@pytest.mark.parametrize("command", ["analyze", "annotate", "moon"])
+def test_rules_help_names_every_preset(command):
+    """--help is where a user learns the tool: it said 'Preset name' (analyze's metavar TEXT,
+    the others' PRESET|JSON) without naming one."""
+    from solver.rules import PRESETS
+    import re
+    # (words as read, across the help's wrapping, which may break "rickety-kate" after its hyphen)
+    text = re.sub(r"(?<=\w-) +", "", " ".join(run_cli(command, "--help").stdout.split()))
+    assert "--rules PRESET|JSON" in text
+    assert f"a preset ({', '.join(PRESETS)})" in text
