@@ -96,7 +96,10 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--deal", "deal_text", default=None, help='PBN deal, e.g. "N:AK.. ... ... ..."')
+@click.option("--deal", "deal_text", default=None, metavar="PBN",
+              help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
+                   'spades.hearts.diamonds.clubs, e.g. "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 '
+                   '9743.74.QJ32.J95 J865.AQ92.KT8.T4".')
 @click.option("--hand", "hand", default=None, metavar="SEAT:CARDS",
               help='Instead of --deal, with --samples: the 13 cards one seat was dealt, e.g. '
                    '"S:KQ97.Q9.AK54.J75" (those played too), for a player that sees only its own '

@@ -121,3 +121,14 @@ def test_rules_help_names_every_preset(command):
     text = re.sub(r"(?<=\w-) +", "", " ".join(run_cli(command, "--help").stdout.split()))
     assert "--rules PRESET|JSON" in text
     assert f"a preset ({', '.join(PRESETS)})" in text
+
+
+def test_the_deal_example_in_the_help_is_a_deal():
+    """Pasted from --help, the example was refused: 'N:AK.. ... ... ...' showed no deal."""
+    import re
+
+    from solver.deal import Deal
+    text = " ".join(run_cli("analyze", "--help").stdout.split())
+    example = re.search(r'--deal PBN .*?e\.g\. "([^"]*)"', text)
+    assert example, text
+    assert Deal.parse(example.group(1)).pbn() == example.group(1)
