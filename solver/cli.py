@@ -20,8 +20,9 @@ from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
-                         count_ahead, counted, echo, fail, more_now, os_error_line, plain_where_needed,
-                         progress, rules_option, standard_streams, stdout_failed, temporary_files)
+                         count_ahead, counted, echo, fail, live_display, more_now, os_error_line,
+                         plain_where_needed, progress, rules_option, standard_streams, stdout_failed,
+                         temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -194,7 +195,7 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
     line = None
-    status = _StatusLine(solver, pos, seats, shown=sys.stderr.isatty())
+    status = _StatusLine(solver, pos, seats, shown=live_display())
     started = time.monotonic()
     try:
         with status:
@@ -270,7 +271,7 @@ def _weighed(solver: Solver, seat: Seat, draw: Callable[[], list[Position]], cou
              seed: int | None, as_json: bool, from_view: bool) -> None:
     """``seat``'s cards over the deals ``draw()`` gives, reported (the first shows its hand)."""
     try:
-        with progress(sys.stderr.isatty(), lambda: count, "deal") as step:
+        with progress(live_display(), lambda: count, "deal") as step:
             deals = draw()
             weighing = weigh_deals(solver, seat, deals, done=step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
@@ -301,7 +302,6 @@ class _StatusLine:
         self.bounds: dict[str, tuple[int | None, int | None]] = {}
         self.after = ""
         self.shown = False
-        self._width = 79
         self._on_terminal = shown
         self._done = threading.Event()
         self._start = time.monotonic()
@@ -325,12 +325,12 @@ class _StatusLine:
             width = os.get_terminal_size(sys.stderr.fileno()).columns - 1
         except (OSError, ValueError):
             width = 0
-        width = self._width = width if width > 0 else 79  # (a terminal of unknown size says 0)
+        width = width if width > 0 else 79  # (a terminal of unknown size says 0)
         while not self._done.wait(STATUS_EVERY if self.shown else STATUS_AFTER):
             text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
             if self.after:
                 text = f"{self.after} · {text}"
-            sys.stderr.write("\r" + _to_end_of_line(text[:width], width))
+            sys.stderr.write("\r" + _to_end_of_line(text[:width]))
             sys.stderr.flush()
             self.shown = True
 
@@ -344,21 +344,13 @@ class _StatusLine:
         if self._on_terminal:
             self._ticker.join()
         if self.shown:
-            sys.stderr.write("\r" + _to_end_of_line("", self._width))
+            sys.stderr.write("\r" + _to_end_of_line(""))
             sys.stderr.flush()
 
 
-def _to_end_of_line(text: str, width: int, term: str | None = None) -> str:
-    """``text`` over what the line held: an erase to its end, or on a terminal that knows no
-    escapes (``term``, default $TERM, ``dumb``: an editor's shell) spaces to ``width`` and back.
-
-    >>> _to_end_of_line("ab", 4, "xterm") == "ab" + chr(27) + "[K"
-    True
-    >>> _to_end_of_line("ab", 4, "dumb") == "ab  " + chr(13)
-    True
-    """
-    if (os.environ.get("TERM") if term is None else term) == "dumb":
-        return text + " " * (width - len(text)) + "\r"
+def _to_end_of_line(text: str) -> str:
+    """``text`` over what the line held, erased to its end (a dumb terminal, which knows no
+    such escape, gets no status line: ``live_display``)."""
     return text + "\x1b[K"
 
 
@@ -369,7 +361,7 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     lines = failed = 0
     solver.prepare(rules)  # many solves to come: map the table at once, not page by page
     items = read_position_lines(input_file, rules, player)
-    shown = sys.stderr.isatty() and not sys.stdout.isatty()  # answers to a file: show progress
+    shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
         with progress(shown, lambda: count_ahead([getattr(input_file, "name", "-")], count_lines),
                       "position") as step:

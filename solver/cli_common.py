@@ -248,6 +248,13 @@ def countable(path: str) -> bool:
         return False        # reading it for real reports the error
 
 
+def live_display() -> bool:
+    """Whether standard error may show a line that rewrites itself (a solve's status line, a
+    progress bar): on a terminal, unless a dumb one (``TERM=dumb``: an editor's shell, a screen
+    reader's), where each rewrite is read out or left as a new line."""
+    return sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
+
+
 @contextmanager
 def progress(show: bool, total: Callable[[], int | None],
              unit: str) -> Iterator[Callable[[], None]]:

@@ -20,8 +20,8 @@ import click
 from .analysis import WORKER_TABLE_MB
 from .batch import AnnotateOptions, annotate_stream, default_jobs
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
-                         count_ahead, counted, echo, fail, os_error_line, progress, rules_option,
-                         descriptor_named, stdout_failed, temporary_files)
+                         count_ahead, counted, echo, fail, live_display, os_error_line, progress,
+                         rules_option, descriptor_named, stdout_failed, temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
@@ -171,7 +171,7 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     try:
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)
-        shown = sys.stderr.isatty() and not _to_terminal(output)
+        shown = live_display() and not _to_terminal(output)
         with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             for record, result in stream:
                 write(record, result)

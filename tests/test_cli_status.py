@@ -24,15 +24,16 @@ COMMAND = Path(sys.executable).with_name("hearts-dd")
 CLEAR = "\r\x1b[K"
 
 
-def on_a_terminal(*args: str, columns: int = 0) -> tuple[int, str, str]:
+def on_a_terminal(*args: str, columns: int = 0, term: str | None = None) -> tuple[int, str, str]:
     """Run ``hearts-dd analyze`` with stderr on a pseudo-terminal (of ``columns``, or of an
-    unknown width): (status, stdout, stderr)."""
+    unknown width; ``term``: its $TERM): (status, stdout, stderr)."""
     leader, follower = pty.openpty()
     if columns:
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
         proc = subprocess.Popen([str(COMMAND), "analyze", *args], stdout=subprocess.PIPE,
-                                stderr=follower)
+                                stderr=follower,
+                                env={**os.environ, "TERM": term} if term else None)
     finally:
         os.close(follower)
     err = b""
@@ -73,6 +74,16 @@ def test_the_status_line_fits_the_terminal() -> None:
     lines = [line.removesuffix("\x1b[K") for line in shown.split("\r") if line]
     assert status == 3 and lines
     assert all(len(line) <= 23 for line in lines) and lines[-1].startswith("N ")
+
+
+def test_a_dumb_terminal_gets_no_status_line() -> None:
+    """TERM=dumb (an editor's shell, as a screen reader's is): a line rewritten four times a
+    second is read out each time, or left as a new line each time; only the outcome is shown."""
+    status, out, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "1.5",
+                                     columns=80, term="dumb")
+    assert status == 3 and out == ""
+    assert "\r" not in err and "\x1b" not in err
+    assert err.startswith("hearts-dd: error: no answer within the time limit of 1.5 s; proved")
 
 
 def test_a_quick_answer_shows_nothing() -> None:
