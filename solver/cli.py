@@ -19,10 +19,10 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
-                         count_ahead, counted, echo, fail, live_display, more_now, os_error_line,
-                         plain_where_needed, progress, rules_option, standard_streams, stdout_failed,
-                         temporary_files)
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written, closed_at_start,
+                         complete_rules, count_ahead, counted, echo, fail, live_display, more_now,
+                         os_error_line, plain_where_needed, progress, rules_option,
+                         standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -330,7 +330,8 @@ class _StatusLine:
             text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
             if self.after:
                 text = f"{self.after} · {text}"
-            sys.stderr.write("\r" + _to_end_of_line(text[:width]))
+            # (cut as written: an ASCII console's "...", ">=" are longer than "…", "≥")
+            sys.stderr.write("\r" + _to_end_of_line(as_written(text, sys.stderr)[:width]))
             sys.stderr.flush()
             self.shown = True
 
