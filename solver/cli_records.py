@@ -244,7 +244,11 @@ def _with_common(f: F) -> F:
 def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, review: bool,
              rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
              chunk_size: int | None, table_mb: int) -> None:
-    """Annotate every record of PBN hand-record files (guarantees, moon, play review)."""
+    """Annotate every record of PBN hand-record files (guarantees, moon, play review).
+
+    Exit status 1 when a record had an error (its output says which; the others are
+    annotated) or an input could not be read, 2 for bad options.
+    """
     options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
@@ -258,7 +262,11 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
 @_with_common
 def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
          dask: str | None, time_limit: float, chunk_size: int | None, table_mb: int) -> None:
-    """Who could force a moon at the start of each record and, with a recorded play, until when."""
+    """Who could force a moon at the start of each record and, with a recorded play, until when.
+
+    Exit status 1 when a record had an error (its line says which; the others are answered)
+    or an input could not be read, 2 for bad options.
+    """
     options = AnnotateOptions(rules_option(rules_text), True, True, time_limit, table_mb)
     if as_json:
         writer = make_writer("jsonl", sys.stdout.buffer)

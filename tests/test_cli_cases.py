@@ -132,3 +132,11 @@ def test_the_deal_example_in_the_help_is_a_deal():
     example = re.search(r'--deal PBN .*?e\.g\. "([^"]*)"', text)
     assert example, text
     assert Deal.parse(example.group(1)).pbn() == example.group(1)
+
+
+@pytest.mark.parametrize("command", ["annotate", "moon"])
+def test_the_record_commands_help_gives_their_exit_status(command):
+    """analyze's help gave its exit statuses (1 for --input, 3 for --time-limit); the record
+    commands', whose 1 means a record had an error, gave none."""
+    text = " ".join(run_cli(command, "--help").stdout.split())
+    assert "Exit status 1 when a record had an error" in text and "2 for bad options" in text
