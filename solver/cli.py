@@ -96,7 +96,8 @@ def cli() -> None:
     """Exact double-dummy analysis of Hearts deals."""
 
 
-@cli.command()
+@cli.command(
+    short_help="Every seat's guarantee and moon, and every legal card's value.")
 @click.option("--deal", "deal_text", default=None, metavar="PBN",
               help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
                    'spades.hearts.diamonds.clubs, e.g. "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 '

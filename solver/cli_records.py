@@ -231,7 +231,8 @@ def _with_common(f: F) -> F:
     return f
 
 
-@click.command(cls=Command)
+@click.command(cls=Command,
+               short_help="Annotate PBN hand records: guarantees, moon, play review.")
 @INPUTS
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Output file (default: standard output); written whole or not at all.")
@@ -256,7 +257,8 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     sys.exit(status)
 
 
-@click.command(cls=Command)
+@click.command(cls=Command,
+               short_help="Who could force a moon in each PBN record, and until when.")
 @INPUTS
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
 @_with_common

@@ -140,3 +140,12 @@ def test_the_record_commands_help_gives_their_exit_status(command):
     commands', whose 1 means a record had an error, gave none."""
     text = " ".join(run_cli(command, "--help").stdout.split())
     assert "Exit status 1 when a record had an error" in text and "2 for bad options" in text
+
+
+def test_the_command_list_gives_whole_summaries():
+    """At 80 columns the commands' summaries were cut mid-sentence ('and the value...'), which
+    a screen reader reads out as 'dot dot dot'."""
+    text = run_cli("--help").stdout
+    commands = text.partition("Commands:")[2].splitlines()
+    assert len([line for line in commands if line.strip()]) == 4
+    assert not any(line.rstrip().endswith("...") for line in commands), text
