@@ -27,6 +27,7 @@ from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
+from .pbn import wide_encoding
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import render, render_line, render_weighing, status_line
@@ -187,8 +188,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         if isinstance(name, str) and closed_at_start(name):
             fail(f"{name}: {os.strerror(errno.EBADF)}")
         # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
-        text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="surrogateescape",
-                                newline="\n")
+        wide = _wide_input(input_file)
+        text = io.TextIOWrapper(input_file, encoding=wide or "utf-8-sig",
+                                errors="replace" if wide else "surrogateescape", newline="\n")
         sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
     if samples is not None:
         _weigh(solver, pos, samples, seed, _known_cards(known), as_json)
@@ -220,6 +222,17 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             echo("\n" + render_line(pos, target, line))
     except OSError as e:
         stdout_failed(e)
+
+
+def _wide_input(stream: IO[bytes]) -> str | None:
+    """The encoding of an ``--input`` of Windows' "Unicode" text (UTF-16, as PowerShell's ``>``
+    writes, or UTF-32), told as the PBN reader tells it; None for UTF-8. Read as UTF-8, each of
+    its lines was 'not UTF-8 text' and the zero byte after each newline another line. (An
+    input that cannot be read is reported when it is read.)"""
+    try:
+        return wide_encoding(stream.peek(4)[:4]) if hasattr(stream, "peek") else None
+    except OSError:
+        return None
 
 
 def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
