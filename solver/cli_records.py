@@ -238,7 +238,8 @@ def _with_common(f: F) -> F:
               help="Output file (default: standard output); written whole or not at all.")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
               help="jsonl (SPEC §6), csv, pbn (the input with annotation tags) or text; "
-                   "default: from the output file's name, else jsonl.")
+                   "default: by the output file's suffix (.csv, .pbn, .txt for text, .jsonl or "
+                   ".json), else jsonl.")
 @click.option("--review/--no-review", default=True, show_default=True,
               help="Review recorded plays: card costs, moon timeline, shot the foot.")
 @_with_common

@@ -149,3 +149,13 @@ def test_the_command_list_gives_whole_summaries():
     commands = text.partition("Commands:")[2].splitlines()
     assert len([line for line in commands if line.strip()]) == 4
     assert not any(line.rstrip().endswith("...") for line in commands), text
+
+
+def test_annotate_help_names_the_suffixes_that_choose_a_format():
+    """'from the output file's name' left a user to guess that out.txt is the text report (and
+    out.text jsonl)."""
+    from solver.writers import format_for
+    text = " ".join(run_cli("annotate", "--help").stdout.split())
+    for suffix, fmt in [(".csv", "csv"), (".pbn", "pbn"), (".txt", "text"), (".jsonl", "jsonl"),
+                        (".json", "jsonl")]:
+        assert suffix in text and format_for("out" + suffix) == fmt
