@@ -248,6 +248,8 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
              chunk_size: int | None, table_mb: int) -> None:
     """Annotate every record of PBN hand-record files (guarantees, moon, play review).
 
+    INPUTS: one or more PBN files, '-' for standard input.
+
     Exit status 1 when a record had an error (its output says which; the others are
     annotated) or an input could not be read, 2 for bad options.
     """
@@ -266,6 +268,8 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
 def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
          dask: str | None, time_limit: float, chunk_size: int | None, table_mb: int) -> None:
     """Who could force a moon at the start of each record and, with a recorded play, until when.
+
+    INPUTS: one or more PBN files, '-' for standard input.
 
     Exit status 1 when a record had an error (its line says which; the others are answered)
     or an input could not be read, 2 for bad options.

@@ -159,3 +159,11 @@ def test_annotate_help_names_the_suffixes_that_choose_a_format():
     for suffix, fmt in [(".csv", "csv"), (".pbn", "pbn"), (".txt", "text"), (".jsonl", "jsonl"),
                         (".json", "jsonl")]:
         assert suffix in text and format_for("out" + suffix) == fmt
+
+
+@pytest.mark.parametrize("command", ["annotate", "moon"])
+def test_the_record_commands_help_says_what_inputs_are(command):
+    """The usage line's INPUTS... was all the help said of them: not that '-' reads standard
+    input."""
+    text = " ".join(run_cli(command, "--help").stdout.split())
+    assert "INPUTS: one or more PBN files, '-' for standard input." in text
