@@ -152,7 +152,11 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             time_limit: float, threads: int | None, input_file: IO[bytes] | None,
             samples: int | None, seed: int | None, known: tuple[str, ...],
             hand: str | None) -> None:
-    """Guarantee and moon feasibility for every seat, and the value of every legal card."""
+    """Guarantee and moon feasibility for every seat, and the value of every legal card.
+
+    Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
+    --time-limit ran out, 1 when a line of --input had an error.
+    """
     if sum(given is not None for given in (deal_text, input_file, hand)) > 1:
         fail("analyze: --deal, --input and --hand cannot be given together (one position, a file "
              "of them, or a seat's own cards)")

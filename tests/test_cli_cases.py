@@ -142,6 +142,13 @@ def test_the_record_commands_help_gives_their_exit_status(command):
     assert "Exit status 1 when a record had an error" in text and "2 for bad options" in text
 
 
+def test_analyze_help_gives_its_exit_statuses_in_one_place():
+    """Its 1 and 3 were in two options' help, and bad input's 2 (SPEC §4) nowhere."""
+    text = " ".join(run_cli("analyze", "--help").stdout.split())
+    assert ("Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 "
+            "when --time-limit ran out, 1 when a line of --input had an error.") in text
+
+
 def test_the_command_list_gives_whole_summaries():
     """At 80 columns the commands' summaries were cut mid-sentence ('and the value...'), which
     a screen reader reads out as 'dot dot dot'."""
