@@ -565,7 +565,7 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
                               "-o", str(tmp_path / "out.jsonl")], cwd=ROOT, stderr=slave,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+                             env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
     os.close(slave)
     seen = b""
     while True:
@@ -597,7 +597,7 @@ def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", args[0], str(source), "-j", "1",
                               *args[1:]], cwd=ROOT, stdout=slave, stderr=slave,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+                             env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
     os.close(slave)
     seen = b""
     while True:

@@ -26,14 +26,15 @@ CLEAR = "\r\x1b[K"
 
 def on_a_terminal(*args: str, columns: int = 0, **env: str) -> tuple[int, str, str]:
     """Run ``hearts-dd analyze`` with stderr on a pseudo-terminal (of ``columns``, or of an
-    unknown width; ``env``: variables set, such as its TERM): (status, stdout, stderr)."""
+    unknown width; ``env``: variables set, such as its TERM, else xterm: a dumb one, as the
+    environment may have, shows no status line): (status, stdout, stderr)."""
     leader, follower = pty.openpty()
     if columns:
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
         proc = subprocess.Popen([str(COMMAND), "analyze", *args], stdout=subprocess.PIPE,
                                 stderr=follower,
-                                env={**os.environ, **env})
+                                env={**os.environ, "TERM": "xterm", **env})
     finally:
         os.close(follower)
     err = b""
