@@ -154,6 +154,10 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             hand: str | None) -> None:
     """Guarantee and moon feasibility for every seat, and the value of every legal card.
 
+    On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr up to
+    date with what it has proved so far (--samples, and --input answering to a file: a progress
+    bar).
+
     Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
     --time-limit ran out, 1 when a line of --input had an error.
     """

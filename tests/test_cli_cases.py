@@ -174,3 +174,11 @@ def test_the_record_commands_help_says_what_inputs_are(command):
     input."""
     text = " ".join(run_cli(command, "--help").stdout.split())
     assert "INPUTS: one or more PBN files, '-' for standard input." in text
+
+
+def test_analyze_help_says_how_to_do_without_the_status_line():
+    """A screen reader reads out each refresh of the status line: the help said neither that
+    there is one nor that TERM=dumb leaves it out."""
+    text = " ".join(run_cli("analyze", "--help").stdout.split())
+    assert ("On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr "
+            "up to date with what it has proved so far") in text
