@@ -171,10 +171,14 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     try:
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)
-        shown = live_display() and not _to_terminal(output)
+        on_terminal = _to_terminal(output)
+        shown = live_display() and not on_terminal
         with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             for record, result in stream:
                 write(record, result)
+                if on_terminal and output in (None, "-"):
+                    # each record shown as it is done (no progress bar there): not 8 KB at a time
+                    sys.stdout.buffer.flush()
                 records += 1
                 annotated += result["players"] is not None
                 failed += result["error"] is not None
