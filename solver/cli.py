@@ -19,13 +19,15 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
-                         echo, fail, more_now, os_error_line, plain_where_needed, progress,
-                         rules_option, standard_streams, stdout_failed, temporary_files)
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written, closed_at_start,
+                         complete_rules, count_ahead, counted, echo, fail, live_display, more_now,
+                         os_error_line, plain_where_needed, progress, rules_option,
+                         standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
+from .pbn import wide_encoding
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import render, render_line, render_weighing, status_line
@@ -95,15 +97,21 @@ def cli() -> None:
     """Exact double-dummy analysis of Hearts deals."""
 
 
-@cli.command()
-@click.option("--deal", "deal_text", default=None, help='PBN deal, e.g. "N:AK.. ... ... ..."')
+@cli.command(
+    short_help="Every seat's guarantee and moon, and every legal card's value.")
+@click.option("--deal", "deal_text", default=None, metavar="PBN",
+              help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
+                   'spades.hearts.diamonds.clubs, e.g. "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 '
+                   '9743.74.QJ32.J95 J865.AQ92.KT8.T4".')
 @click.option("--hand", "hand", default=None, metavar="SEAT:CARDS",
               help='Instead of --deal, with --samples: the 13 cards one seat was dealt, e.g. '
                    '"S:KQ97.Q9.AK54.J75" (those played too), for a player that sees only its own '
                    'cards and the play; that seat must be the one to play.')
 @click.option("--play", "play", default="", help='Cards played so far, e.g. "C2 CA C5 C4".')
-@click.option("--rules", "rules_text", default=None, shell_complete=complete_rules,
-              help="Preset name or JSON rule object (with --input: for lines without rules).")
+@click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
+              shell_complete=complete_rules,
+              help=f"Rules: {RULES_TAKES} (default: standard; with --input: for lines without "
+                   "rules).")
 @click.option("--leader", type=SEAT, default=None,
               help="Leader of trick 1 (with a free first lead, or a deal without clubs).")
 @click.option("--player", type=SEAT, default=None,
@@ -144,7 +152,15 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             time_limit: float, threads: int | None, input_file: IO[bytes] | None,
             samples: int | None, seed: int | None, known: tuple[str, ...],
             hand: str | None) -> None:
-    """Guarantee and moon feasibility for every seat, and the value of every legal card."""
+    """Guarantee and moon feasibility for every seat, and the value of every legal card.
+
+    On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr up to
+    date with what it has proved so far (--samples, and --input answering to a file: a progress
+    bar).
+
+    Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
+    --time-limit ran out, 1 when a line of --input had an error.
+    """
     if sum(given is not None for given in (deal_text, input_file, hand)) > 1:
         fail("analyze: --deal, --input and --hand cannot be given together (one position, a file "
              "of them, or a seat's own cards)")
@@ -180,8 +196,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         if isinstance(name, str) and closed_at_start(name):
             fail(f"{name}: {os.strerror(errno.EBADF)}")
         # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
-        text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="surrogateescape",
-                                newline="\n")
+        wide = _wide_input(input_file)
+        text = io.TextIOWrapper(input_file, encoding=wide or "utf-8-sig",
+                                errors="replace" if wide else "surrogateescape", newline="\n")
         sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
     if samples is not None:
         _weigh(solver, pos, samples, seed, _known_cards(known), as_json)
@@ -189,7 +206,7 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
     line = None
-    status = _StatusLine(solver, pos, seats, shown=sys.stderr.isatty())
+    status = _StatusLine(solver, pos, seats, shown=live_display())
     started = time.monotonic()
     try:
         with status:
@@ -213,6 +230,17 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             echo("\n" + render_line(pos, target, line))
     except OSError as e:
         stdout_failed(e)
+
+
+def _wide_input(stream: IO[bytes]) -> str | None:
+    """The encoding of an ``--input`` of Windows' "Unicode" text (UTF-16, as PowerShell's ``>``
+    writes, or UTF-32), told as the PBN reader tells it; None for UTF-8. Read as UTF-8, each of
+    its lines was 'not UTF-8 text' and the zero byte after each newline another line. (An
+    input that cannot be read is reported when it is read.)"""
+    try:
+        return wide_encoding(stream.peek(4)[:4]) if hasattr(stream, "peek") else None
+    except OSError:
+        return None
 
 
 def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
@@ -265,7 +293,7 @@ def _weighed(solver: Solver, seat: Seat, draw: Callable[[], list[Position]], cou
              seed: int | None, as_json: bool, from_view: bool) -> None:
     """``seat``'s cards over the deals ``draw()`` gives, reported (the first shows its hand)."""
     try:
-        with progress(sys.stderr.isatty(), lambda: count, "deal") as step:
+        with progress(live_display(), lambda: count, "deal") as step:
             deals = draw()
             weighing = weigh_deals(solver, seat, deals, done=step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
@@ -296,7 +324,6 @@ class _StatusLine:
         self.bounds: dict[str, tuple[int | None, int | None]] = {}
         self.after = ""
         self.shown = False
-        self._width = 79
         self._on_terminal = shown
         self._done = threading.Event()
         self._start = time.monotonic()
@@ -320,12 +347,13 @@ class _StatusLine:
             width = os.get_terminal_size(sys.stderr.fileno()).columns - 1
         except (OSError, ValueError):
             width = 0
-        width = self._width = width if width > 0 else 79  # (a terminal of unknown size says 0)
+        width = width if width > 0 else 79  # (a terminal of unknown size says 0)
         while not self._done.wait(STATUS_EVERY if self.shown else STATUS_AFTER):
             text = status_line(self.bounds, self.names, self.cards, time.monotonic() - self._start)
             if self.after:
                 text = f"{self.after} · {text}"
-            sys.stderr.write("\r" + _to_end_of_line(text[:width], width))
+            # (cut as written: an ASCII console's "...", ">=" are longer than "…", "≥")
+            sys.stderr.write("\r" + _to_end_of_line(as_written(text, sys.stderr)[:width]))
             sys.stderr.flush()
             self.shown = True
 
@@ -339,21 +367,13 @@ class _StatusLine:
         if self._on_terminal:
             self._ticker.join()
         if self.shown:
-            sys.stderr.write("\r" + _to_end_of_line("", self._width))
+            sys.stderr.write("\r" + _to_end_of_line(""))
             sys.stderr.flush()
 
 
-def _to_end_of_line(text: str, width: int, term: str | None = None) -> str:
-    """``text`` over what the line held: an erase to its end, or on a terminal that knows no
-    escapes (``term``, default $TERM, ``dumb``: an editor's shell) spaces to ``width`` and back.
-
-    >>> _to_end_of_line("ab", 4, "xterm") == "ab" + chr(27) + "[K"
-    True
-    >>> _to_end_of_line("ab", 4, "dumb") == "ab  " + chr(13)
-    True
-    """
-    if (os.environ.get("TERM") if term is None else term) == "dumb":
-        return text + " " * (width - len(text)) + "\r"
+def _to_end_of_line(text: str) -> str:
+    """``text`` over what the line held, erased to its end (a dumb terminal, which knows no
+    such escape, gets no status line: ``live_display``)."""
     return text + "\x1b[K"
 
 
@@ -364,7 +384,7 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     lines = failed = 0
     solver.prepare(rules)  # many solves to come: map the table at once, not page by page
     items = read_position_lines(input_file, rules, player)
-    shown = sys.stderr.isatty() and not sys.stdout.isatty()  # answers to a file: show progress
+    shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
         with progress(shown, lambda: count_ahead([getattr(input_file, "name", "-")], count_lines),
                       "position") as step:

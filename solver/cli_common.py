@@ -198,6 +198,11 @@ def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) 
     return [name for name in PRESETS if name.startswith(incomplete.lower())]
 
 
+#: What ``--rules`` takes, as every command's help says it: the presets by name, which the
+#: help is where a user looks for them.
+RULES_TAKES = f"a preset ({', '.join(PRESETS)}) or a JSON object of SPEC §2's rule keys"
+
+
 def rules_option(text: str | None) -> Rules | None:
     """The rules ``--rules`` gives (None without it), or exit with what is wrong with them."""
     try:
@@ -241,6 +246,13 @@ def countable(path: str) -> bool:
         return path not in ("-", "<stdin>") and stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False        # reading it for real reports the error
+
+
+def live_display() -> bool:
+    """Whether standard error may show a line that rewrites itself (a solve's status line, a
+    progress bar): on a terminal, unless a dumb one (``TERM=dumb``: an editor's shell, a screen
+    reader's), where each rewrite is read out or left as a new line."""
+    return sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
 
 
 @contextmanager

@@ -20,9 +20,9 @@ import click
 
 from .analysis import WORKER_TABLE_MB
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
-                         echo, fail, os_error_line, progress, rules_option, descriptor_named, stdout_failed,
-                         temporary_files)
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
+                         count_ahead, counted, echo, fail, live_display, os_error_line, progress,
+                         rules_option, descriptor_named, stdout_failed, temporary_files)
 from .errors import HeartsError, error_line
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
@@ -179,10 +179,14 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     try:
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)
-        shown = sys.stderr.isatty()
+        on_terminal = _to_terminal(output)
+        shown = live_display() and not on_terminal
         with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             for record, result in stream:
                 write(record, result)
+                if on_terminal and output in (None, "-"):
+                    # each record shown as it is done (no progress bar there): not 8 KB at a time
+                    sys.stdout.buffer.flush()
                 records += 1
                 annotated += result["players"] is not None
                 failed += result["error"] is not None
@@ -203,12 +207,20 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     return 1 if failed or unreadable or gameless else 0
 
 
+def _to_terminal(output: str | None) -> bool:
+    """Whether the records are written to a terminal, where a progress bar on stderr would be
+    drawn in among them (each record written after the bar, on its line)."""
+    fd = 1 if output in (None, "-") else descriptor_named(output)
+    return fd is not None and os.isatty(fd)
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _common = [
     click.option("--rules", "rules_text", default=None, metavar="PRESET|JSON",
                  shell_complete=complete_rules,
-                 help="Rules for records without a [HeartsRules] tag (default: standard)."),
+                 help=f"Rules for records without a [HeartsRules] tag: {RULES_TAKES} "
+                      "(default: standard)."),
     click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
                  help="Worker processes (default: all cores)."),
     click.option("--dask", "dask", default=None, metavar="ADDRESS|local",
@@ -231,20 +243,28 @@ def _with_common(f: F) -> F:
     return f
 
 
-@click.command(cls=Command)
+@click.command(cls=Command,
+               short_help="Annotate PBN hand records: guarantees, moon, play review.")
 @INPUTS
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Output file (default: standard output); written whole or not at all.")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
               help="jsonl (SPEC §6), csv, pbn (the input with annotation tags) or text; "
-                   "default: from the output file's name, else jsonl.")
+                   "default: by the output file's suffix (.csv, .pbn, .txt for text, .jsonl or "
+                   ".json), else jsonl.")
 @click.option("--review/--no-review", default=True, show_default=True,
               help="Review recorded plays: card costs, moon timeline, shot the foot.")
 @_with_common
 def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, review: bool,
              rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
              chunk_size: int | None, table_mb: int) -> None:
-    """Annotate every record of PBN hand-record files (guarantees, moon, play review)."""
+    """Annotate every record of PBN hand-record files (guarantees, moon, play review).
+
+    INPUTS: one or more PBN files, '-' for standard input.
+
+    Exit status 1 when a record had an error (its output says which; the others are
+    annotated) or an input could not be read, 2 for bad options.
+    """
     options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
@@ -252,13 +272,20 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     sys.exit(status)
 
 
-@click.command(cls=Command)
+@click.command(cls=Command,
+               short_help="Who could force a moon in each PBN record, and until when.")
 @INPUTS
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
 @_with_common
 def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
          dask: str | None, time_limit: float, chunk_size: int | None, table_mb: int) -> None:
-    """Who could force a moon at the start of each record and, with a recorded play, until when."""
+    """Who could force a moon at the start of each record and, with a recorded play, until when.
+
+    INPUTS: one or more PBN files, '-' for standard input.
+
+    Exit status 1 when a record had an error (its line says which; the others are answered)
+    or an input could not be read, 2 for bad options.
+    """
     options = AnnotateOptions(rules_option(rules_text), True, True, time_limit, table_mb)
     if as_json:
         writer = make_writer("jsonl", sys.stdout.buffer)

@@ -31,7 +31,8 @@ def gunicorn_argv(host: str, port: int, workers: int | None) -> list[str]:
     return argv
 
 
-@click.command(cls=Command)
+@click.command(cls=Command,
+               short_help="Serve the JSON API with gunicorn (docs at /docs).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="TCP port to listen on.")

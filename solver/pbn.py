@@ -263,12 +263,12 @@ def _brace_state(text: str, in_brace: bool) -> bool:
         pos = m.end()
 
 
-def _wide_encoding(head: bytes) -> str | None:
+def wide_encoding(head: bytes) -> str | None:
     """The encoding of a stream of 2- or 4-byte characters, told by its byte-order mark or,
-    without one, by the zero bytes around its first character (an ASCII one, in any PBN file);
-    None for any other stream.
+    without one, by the zero bytes around its first character (an ASCII one, in any PBN file,
+    and any JSON Lines file of positions); None for any other stream.
 
-    >>> [_wide_encoding("[E".encode(e)) for e in ("utf-16-le", "utf-32-be", "utf-8", "utf-32")]
+    >>> [wide_encoding("[E".encode(e)) for e in ("utf-16-le", "utf-32-be", "utf-8", "utf-32")]
     ['utf-16-le', 'utf-32-be', None, 'utf-32']
     """
     if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):   # (before UTF-16's: FF FE)
@@ -305,12 +305,12 @@ def _utf8_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
         while size < 4 and (more := next(lines, None)) is not None:
             head.append(more)
             size += len(more)
-        encoding = _wide_encoding(b"".join(head))
+        encoding = wide_encoding(b"".join(head))
         yield from _wide_lines(chain(head, lines), encoding) if encoding else chain(head, lines)
         return
     start = read(4)
     _check_bytes(start)
-    encoding = _wide_encoding(start)
+    encoding = wide_encoding(start)
     if encoding:
         yield from _wide_lines(chain([start], iter(lambda: read(1 << 16), b"")), encoding)
     else:

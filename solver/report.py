@@ -18,13 +18,19 @@ def _suit_lines(mask: int) -> list[str]:
     return [f"{symbol} {ranks or '-'}" for symbol, ranks in zip(_SYMBOL, hand_string(mask).split("."))]
 
 
+#: The column of East's hand in the diagram: past West's longest suit line ("♠ " and 13 cards),
+#: and no further, so that the diagram fits a terminal of 40 columns (wider, East's suits
+#: wrapped to the start of the next line, under West's).
+EAST = 20
+
+
 def diagram(hands: tuple[int, int, int, int]) -> str:
     """North on top, West and East beside each other, South below."""
     n, e, s, w = (_suit_lines(h) for h in hands)
-    pad = " " * 18
+    pad = " " * (EAST // 2)
     out = [f"{pad}N"] + [pad + line for line in n]
-    out.append("W" + " " * 35 + "E")
-    out += [f"{wl:<36}{el}" for wl, el in zip(w, e)]
+    out.append("W" + " " * (EAST - 1) + "E")
+    out += [f"{wl:<{EAST}}{el}" for wl, el in zip(w, e)]
     out += [f"{pad}S"] + [pad + line for line in s]
     return "\n".join(out)
 

@@ -109,3 +109,76 @@ def test_seats_in_either_case_and_shown_in_capitals():
     assert p.returncode == 0, p.stderr
     assert list(json.loads(p.stdout)["players"]) == ["E"]
     assert "--player [N|E|S|W]" in run_cli("analyze", "--help").stdout
+
+
+@pytest.mark.parametrize("command", ["analyze", "annotate", "moon"])
+def test_rules_help_names_every_preset(command):
+    """--help is where a user learns the tool: it said 'Preset name' (analyze's metavar TEXT,
+    the others' PRESET|JSON) without naming one."""
+    from solver.rules import PRESETS
+    import re
+    # (words as read, across the help's wrapping, which may break "rickety-kate" after its hyphen)
+    text = re.sub(r"(?<=\w-) +", "", " ".join(run_cli(command, "--help").stdout.split()))
+    assert "--rules PRESET|JSON" in text
+    assert f"a preset ({', '.join(PRESETS)})" in text
+
+
+def test_the_deal_example_in_the_help_is_a_deal():
+    """Pasted from --help, the example was refused: 'N:AK.. ... ... ...' showed no deal."""
+    import re
+
+    from solver.deal import Deal
+    text = " ".join(run_cli("analyze", "--help").stdout.split())
+    example = re.search(r'--deal PBN .*?e\.g\. "([^"]*)"', text)
+    assert example, text
+    assert Deal.parse(example.group(1)).pbn() == example.group(1)
+
+
+@pytest.mark.parametrize("command", ["annotate", "moon"])
+def test_the_record_commands_help_gives_their_exit_status(command):
+    """analyze's help gave its exit statuses (1 for --input, 3 for --time-limit); the record
+    commands', whose 1 means a record had an error, gave none."""
+    text = " ".join(run_cli(command, "--help").stdout.split())
+    assert "Exit status 1 when a record had an error" in text and "2 for bad options" in text
+
+
+def test_analyze_help_gives_its_exit_statuses_in_one_place():
+    """Its 1 and 3 were in two options' help, and bad input's 2 (SPEC §4) nowhere."""
+    text = " ".join(run_cli("analyze", "--help").stdout.split())
+    assert ("Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 "
+            "when --time-limit ran out, 1 when a line of --input had an error.") in text
+
+
+def test_the_command_list_gives_whole_summaries():
+    """At 80 columns the commands' summaries were cut mid-sentence ('and the value...'), which
+    a screen reader reads out as 'dot dot dot'."""
+    text = run_cli("--help").stdout
+    commands = text.partition("Commands:")[2].splitlines()
+    assert len([line for line in commands if line.strip()]) == 4
+    assert not any(line.rstrip().endswith("...") for line in commands), text
+
+
+def test_annotate_help_names_the_suffixes_that_choose_a_format():
+    """'from the output file's name' left a user to guess that out.txt is the text report (and
+    out.text jsonl)."""
+    from solver.writers import format_for
+    text = " ".join(run_cli("annotate", "--help").stdout.split())
+    for suffix, fmt in [(".csv", "csv"), (".pbn", "pbn"), (".txt", "text"), (".jsonl", "jsonl"),
+                        (".json", "jsonl")]:
+        assert suffix in text and format_for("out" + suffix) == fmt
+
+
+@pytest.mark.parametrize("command", ["annotate", "moon"])
+def test_the_record_commands_help_says_what_inputs_are(command):
+    """The usage line's INPUTS... was all the help said of them: not that '-' reads standard
+    input."""
+    text = " ".join(run_cli(command, "--help").stdout.split())
+    assert "INPUTS: one or more PBN files, '-' for standard input." in text
+
+
+def test_analyze_help_says_how_to_do_without_the_status_line():
+    """A screen reader reads out each refresh of the status line: the help said neither that
+    there is one nor that TERM=dumb leaves it out."""
+    text = " ".join(run_cli("analyze", "--help").stdout.split())
+    assert ("On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr "
+            "up to date with what it has proved so far") in text

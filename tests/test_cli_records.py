@@ -577,7 +577,7 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
                               "-o", str(tmp_path / "out.jsonl")], cwd=ROOT, stderr=slave,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+                             env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
     os.close(slave)
     seen = b""
     while True:
@@ -592,3 +592,71 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
     os.close(master)
     assert b"/300 [" in seen and b"record/s" in seen                # the bar, with its total
     assert SUMMARY.match(seen.split(b"\r")[-2].decode().strip())     # cleared before the summary
+
+
+@pytest.mark.parametrize("args", [["moon"], ["annotate", "--format", "text"],
+                                  ["annotate", "-o", "/dev/stdout"]])
+def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
+    """With the records on the same terminal as stderr, each was written after the bar, on its
+    line ('  0%|   | 0/300 [00:00<?, ?record/s]Record 0 ...'); the bar is for output to a file."""
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import struct
+    import termios
+    source = tmp_path / "in.pbn"
+    source.write_bytes(endgame_file(300, seed=6, hand_size=4, play_cards=16))
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    child = subprocess.Popen([sys.executable, "-m", "solver.cli", args[0], str(source), "-j", "1",
+                              *args[1:]], cwd=ROOT, stdout=slave, stderr=slave,
+                             env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:           # the terminal is closed once the child is gone
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert child.wait(timeout=60) == 0
+    os.close(master)
+    assert b"Record 299 " in seen or b'"index": 299' in seen
+    assert b"record/s" not in seen and b"\r\x1b" not in seen and b"\r " not in seen
+
+
+def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path):
+    """With no progress bar among them, a record written to the terminal is the progress: it
+    was held in standard output's buffer, 8 KB at a time (a dozen full deals, minutes)."""
+    pty = pytest.importorskip("pty")
+    import select
+
+    from solver.deal import Deal
+    source = tmp_path / "in.pbn"
+    source.write_bytes(b'[Board "1"]\n[Deal "N:A..2. K..3. Q..4. .J.5."]\n[HeartsLeader "N"]\n'
+                       b'[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n\n'
+                       b'[Board "2"]\n[Deal "' + Deal.random(2).pbn().encode() + b'"]\n')
+    master, slave = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
+                              "--chunk-size", "1", "--format", "text", "--time-limit", "2"],
+                             cwd=ROOT, stdout=slave, stderr=subprocess.DEVNULL,
+                             env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
+                                  "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)
+    os.close(slave)
+    seen, first = b"", None
+    while True:
+        if select.select([master], [], [], 0.1)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:       # the terminal is closed once the child is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if first is None and b"Record 0" in seen:
+            first = time.monotonic()
+    assert child.wait(timeout=60) == 1        # (board 2 out of time)
+    os.close(master)
+    assert first is not None and b"Record 1" in seen
+    assert time.monotonic() - first > 1, "record 0 came only with the end of the run"

@@ -24,15 +24,17 @@ COMMAND = Path(sys.executable).with_name("hearts-dd")
 CLEAR = "\r\x1b[K"
 
 
-def on_a_terminal(*args: str, columns: int = 0) -> tuple[int, str, str]:
+def on_a_terminal(*args: str, columns: int = 0, **env: str) -> tuple[int, str, str]:
     """Run ``hearts-dd analyze`` with stderr on a pseudo-terminal (of ``columns``, or of an
-    unknown width): (status, stdout, stderr)."""
+    unknown width; ``env``: variables set, such as its TERM, else xterm: a dumb one, as the
+    environment may have, shows no status line): (status, stdout, stderr)."""
     leader, follower = pty.openpty()
     if columns:
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
         proc = subprocess.Popen([str(COMMAND), "analyze", *args], stdout=subprocess.PIPE,
-                                stderr=follower)
+                                stderr=follower,
+                                env={**os.environ, "TERM": "xterm", **env})
     finally:
         os.close(follower)
     err = b""
@@ -73,6 +75,26 @@ def test_the_status_line_fits_the_terminal() -> None:
     lines = [line.removesuffix("\x1b[K") for line in shown.split("\r") if line]
     assert status == 3 and lines
     assert all(len(line) <= 23 for line in lines) and lines[-1].startswith("N ")
+
+
+def test_the_status_line_fits_the_terminal_as_an_ascii_console_writes_it() -> None:
+    """Cut to the width before "…" became "..." and "≥" ">=": longer than the line, wrapped."""
+    status, _, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "1.5",
+                                   columns=24, PYTHONIOENCODING="ascii")
+    shown = err.rpartition(CLEAR)[0]
+    lines = [line.removesuffix("\x1b[K") for line in shown.split("\r") if line]
+    assert status == 3 and lines and all(line.isascii() for line in lines)
+    assert all(len(line) <= 23 for line in lines), lines
+
+
+def test_a_dumb_terminal_gets_no_status_line() -> None:
+    """TERM=dumb (an editor's shell, as a screen reader's is): a line rewritten four times a
+    second is read out each time, or left as a new line each time; only the outcome is shown."""
+    status, out, err = on_a_terminal("--deal", Deal.random(2).pbn(), "--time-limit", "1.5",
+                                     columns=80, TERM="dumb")
+    assert status == 3 and out == ""
+    assert "\r" not in err and "\x1b" not in err
+    assert err.startswith("hearts-dd: error: no answer within the time limit of 1.5 s; proved")
 
 
 def test_a_quick_answer_shows_nothing() -> None:

@@ -36,9 +36,11 @@ FULL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 ANSWER_KEYS = ("to_move", "trick", "players", "moves")
 
 
-def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
-                          input=stdin, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+def run(*args: str, stdin: str | bytes = "") -> subprocess.CompletedProcess:
+    p = subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True,
+                       input=stdin.encode() if isinstance(stdin, str) else stdin, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.CompletedProcess(p.args, p.returncode, p.stdout.decode(), p.stderr.decode())
 
 
 def endgame_lines(count: int, seed: str) -> list[dict]:
@@ -93,6 +95,20 @@ def test_a_line_not_utf8_is_its_own_error_and_an_id_comes_back_as_sent(tmp_path:
     assert p.returncode == 1
     assert first == {"index": 0, "error": "line 1: not UTF-8 text (byte 61)"}
     assert second["id"] == "é" and second["error"] is None
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_an_input_of_windows_unicode_text_is_read(tmp_path: Path, encoding: str) -> None:
+    """UTF-16, as PowerShell's '>' writes it (the PBN reader reads it): read as UTF-8 each line
+    was 'not UTF-8 text', and the zero byte after each newline one more line, 'not JSON'."""
+    lines = [json.dumps({**SMALL, "id": "é"}), json.dumps({**SMALL, "play": "D2"})]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes("\r\n".join(lines + [""]).encode(encoding))
+    for p in (run("analyze", "--input", str(path), "--threads", "1"),
+              run("analyze", "--input", "-", "--threads", "1", stdin=path.read_bytes())):
+        answers = [json.loads(line) for line in p.stdout.splitlines()]
+        assert p.returncode == 0, p.stdout
+        assert [(a["index"], a.get("id"), a["error"]) for a in answers] == [(0, "é", None), (1, None, None)]
 
 
 @pytest.mark.parametrize("text, words", [

@@ -94,3 +94,12 @@ def test_the_best_cards_and_only_they_are_starred():
     rows = lines[lines.index("Card  Guarantee  Moon possible") + 1:][:len(analysis.moves)]
     assert [row.split()[0].lstrip("*") for row in rows] == [str(m.card) for m in analysis.moves]
     assert {row.split()[0][1:] for row in rows if row.startswith("*")} == best
+
+
+def test_the_diagram_fits_a_terminal_of_40_columns():
+    """East's hand stood at column 36, so that on a narrow terminal its suits wrapped to the
+    next line's start, under West's, where they read as West's."""
+    from solver.report import diagram
+    longest = Deal.parse("N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")
+    for deal in (longest, DEAL):
+        assert max(len(line) for line in diagram(deal.hands).splitlines()) < 40
