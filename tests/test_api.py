@@ -10,7 +10,6 @@ import json
 import os
 import random
 import socket
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,12 +22,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from api import create_app
-from api.testing import free_port, served
+from api.testing import served
 from benchmarks.record_files import small_deal
 from solver.analysis import Solver
 from solver.cards import Seat, cards_of
 from solver.cli import cli
-from solver.cli_serve import gunicorn_argv
 from solver.deal import Deal, hand_string
 from solver.position import Position
 from solver.rules import PRESETS, KEYS, Rules
@@ -413,21 +411,6 @@ def test_no_deal_or_play_text_makes_a_server_error(deal, play, rules, leader):
         assert resp.get_json()["detail"]
 
 
-# -- configuration -------------------------------------------------------------------------
-def test_a_setting_misspelt_in_the_environment_is_refused(monkeypatch):
-    """It was ignored: a budget of 10 s where 5 was asked. Other HEARTS_DD_* variables (the
-    build's, the tests') are not the service's, and Flask's own settings are not read."""
-    monkeypatch.setenv("HEARTS_DD_SOLVER_TIMELIMIT", "5")
-    with pytest.raises(ValueError, match="unknown setting HEARTS_DD_SOLVER_TIMELIMIT .did you "
-                                         "mean HEARTS_DD_SOLVER_TIME_LIMIT.."):
-        create_app()
-    monkeypatch.delenv("HEARTS_DD_SOLVER_TIMELIMIT")
-    for name, value in (("SOLVER_TIME_LIMIT", "5"), ("PGO", "0"), ("SPEC_FORMAT", "yaml")):
-        monkeypatch.setenv(f"HEARTS_DD_{name}", value)
-    app = create_app()
-    assert app.config["SOLVER_TIME_LIMIT"] == 5.0 and app.config["SPEC_FORMAT"] == "json"
-
-
 def test_time_budget_stops_the_search():
     app = create_app({"SOLVER_TIME_LIMIT": 0.001})
     resp = app.test_client().post("/api/v1/analyze", json={"deal": FULL_DEAL})
@@ -523,65 +506,3 @@ def test_budget_problem_says_what_was_proved():
     resp = app.test_client().post("/api/v1/analyze", json={"deal": Deal.random(19).pbn()})
     assert resp.status_code == 422
     assert "so far N's guarantee is at least " in resp.get_json()["detail"]
-
-
-@pytest.mark.parametrize("settings, words", [
-    ({"SOLVER_TIME_LIMIT": -1}, "SOLVER_TIME_LIMIT: -1 is out of range"),
-    ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected an integer"),
-    ({"SOLVER_TABLE_MB": float("inf")}, "SOLVER_TABLE_MB: expected an integer, got inf"),
-    ({"SOLVER_TABLE_MB": 1.5}, "SOLVER_TABLE_MB: expected an integer, got 1.5"),
-    ({"SOLVER_NODE_LIMIT": 1e-300}, "SOLVER_NODE_LIMIT: expected an integer"),   # not 0: no limit
-    ({"SOLVER_TIME_LIMIT": float("nan")}, "SOLVER_TIME_LIMIT: expected a number, got nan"),
-])
-def test_bad_settings_are_refused_with_one_line(settings, words):
-    with pytest.raises(ValueError, match=words):
-        create_app(settings)
-
-
-def test_a_worker_timeout_of_0_is_none():
-    """gunicorn's ``--timeout 0`` never kills a worker: only the graceful timeout bounds the
-    budgets then (it was refused as "5 s below the worker timeout (0 s)")."""
-    from api.config import budget_problem
-    budgets = {"SOLVER_TIME_LIMIT": 10.0, "ANNOTATE_TIME_LIMIT": 20.0}
-    assert budget_problem(budgets, 0, 30, 5) is None
-    assert budget_problem(budgets, 0, 20, 5) == (
-        "request budgets (SOLVER_TIME_LIMIT 10 s, ANNOTATE_TIME_LIMIT 20 s) must be set (not 0) and "
-        "at least 5 s below the graceful timeout (20 s)")
-    assert "worker timeout (12 s)" in budget_problem(budgets, 12, 30, 5)
-
-
-def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(base_url):
-    """One line and exit 2 before gunicorn starts: a port in use (the test server's), an empty
-    host (gunicorn would listen everywhere), a host that is no address, a bad setting."""
-    port = base_url.rsplit(":", 1)[1]
-    for args, env, words in [(["--port", port], {}, f"cannot listen on 127.0.0.1:{port}"),
-                             (["--host", ""], {}, "--host is empty"),
-                             (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
-                             ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
-                             ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "30"}, "at least 5 s below the worker timeout"),
-                             ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)"),
-                             ([], {"GUNICORN_CMD_ARGS": "--timeout 12"}, "below the worker timeout (12 s)"),
-                             ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
-                             ([], {"GUNICORN_CMD_ARGS": "-t abc"}, "GUNICORN_CMD_ARGS: argument -t/--timeout"),
-                             ([], {"GUNICORN_CMD_ARGS": "--no-such"}, "GUNICORN_CMD_ARGS: unrecognized"),
-                             ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing"),
-                             ([], {"GUNICORN_CMD_ARGS": "--timeout -1"}, "--timeout -1: Value must be positive"),
-                             ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer"),
-                             ([], {"GUNICORN_CMD_ARGS": "--chdir /no/such/dir"}, "--chdir /no/such/dir:"),
-                             ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:"),
-                             ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class"),
-                             ([], {"GUNICORN_CMD_ARGS": "--bind 127.0.0.1:1"}, "give serve's --host and --port"),
-                             ([], {"HEARTS_DD_SOLVER_TIMELIMT": "5"}, "did you mean HEARTS_DD_SOLVER_TIME_LIMIT"),
-                             (["--host", "[fe80::zz]"], {}, "cannot resolve --host 'fe80::zz'")]:
-        p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
-                           text=True, timeout=60, env={**os.environ, **env})
-        assert p.returncode == 2 and p.stdout == "", p
-        assert p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
-
-
-def test_workers_refuse_budgets_beyond_a_timeout_given_to_gunicorn():
-    """Gunicorn started with the config file but without ``hearts-dd serve``, which checks
-    the budgets first: each worker checks them against the timeout gunicorn gives it."""
-    argv = gunicorn_argv("127.0.0.1", free_port(), 1) + ["--timeout", "10"]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-    assert p.returncode != 0 and "at least 5 s below the worker timeout (10 s)" in p.stderr

@@ -18,7 +18,7 @@ from typing import IO, Iterator
 import pytest
 
 from api.testing import _wait_healthy, free_port
-from solver.cli_serve import gunicorn_config, gunicorn_env_timeouts
+from solver.cli_serve import gunicorn_argv, gunicorn_config, gunicorn_env_timeouts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -275,8 +275,41 @@ def test_gunicorn_started_with_the_config_file_refuses_a_bad_log_level() -> None
     assert "Booting worker" not in err
 
 
-def test_a_setting_of_nan_from_the_environment_is_no_number(monkeypatch) -> None:
-    """It was "'nan' is out of range (0..3600)", as if a number too large."""
-    from api.config import checked, from_environment
-    with pytest.raises(ValueError, match=r"^setting SOLVER_TIME_LIMIT: expected a number, got 'nan'$"):
-        checked(from_environment({"HEARTS_DD_SOLVER_TIME_LIMIT": "nan"}))
+def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about() -> None:
+    """One line and exit 2 before gunicorn starts: a port in use (one this test holds), an
+    empty host (gunicorn would listen everywhere), a host that is no address, a bad setting."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for args, env, words in [(["--port", port], {}, f"cannot listen on 127.0.0.1:{port}"),
+                                 (["--host", ""], {}, "--host is empty"),
+                                 (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
+                                 ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
+                                 ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "30"}, "at least 5 s below the worker timeout"),
+                                 ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--timeout 12"}, "below the worker timeout (12 s)"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
+                                 ([], {"GUNICORN_CMD_ARGS": "-t abc"}, "GUNICORN_CMD_ARGS: argument -t/--timeout"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--no-such"}, "GUNICORN_CMD_ARGS: unrecognized"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--timeout -1"}, "--timeout -1: Value must be positive"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--chdir /no/such/dir"}, "--chdir /no/such/dir:"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class"),
+                                 ([], {"GUNICORN_CMD_ARGS": "--bind 127.0.0.1:1"}, "give serve's --host and --port"),
+                                 ([], {"HEARTS_DD_SOLVER_TIMELIMT": "5"}, "did you mean HEARTS_DD_SOLVER_TIME_LIMIT"),
+                                 (["--host", "[fe80::zz]"], {}, "cannot resolve --host 'fe80::zz'")]:
+            p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
+                               text=True, timeout=60, env={**os.environ, **env})
+            assert p.returncode == 2 and p.stdout == "", p
+            assert p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
+
+
+def test_workers_refuse_budgets_beyond_a_timeout_given_to_gunicorn():
+    """Gunicorn started with the config file but without ``hearts-dd serve``, which checks
+    the budgets first: each worker checks them against the timeout gunicorn gives it."""
+    argv = gunicorn_argv("127.0.0.1", free_port(), 1) + ["--timeout", "10"]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert p.returncode != 0 and "at least 5 s below the worker timeout (10 s)" in p.stderr

@@ -1,0 +1,53 @@
+"""The service's settings (api/config.py): read from the environment and checked, each bad one
+refused in one line, and the budgets against gunicorn's timeouts."""
+from __future__ import annotations
+
+import pytest
+
+from api import create_app
+from api.config import checked, from_environment
+
+
+def test_a_setting_misspelt_in_the_environment_is_refused(monkeypatch):
+    """It was ignored: a budget of 10 s where 5 was asked. Other HEARTS_DD_* variables (the
+    build's, the tests') are not the service's, and Flask's own settings are not read."""
+    monkeypatch.setenv("HEARTS_DD_SOLVER_TIMELIMIT", "5")
+    with pytest.raises(ValueError, match="unknown setting HEARTS_DD_SOLVER_TIMELIMIT .did you "
+                                         "mean HEARTS_DD_SOLVER_TIME_LIMIT.."):
+        create_app()
+    monkeypatch.delenv("HEARTS_DD_SOLVER_TIMELIMIT")
+    for name, value in (("SOLVER_TIME_LIMIT", "5"), ("PGO", "0"), ("SPEC_FORMAT", "yaml")):
+        monkeypatch.setenv(f"HEARTS_DD_{name}", value)
+    app = create_app()
+    assert app.config["SOLVER_TIME_LIMIT"] == 5.0 and app.config["SPEC_FORMAT"] == "json"
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"SOLVER_TIME_LIMIT": -1}, "SOLVER_TIME_LIMIT: -1 is out of range"),
+    ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected an integer"),
+    ({"SOLVER_TABLE_MB": float("inf")}, "SOLVER_TABLE_MB: expected an integer, got inf"),
+    ({"SOLVER_TABLE_MB": 1.5}, "SOLVER_TABLE_MB: expected an integer, got 1.5"),
+    ({"SOLVER_NODE_LIMIT": 1e-300}, "SOLVER_NODE_LIMIT: expected an integer"),   # not 0: no limit
+    ({"SOLVER_TIME_LIMIT": float("nan")}, "SOLVER_TIME_LIMIT: expected a number, got nan"),
+])
+def test_bad_settings_are_refused_with_one_line(settings, words):
+    with pytest.raises(ValueError, match=words):
+        create_app(settings)
+
+
+def test_a_worker_timeout_of_0_is_none():
+    """gunicorn's ``--timeout 0`` never kills a worker: only the graceful timeout bounds the
+    budgets then (it was refused as "5 s below the worker timeout (0 s)")."""
+    from api.config import budget_problem
+    budgets = {"SOLVER_TIME_LIMIT": 10.0, "ANNOTATE_TIME_LIMIT": 20.0}
+    assert budget_problem(budgets, 0, 30, 5) is None
+    assert budget_problem(budgets, 0, 20, 5) == (
+        "request budgets (SOLVER_TIME_LIMIT 10 s, ANNOTATE_TIME_LIMIT 20 s) must be set (not 0) and "
+        "at least 5 s below the graceful timeout (20 s)")
+    assert "worker timeout (12 s)" in budget_problem(budgets, 12, 30, 5)
+
+
+def test_a_setting_of_nan_from_the_environment_is_no_number(monkeypatch) -> None:
+    """It was "'nan' is out of range (0..3600)", as if a number too large."""
+    with pytest.raises(ValueError, match=r"^setting SOLVER_TIME_LIMIT: expected a number, got 'nan'$"):
+        checked(from_environment({"HEARTS_DD_SOLVER_TIME_LIMIT": "nan"}))
