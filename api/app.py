@@ -10,6 +10,8 @@ import os
 from typing import Any, Mapping
 
 from apiflask import APIFlask
+from flask import Blueprint
+from swagger_ui_bundle import swagger_ui_path
 
 from . import positions, problems, records, service, solving
 from .config import API_PREFIX, DEFAULTS, checked, from_environment
@@ -23,6 +25,15 @@ settle in time is answered 422 with the problem type `urn:hearts-dd:problem:budg
 """
 
 
+#: /docs's scripts and style from the service itself (APIFlask's default is a CDN, which a
+#: network without the internet, or a browser that blocks third parties, never reaches);
+#: relative to /docs, so they are found under any URL prefix the service is mounted at
+_DOCS_ASSETS = {key: f"docs/assets/{name}" for key, name in (
+    ("SWAGGER_UI_CSS", "swagger-ui.css"), ("SWAGGER_UI_BUNDLE_JS", "swagger-ui-bundle.js"),
+    ("SWAGGER_UI_STANDALONE_PRESET_JS", "swagger-ui-standalone-preset.js"),
+    ("DOCS_FAVICON", "favicon-32x32.png"))}
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
     app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
@@ -31,13 +42,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     app.json = problems.SafeJSONProvider(app)
     app.config.update(DEFAULTS)
     app.config.update(DESCRIPTION=DESCRIPTION, AUTO_VALIDATION_ERROR_RESPONSE=False,
-                      AUTO_404_RESPONSE=False)
+                      AUTO_404_RESPONSE=False, **_DOCS_ASSETS)
     app.config.update(from_environment(os.environ))
     app.config.update(config or {})
     app.config.update(checked(app.config))
 
     for blueprint in (positions.bp, records.bp, service.bp):
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
+    app.register_blueprint(Blueprint("docs_assets", __name__, static_folder=swagger_ui_path,
+                                     static_url_path="/docs/assets"))
     problems.install(app)
     solving.init_app(app)
     # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str

@@ -1,0 +1,24 @@
+"""The app (api/app.py): what it serves besides the API, such as the interactive /docs page."""
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+from api import create_app
+
+
+def test_the_docs_page_needs_nothing_from_another_host() -> None:
+    """/docs loaded swagger-ui and its icon from a CDN: on a network without the internet the
+    page stayed blank. Each script, style and icon now comes from the service, by a URL
+    relative to the page (so a service mounted under a prefix finds them too)."""
+    client = create_app().test_client()
+    for root in ("", "/hearts"):
+        base = "http://localhost" + root
+        page = client.get("/docs", base_url=base)
+        assert page.status_code == 200
+        assets = re.findall(r'(?:src|href)="([^"]+)"', page.get_data(as_text=True))
+        assert len(assets) == 4 and not [a for a in assets if re.match(r"\w+:|/", a)], assets
+        for asset in assets:
+            url = urljoin(root + "/docs", asset).removeprefix(root)
+            got = client.get(url, base_url=base)
+            assert got.status_code == 200 and got.data, (asset, got.status_code)
