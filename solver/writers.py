@@ -236,7 +236,7 @@ TEXT_LEGEND = [
     "Guarantee: the fewest points a seat (with partnerships, a side) can make sure of, with every",
     "card seen, against all the others playing together (who may let one of them shoot the moon).",
     "A card's cost: the points it added to its player's guarantee; in brackets, the card(s) that",
-    "kept the best.",
+    "kept the best. Play: each trick after the seat that led it.",
 ]
 
 
@@ -267,7 +267,7 @@ def text_report(result: dict[str, Any]) -> list[str]:
                                       for seat, p in players.items()), indent="  ")
     rv = result.get("review")
     if rv:
-        lines += _play_lines(result["play"], rv["complete"])
+        lines += _play_lines(result["play"], rv["complete"], rv["cards"])
         costly = [c for c in rv["cards"] if c["cost"]]
         if rv["cards"]:
             lines += _wrapped("  Costly cards: ", [_cost(c) for c in costly] or ["none"], ", ")
@@ -283,13 +283,17 @@ def text_report(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _play_lines(play: str | None, complete: bool) -> list[str]:
-    """The recorded play trick by trick (``|`` between tricks), wrapped; where it stops short
-    of the end, how far it goes."""
+def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]) -> list[str]:
+    """The recorded play trick by trick (``|`` between tricks), each after the seat that led it
+    (who played each card follows; read aloud, the cards alone did not say), wrapped; where
+    it stops short of the end, how far it goes."""
     cards = (play or "").split()
     if not cards:
         return ["  Play: (no legal card)"]
-    lines = _wrapped("  Play: ", [" ".join(cards[k:k + 4]) for k in range(0, len(cards), 4)], " | ")
+    led = {c["trick"]: c["seat"] for c in reversed(reviewed)}
+    tricks = [" ".join(cards[k:k + 4]) for k in range(0, len(cards), 4)]
+    lines = _wrapped("  Play: ", [f"{led[n]} {t}" if n in led else t
+                                  for n, t in enumerate(tricks, start=1)], " | ")
     if not complete:
         n, k = (len(cards) - 1) // 4 + 1, len(cards) % 4
         where = f"trick {n}" if k == 0 else f"{k} card{'s' if k > 1 else ''} of trick {n}"

@@ -105,6 +105,14 @@ def test_the_play_goes_by_tricks_and_says_where_it_stops():
     assert "  (the recorded play stops after 2 cards of trick 11: no final scores)" in lines
 
 
+def test_each_trick_of_the_play_follows_the_seat_that_led_it(played):
+    """The cards alone did not say who played them (read aloud, a trick was four cards):
+    each trick now starts with its leader, as the review's cards give it."""
+    record, result = played
+    [play] = [line for line in text_report(result) if line.startswith("  Play:")]
+    assert play == "  Play: E C4 C9 D2 C2 | S D8 D3 H6 HK | S H7 H2 H4 CT | S H9 ST S9 SQ | S S7 D7 S4 CJ"
+
+
 def test_a_shot_moon_is_said_with_the_scores():
     lines = text_report(result([], "C2", {"N": 0, "E": 26, "S": 26, "W": 26}, moon=["N"]))
     assert lines[-1] == "  Scores: N 0, E 26, S 26, W 26; N shot the moon"
