@@ -337,7 +337,9 @@ class Position:
         """Why the player to move may not play ``card`` here."""
         seat = self.to_move
         if seat is None:
-            return PlayError(f"card {card}: the hand is already over")
+            # (SPEC §4: the error says which card and where: here, after the last trick)
+            return PlayError(f"play card {len(self.played) + 1} (after trick "
+                             f"{len(self.played) // 4}, the last): {card}: the hand is already over")
         return PlayError(f"trick {self.trick_number}: {self._why_illegal(card, seat)}")
 
     def random_play(self, rng: random.Random, cards: int) -> "Position":
