@@ -338,8 +338,8 @@ class Position:
         seat = self.to_move
         if seat is None:
             # (SPEC §4: the error says which card and where: here, after the last trick)
-            return PlayError(f"play card {len(self.played) + 1} (after trick "
-                             f"{len(self.played) // 4}, the last): {card}: the hand is already over")
+            return PlayError(f"after trick {len(self.played) // 4}, the last: no one can play "
+                             f"{card}: the hand is already over")
         return PlayError(f"trick {self.trick_number}: {self._why_illegal(card, seat)}")
 
     def random_play(self, rng: random.Random, cards: int) -> "Position":

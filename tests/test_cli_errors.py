@@ -50,7 +50,7 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
                  id="revoke"),
     pytest.param(["--deal", DEAL, "--play", "C2 CA C5 C4 S1"], ["S1", "trick 2"], id="unreadable card"),
     pytest.param(["--deal", "N:A... K... Q... J...", "--leader", "N", "--play", "SA SK SQ SJ C2"],
-                 ["C2", "play card 5", "after trick 1", "the hand is already over"],
+                 ["C2", "after trick 1, the last", "no one can play C2", "the hand is already over"],
                  id="card after the end of the hand"),
     pytest.param(["--deal", DEAL, "--rules", '{"moons": "add"}'], ["moons", "unknown rule key"],
                  id="unknown rule key"),
