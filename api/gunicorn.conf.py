@@ -25,8 +25,9 @@ wsgi_app = "api:create_app()"
 bind = "127.0.0.1:8000"
 workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 worker_class = "api.worker.Worker"
-timeout = 30
-graceful_timeout = 30
+# above the budgets (60 s, api/config.py) by more than BUDGET_MARGIN
+timeout = 90
+graceful_timeout = 90
 max_requests = 1000
 max_requests_jitter = 100
 accesslog = "-"

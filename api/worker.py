@@ -2,7 +2,7 @@
 and its own errors as problems.
 
 A sync worker reads a request's line and headers with no time limit: a client that stalls in
-them (or never sends any) held the worker until gunicorn killed it, 30 s later, and got a 500;
+them (or never sends any) held the worker until gunicorn killed it at its worker timeout, and got a 500;
 two such connections stalled a two-worker service. Here the head must arrive within
 ``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on (after up to
 2 s for the client to close). The requests gunicorn itself refuses (a bad request line, a bad

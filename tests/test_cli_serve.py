@@ -286,7 +286,7 @@ def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about() -> None:
                                  (["--host", ""], {}, "--host is empty"),
                                  (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
                                  ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
-                                 ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "30"}, "at least 5 s below the worker timeout"),
+                                 ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "86"}, "at least 5 s below the worker timeout"),
                                  ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)"),
                                  ([], {"GUNICORN_CMD_ARGS": "--timeout 12"}, "below the worker timeout (12 s)"),
                                  ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
