@@ -113,6 +113,10 @@ def render_weighing(p: Position, w: Weighing, seed: int | None = None,
     return "\n".join(lines)
 
 
+#: What a line's signs mean (read aloud, the arrow and the brackets said nothing).
+_ON_TABLE, _WINNER = "in brackets: cards already on the table", "after →: who takes the trick, and its points"
+
+
 def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str:
     """An optimal line trick by trick: the cards in order of play (those already on the table
     in brackets), who wins the trick and the points it carries.
@@ -126,6 +130,7 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
     Optimal line for E (guarantee 13):
     Trick 1  (N SQ)  E SA  S SK  W SJ  → E, 13 points
     Trick 2  E H3  S H4  W H5  N H2  → W, 4 points
+    (in brackets: cards already on the table; after →: who takes the trick, and its points)
     """
     who = start.side_name(start.side(target))     # with partnerships, the side's line
     if not steps:
@@ -143,6 +148,7 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
                                           f", {points} point{'' if abs(points) == 1 else 's'}"))
             lines.append(f"Trick {number:<3}" + "  ".join(row))
             row = []
+    lines.append("(" + "; ".join([_ON_TABLE, _WINNER] if start.trick else [_WINNER]) + ")")
     return "\n".join(lines)
 
 
