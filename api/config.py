@@ -11,34 +11,37 @@ import difflib
 import json
 import os
 import sys
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from solver.analysis import MAX_TABLE_MB, WORKER_TABLE_MB
 
 ENV_PREFIX = "HEARTS_DD"
 API_PREFIX = "/api/v1"
 
-# name -> (default, type, lowest, highest)
-SETTINGS: dict[str, tuple[float, type, float, float]] = {
-    # seconds of solving for one request (analyze, moon, the whole of analyses), and at most
-    # for each record of annotate (0: no limit, which gunicorn refuses); a minute answers most
-    # whole deals on a worker's one thread, where 10 s left many a 422 (SPEC §5 asks for the
-    # command line's answer)
-    "SOLVER_TIME_LIMIT": (60.0, float, 0, 3600),
-    # nodes for each single search of a request (0: no limit)
-    "SOLVER_NODE_LIMIT": (0, int, 0, 10**15),
-    # transposition table of each worker's solver, in MB
-    "SOLVER_TABLE_MB": (WORKER_TABLE_MB, int, 1, MAX_TABLE_MB),
-    # seconds for a whole annotate request (0: no limit, refused under gunicorn); records past it
-    # get an error line
-    "ANNOTATE_TIME_LIMIT": (60.0, float, 0, 3600),
-    # largest JSON body, in bytes (413 above); Flask's own setting
-    "MAX_CONTENT_LENGTH": (64 * 1024, int, 1, 1 << 30),
-    # largest PBN body of an annotate request, in bytes (413 above)
-    "ANNOTATE_MAX_BYTES": (1 << 20, int, 1, 1 << 30),
+class Setting(NamedTuple):
+    default: float
+    kind: type
+    low: float
+    high: float
+    what: str           # for ``hearts-dd serve --help``
+
+
+# (SOLVER_TIME_LIMIT: a minute answers most whole deals on a worker's one thread, where 10 s
+# left many a 422, and SPEC §5 asks for the command line's answer)
+SETTINGS: dict[str, Setting] = {
+    "SOLVER_TIME_LIMIT": Setting(60.0, float, 0, 3600, "seconds of solving for a request, and at "
+                                 "most for each record of annotate (0: none, refused under gunicorn)"),
+    "SOLVER_NODE_LIMIT": Setting(0, int, 0, 10**15, "nodes for each single search (0: no limit)"),
+    "SOLVER_TABLE_MB": Setting(WORKER_TABLE_MB, int, 1, MAX_TABLE_MB,
+                               "each worker's transposition table, in MB"),
+    "ANNOTATE_TIME_LIMIT": Setting(60.0, float, 0, 3600, "seconds for a whole annotate request "
+                                   "(records past it get an error line; 0 refused under gunicorn)"),
+    "MAX_CONTENT_LENGTH": Setting(64 * 1024, int, 1, 1 << 30, "largest JSON body, in bytes (413 above)"),
+    "ANNOTATE_MAX_BYTES": Setting(1 << 20, int, 1, 1 << 30,
+                                  "largest PBN body of annotate, in bytes (413 above)"),
 }
 
-DEFAULTS: dict[str, Any] = {name: kind(default) for name, (default, kind, _, _) in SETTINGS.items()}
+DEFAULTS: dict[str, Any] = {name: s.kind(s.default) for name, s in SETTINGS.items()}
 
 
 def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -63,7 +66,7 @@ def from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
 def checked(config: Mapping[str, Any]) -> dict[str, Any]:
     """The service settings of ``config``, converted and range-checked; one-line errors."""
     out: dict[str, Any] = {}
-    for name, (default, kind, low, high) in SETTINGS.items():
+    for name, (default, kind, low, high, _) in SETTINGS.items():
         value = config.get(name, default)
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ValueError(f"setting {name}: expected a number, got {value!r}")

@@ -6,6 +6,7 @@ import runpy
 import shlex
 import socket
 import sys
+import textwrap
 from importlib.util import find_spec
 from pathlib import Path
 from typing import NoReturn
@@ -31,7 +32,30 @@ def gunicorn_argv(host: str, port: int, workers: int | None) -> list[str]:
     return argv
 
 
-@click.command(cls=Command,
+def settings_help() -> str:
+    """The service's settings, each with its default, and gunicorn's timeouts, for ``--help``:
+    the page said only "see api/config.py", a file a user of the installed command never sees."""
+    from api.config import ENV_PREFIX, SETTINGS
+    conf = runpy.run_path(str(gunicorn_config()))
+    rows = ["Settings, from the environment (and their defaults):"]
+    for name, s in SETTINGS.items():
+        default = s.kind(s.default)
+        rows.append(f"  {ENV_PREFIX}_{name}={default:g}" if s.kind is float else
+                    f"  {ENV_PREFIX}_{name}={default}")
+        rows += textwrap.wrap(s.what, 72, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    rows += ["", f"gunicorn's own options via GUNICORN_CMD_ARGS; its worker timeout is "
+                 f"{conf['timeout']} s here,", f"its graceful timeout {conf['graceful_timeout']} s, "
+                 f"and every budget must stay {conf['BUDGET_MARGIN']} s below both."]
+    return "\n".join(["\b", *rows])
+
+
+class _ServeCommand(Command):
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = settings_help()       # (only for --help: the API's settings are not
+        super().format_epilog(ctx, formatter)   # imported for every command)
+
+
+@click.command(cls=_ServeCommand,
                short_help="Serve the JSON API with gunicorn (docs at /docs).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
@@ -39,10 +63,7 @@ def gunicorn_argv(host: str, port: int, workers: int | None) -> list[str]:
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: one per core this process may use).")
 def serve(host: str, port: int, workers: int | None) -> None:
-    """Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py.
-
-    Budgets and limits come from HEARTS_DD_* environment variables (see api/config.py).
-    """
+    """Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py."""
     if find_spec("gunicorn") is None:
         fail("serve: gunicorn is not installed (pip install gunicorn)")
     if host.startswith("[") and host.endswith("]"):     # an IPv6 address as gunicorn writes it

@@ -313,3 +313,16 @@ def test_workers_refuse_budgets_beyond_a_timeout_given_to_gunicorn():
     argv = gunicorn_argv("127.0.0.1", free_port(), 1) + ["--timeout", "10"]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert p.returncode != 0 and "at least 5 s below the worker timeout (10 s)" in p.stderr
+
+
+def test_serve_help_lists_the_settings_with_their_defaults() -> None:
+    """It said "see api/config.py", a file a user of the installed command never sees."""
+    from api.config import DEFAULTS
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", "--help"], capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "COLUMNS": "80"})
+    assert p.returncode == 0 and max(map(len, p.stdout.splitlines())) <= 80, p.stdout
+    for name, default in DEFAULTS.items():
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        assert f"HEARTS_DD_{name}={shown}\n" in p.stdout, name
+    assert "worker timeout is 90 s" in p.stdout
+
