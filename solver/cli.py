@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import signal
@@ -19,8 +18,8 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (TABLE_MB, Command, Seconds, closed_at_start, complete_rules, count_ahead, counted,
-                         echo, fail, more_now, os_error_line, plain_where_needed, progress,
+from .cli_common import (TABLE_MB, Command, LineInput, Seconds, closed_at_start, complete_rules, count_ahead, counted,
+                         echo, fail, os_error_line, plain_where_needed, progress,
                          rules_option, standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
@@ -179,10 +178,8 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         name = getattr(input_file, "name", "-")
         if isinstance(name, str) and closed_at_start(name):
             fail(f"{name}: {os.strerror(errno.EBADF)}")
-        # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
-        text = io.TextIOWrapper(input_file, encoding="utf-8-sig", errors="surrogateescape",
-                                newline="\n")
-        sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
+        sys.exit(_analyze_lines(solver, LineInput(input_file), rules,
+                                Seat.parse(player) if player else None))
     if samples is not None:
         _weigh(solver, pos, samples, seed, _known_cards(known), as_json)
         return
@@ -357,7 +354,7 @@ def _to_end_of_line(text: str, width: int, term: str | None = None) -> str:
     return text + "\x1b[K"
 
 
-def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Seat | None) -> int:
+def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: Seat | None) -> int:
     """``analyze --input``: one answer a line on stdout, as each chunk is solved, and a summary
     on stderr (as ``annotate``); the exit status."""
     t0 = time.perf_counter()
@@ -368,7 +365,7 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     try:
         with progress(shown, lambda: count_ahead([getattr(input_file, "name", "-")], count_lines),
                       "position") as step:
-            for out in answer_lines(solver, items, more_now=more_now(input_file)):
+            for out in answer_lines(solver, items, more_now=input_file.more_now):
                 try:
                     sys.stdout.write(json.dumps(out) + "\n")
                     sys.stdout.flush()
