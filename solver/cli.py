@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import signal
@@ -19,15 +18,14 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
 from .bounded_lines import count_lines
 from .cards import Seat
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written, closed_at_start,
-                         complete_rules, count_ahead, counted, echo, fail, live_display, more_now,
-                         os_error_line, plain_where_needed, progress, rules_option,
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, LineInput, Seconds, as_written,
+                         closed_at_start, complete_rules, count_ahead, counted, echo, fail,
+                         live_display, os_error_line, plain_where_needed, progress, rules_option,
                          standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
-from .pbn import wide_encoding
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import render, render_line, render_weighing, status_line
@@ -195,11 +193,8 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         name = getattr(input_file, "name", "-")
         if isinstance(name, str) and closed_at_start(name):
             fail(f"{name}: {os.strerror(errno.EBADF)}")
-        # lines end at "\n" only: a lone "\r" is JSON whitespace, not the end of a position
-        wide = _wide_input(input_file)
-        text = io.TextIOWrapper(input_file, encoding=wide or "utf-8-sig",
-                                errors="replace" if wide else "surrogateescape", newline="\n")
-        sys.exit(_analyze_lines(solver, text, rules, Seat.parse(player) if player else None))
+        sys.exit(_analyze_lines(solver, LineInput(input_file), rules,
+                                Seat.parse(player) if player else None))
     if samples is not None:
         _weigh(solver, pos, samples, seed, _known_cards(known), as_json)
         return
@@ -230,17 +225,6 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             echo("\n" + render_line(pos, target, line))
     except OSError as e:
         stdout_failed(e)
-
-
-def _wide_input(stream: IO[bytes]) -> str | None:
-    """The encoding of an ``--input`` of Windows' "Unicode" text (UTF-16, as PowerShell's ``>``
-    writes, or UTF-32), told as the PBN reader tells it; None for UTF-8. Read as UTF-8, each of
-    its lines was 'not UTF-8 text' and the zero byte after each newline another line. (An
-    input that cannot be read is reported when it is read.)"""
-    try:
-        return wide_encoding(stream.peek(4)[:4]) if hasattr(stream, "peek") else None
-    except OSError:
-        return None
 
 
 def _known_cards(given: tuple[str, ...]) -> dict[Seat | str, str]:
@@ -377,7 +361,7 @@ def _to_end_of_line(text: str) -> str:
     return text + "\x1b[K"
 
 
-def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Seat | None) -> int:
+def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: Seat | None) -> int:
     """``analyze --input``: one answer a line on stdout, as each chunk is solved, and a summary
     on stderr (as ``annotate``); the exit status."""
     t0 = time.perf_counter()
@@ -388,7 +372,7 @@ def _analyze_lines(solver: Solver, input_file: IO[str], rules: Rules, player: Se
     try:
         with progress(shown, lambda: count_ahead([getattr(input_file, "name", "-")], count_lines),
                       "position") as step:
-            for out in answer_lines(solver, items, more_now=more_now(input_file)):
+            for out in answer_lines(solver, items, more_now=input_file.more_now):
                 try:
                     sys.stdout.write(json.dumps(out) + "\n")
                     sys.stdout.flush()

@@ -20,6 +20,7 @@ import click
 
 from .analysis import MAX_TABLE_MB
 from .errors import HeartsError, error_line
+from .pbn import wide_encoding
 from .rules import PRESETS, Rules
 
 
@@ -292,12 +293,86 @@ def os_error_line(e: OSError) -> str:
     return f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")
 
 
-def more_now(stream: IO[str]) -> Callable[[], bool] | None:
-    """For ``answer_lines``: whether more of ``stream`` can be read without waiting (None when
-    the stream has no file descriptor to ask, as in tests). Lines the stream has buffered
-    already are not seen: a chunk then ends early, which costs only some parallelism."""
-    try:
-        fd = stream.fileno()
-    except (OSError, AttributeError, ValueError):
-        return None
-    return lambda: bool(select.select([fd], [], [], 0)[0])
+class LineInput:
+    """The text lines of a binary stream (standard input, a file) read from its descriptor, for
+    ``analyze --input``, which can say whether a line is there to be read without waiting
+    (``more_now``). A buffered text stream reads ahead where ``select`` does not see it: the
+    lines a bot wrote at once, its sampled deals, were then solved one at a time, one thread
+    busy. UTF-8 with an optional BOM, bytes that are not UTF-8 passed on as surrogates, or
+    Windows' "Unicode" text (UTF-16, as PowerShell's ``>`` writes, or UTF-32: read as UTF-8,
+    each line was 'not UTF-8 text' and the zero byte after each newline another line), told
+    from the first bytes as the PBN reader tells it; lines ending at "\\n" alone (a lone "\\r"
+    is JSON whitespace)."""
+
+    BLOCK = 1 << 16
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.name = getattr(stream, "name", "-")
+        self._stream = stream
+        try:
+            self._fd: int | None = stream.fileno()
+        except (OSError, ValueError):   # (no descriptor: read as a file, its reads then fail)
+            self._fd = None
+        self._decode: Callable[..., str] | None = None     # (once the first bytes tell which)
+        self._head = b""
+        self._text = ""
+        self._start = 0     # where the next line starts in _text
+        self._ended = False
+
+    def readline(self, limit: int = -1, /) -> str:
+        """The next line with its "\\n", or its first ``limit`` characters; "" at the end."""
+        seen = self._start      # (the text before it holds no line end: not searched again)
+        while True:
+            end = self._text.find("\n", seen)
+            cut = -1 if limit < 0 else self._start + limit
+            if end >= 0 and (cut < 0 or end < cut):
+                return self._take(end + 1)
+            if cut >= 0 and len(self._text) >= cut:
+                return self._take(cut)
+            if self._ended:
+                return self._take(len(self._text))
+            seen = len(self._text) - self._start
+            self._text = self._text[self._start:]
+            self._start = 0
+            self._fill()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.readline, "")
+
+    def _fill(self) -> None:
+        """One read of the stream added to the text (waiting only if nothing is there)."""
+        data = (os.read(self._fd, self.BLOCK) if self._fd is not None
+                else self._stream.read(self.BLOCK))
+        self._ended = not data
+        if self._decode is None:
+            self._head += data
+            if len(self._head) < 4 and not self._ended:
+                return
+            wide = wide_encoding(self._head[:4])
+            self._decode = codecs.getincrementaldecoder(wide or "utf-8-sig")(
+                "replace" if wide else "surrogateescape").decode
+            data, self._head = self._head, b""
+        self._text += self._decode(data, final=self._ended)
+
+    def _take(self, end: int) -> str:
+        line = self._text[self._start:end]
+        self._start = end
+        return line
+
+    def more_now(self) -> bool:
+        """Whether a position's line (or the end) can be read without waiting: one read ahead
+        already, or on the descriptor (or no descriptor to ask). Blank lines do not count: a
+        question followed by one waited for the next question."""
+        scan = self._start
+        while True:
+            end = self._text.find("\n", scan)
+            if end >= 0:
+                if self._text[scan:end].strip():
+                    return True
+                scan = end + 1
+            elif self._ended or self._fd is None or len(self._text) - scan >= self.BLOCK:
+                return True
+            elif select.select([self._fd], [], [], 0)[0]:
+                self._fill()    # (what is there: the lines after it, if any, are read in turn)
+            else:
+                return False

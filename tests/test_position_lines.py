@@ -365,3 +365,54 @@ def test_each_answer_goes_out_as_found_and_ctrl_c_keeps_them(tmp_path: Path, thr
     assert [a["index"] for a in answers] == [0, 1, 2]
     assert [a["error"] is None for a in answers] == [True, False, True]
     assert answers[2]["to_move"] == "E"
+
+
+def test_lines_written_at_once_to_a_pipe_are_solved_together() -> None:
+    """A bot writes a turn's sampled deals at once and waits for their answers: the lines the
+    command had read ahead were unseen by its check for more input, so each line was solved
+    alone, one thread idle, instead of the whole turn in one call over every thread."""
+    probe = ("import sys, solver.analysis as a\n"
+             "calls = a.Solver.analyses\n"
+             "def logged(self, questions, *args, **kw):\n"
+             "    questions = list(questions)\n"
+             "    sys.stderr.write(f'batch {len(questions)}\\n')\n"
+             "    return calls(self, questions, *args, **kw)\n"
+             "a.Solver.analyses = logged\n"
+             "from solver.cli import main\n"
+             "sys.argv[0] = 'hearts-dd'\n"
+             "main()\n")
+    lines = [json.dumps({**SMALL, "play": play, "id": k}) for k, play in enumerate(["", "D2", "D2 D3"])]
+    proc = subprocess.Popen([sys.executable, "-c", probe, "analyze", "--input", "-", "--threads", "2",
+                             "--table-mb", "16", "--rules", '{"first_lead": "free"}'],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)  # (select sees all)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write("".join(line + "\n" for line in lines).encode())   # one write, kept open
+        answers = []
+        for _ in lines:
+            assert select.select([proc.stdout], [], [], 60)[0], "no answer within 60 s"
+            answers.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(60)
+    assert [a["id"] for a in answers] == [0, 1, 2] and all(a["error"] is None for a in answers)
+    batches = [line for line in proc.stderr.read().decode().splitlines() if line.startswith("batch")]
+    assert batches == ["batch 3"]
+
+
+def test_a_blank_line_after_a_question_does_not_hold_its_answer() -> None:
+    """Lines read ahead count as ready, but a blank one is no question: read as one, it made the
+    answer before it wait for the next question."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                             "--table-mb", "16", "--rules", '{"first_lead": "free"}'],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n \r\n\n").encode())  # kept open
+        assert select.select([proc.stdout], [], [], 30)[0], "no answer until the next question"
+        assert json.loads(proc.stdout.readline())["id"] == 0
+    finally:
+        proc.stdin.close()
+        proc.wait(60)

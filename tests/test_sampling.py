@@ -533,3 +533,17 @@ def test_weighing_needs_the_seat_to_play_in_every_deal_with_the_same_cards() -> 
             weigh_deals(solver, mover, bad)  # type: ignore[arg-type]
     assert weigh_deals(solver, mover, []).to_json() == {"seat": str(mover), "samples": 0,
                                                         "answered": 0, "cards": []}
+
+
+def test_a_view_whose_own_card_in_trick_1_shows_the_leader_needs_no_leader() -> None:
+    """The play showed who led the 2 of clubs (where the seat's own card fell in trick 1),
+    yet the leader had to be given, by every bot at every turn from trick 2 on."""
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    for seat in Seat:
+        view = view_of(p, seat)
+        if view["hand"] & Card.parse("C2").mask:
+            continue
+        without = {**view, "leader": None}
+        assert samples_from_view(**without, count=3, seed=1) == samples_from_view(**view, count=3, seed=1)
+    with pytest.raises(SampleError, match="give the leader"):     # not played yet: not shown
+        samples_from_view("S", SOUTH, "C2 C3", 1)
