@@ -36,7 +36,8 @@ SETTINGS: dict[str, Setting] = {
                                "each worker's transposition table, in MB"),
     "ANNOTATE_TIME_LIMIT": Setting(60.0, float, 0, 3600, "seconds for a whole annotate request "
                                    "(records past it get an error line; 0 refused under gunicorn)"),
-    "MAX_CONTENT_LENGTH": Setting(64 * 1024, int, 1, 1 << 30, "largest JSON body, in bytes (413 above)"),
+    "MAX_CONTENT_LENGTH": Setting(1 << 20, int, 1, 1 << 30, "largest JSON body, in bytes (413 "
+                                  "above): 1,000 sampled positions sent on to analyses fit"),
     "ANNOTATE_MAX_BYTES": Setting(1 << 20, int, 1, 1 << 30,
                                   "largest PBN body of annotate, in bytes (413 above)"),
 }

@@ -122,6 +122,10 @@ class SamplesRequest(PositionRequest):
                                 "names or a PBN hand, for a player that sees only its own cards "
                                 "and the play; `seat` is then required",
                                 examples=["KQ97.Q9.AK54.J75"])
+    leader: Optional[SeatInput] = Field(None, description="seat leading trick 1: with `deal`, "
+                                       "needed with a free first lead (or a deal without "
+                                       "clubs); with `hand`, also while `seat` has not played "
+                                       "to trick 1 (its own card there shows who led)")
     seat: Optional[SeatInput] = Field(None, description="the seat that cannot tell the deals "
                                      "apart (its hand is kept); the player to move when omitted "
                                      "(with `deal`)")

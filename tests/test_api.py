@@ -313,7 +313,7 @@ BAD_REQUESTS = {
                      "leader:", "N holds C2"),
     "free lead without leader": (json_body({"deal": FULL_DEAL, "rules": {"first_lead": "free"}}), 422,
                                  "invalid-leader", "leader:"),
-    "too large": (json_body({"deal": FULL_DEAL, "play": "C2 " * 40000}), 413, "too-large", "65536 bytes"),
+    "too large": (json_body({"deal": FULL_DEAL, "play": "C2 " * 400_000}), 413, "too-large", "1048576 bytes"),
 }
 
 
@@ -375,7 +375,7 @@ CHUNKED = b"Transfer-Encoding: chunked\r\n"
 
 @pytest.mark.parametrize("name, head, body, half_close, status, words", [
     ("a bad chunk", CHUNKED, b"zz\r\n{}\r\n0\r\n\r\n", False, 400, "Invalid chunk size"),
-    ("chunked over the limit", CHUNKED, chunked(json.dumps({"deal": "x" * 70_000}).encode()), False, 413,
+    ("chunked over the limit", CHUNKED, chunked(json.dumps({"deal": "x" * 1_100_000}).encode()), False, 413,
      "larger than the limit"),
     ("shorter than said", b"Content-Length: 100\r\n", b'{"deal": "x"}', True, 400, "ended after 13 of its 100"),
     ("not NaN", b"Content-Length: 26\r\n", b'{"deal": "x", "play": NaN}', False, 400, "NaN is not a JSON number"),
@@ -456,6 +456,14 @@ def test_samples_from_a_seat_s_hand_are_those_of_its_position() -> None:
                                                 "seat": str(seat), "leader": str(p.leader0)})
     assert resp.status_code == 200, resp.get_data(as_text=True)
     assert resp.get_json() == expected and expected["seat"] == str(seat)
+
+
+def test_the_most_samples_one_request_draws_can_be_sent_on_to_analyses() -> None:
+    """``count`` goes up to 1,000, but a body over 64 KiB (about 185 positions) was refused 413."""
+    client = create_app({"SOLVER_TIME_LIMIT": 0.001}).test_client()   # (answers are not the point)
+    drawn = client.post("/api/v1/samples", json={"deal": FULL_DEAL, "count": 1000, "seed": 1})
+    resp = client.post("/api/v1/analyses", json={"positions": drawn.get_json()["positions"]})
+    assert resp.status_code == 200 and len(resp.get_json()["answers"]) == 1000
 
 
 @pytest.mark.parametrize("body, field, words", [
