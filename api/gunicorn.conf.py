@@ -19,7 +19,26 @@ Command-line options override these values.
 """
 import os
 import sys
+from pathlib import Path
 from typing import Any
+
+#: the directory that holds this ``api`` package and ``solver`` (site-packages, or a checkout)
+HOME = str(Path(__file__).resolve().parents[1])
+
+
+def _installed_first() -> None:
+    """Import ``api`` and ``solver`` from ``HOME``, before the working directory: gunicorn puts
+    that first on the import path (``python -m`` and its ``chdir``), and a directory of the
+    user's named ``api`` or ``solver`` (a web project's often is) was imported instead, the
+    workers failing to boot ("No module named 'api.worker'"). The working directory stays on
+    the path, after ``HOME``, for modules of the user's that gunicorn's settings name."""
+    from gunicorn.util import getcwd    # (gunicorn's own spelling of it, which it looks for)
+    sys.path[:] = [HOME] + [p for p in sys.path if p != HOME]
+    if getcwd() not in sys.path:        # (else gunicorn puts it back first)
+        sys.path.append(getcwd())
+
+
+_installed_first()
 
 wsgi_app = "api:create_app()"
 bind = "127.0.0.1:8000"
@@ -77,7 +96,8 @@ def startup_problem(cfg: Any) -> str | None:
     try:
         asked = subprocess.run([sys.executable, "-m", "api.config", str(cfg.timeout),
                                 str(cfg.graceful_timeout), str(BUDGET_MARGIN)],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=60,
+                               cwd=HOME)    # (-m imports from there first, as the workers do)
     except (OSError, subprocess.SubprocessError) as e:
         raise RuntimeError(f"the settings could not be checked: {e}") from None
     if asked.returncode:        # (the new code's own failure, which the new workers will meet)

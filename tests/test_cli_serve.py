@@ -326,3 +326,31 @@ def test_serve_help_lists_the_settings_with_their_defaults() -> None:
         assert f"HEARTS_DD_{name}={shown}\n" in p.stdout, name
     assert "worker timeout is 90 s" in p.stdout
 
+
+
+def test_serve_runs_its_own_packages_from_a_directory_with_an_api_of_its_own(tmp_path) -> None:
+    """Started where a directory ``api`` (or ``solver``) is, as in many a web project, the
+    workers imported that one and failed to boot ("No module named 'api.worker'"), and a
+    reload's check (``python -m api.config``) failed: gunicorn imports from its working
+    directory first. The installed command is run, as a user runs it."""
+    for name in ("api", "solver"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"raise ImportError('the wrong {name}')\n")
+    port = free_port()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen([str(Path(sys.executable).with_name("hearts-dd")), "serve", "--port",
+                                 str(port), "--workers", "1"], cwd=tmp_path, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            proc.send_signal(signal.SIGHUP)
+            deadline = time.monotonic() + 20
+            while "Booting worker" not in log_after(log, "Handling signal: hup") \
+                    and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 10)
+        finally:
+            stop(proc)
+        text, reloaded = log_after(log, ""), log_after(log, "Handling signal: hup")
+    assert "Booting worker" in reloaded, text
+    assert "the wrong" not in text and "Traceback" not in text, text

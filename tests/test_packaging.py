@@ -1,0 +1,59 @@
+"""What the packages ship and need, read from pyproject.toml and the sources (no build: fast)."""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PACKAGES: list[str] = CONFIG["tool"]["setuptools"]["packages"]
+
+
+def test_every_package_ships_its_type_hints() -> None:
+    """``api`` had no ``py.typed``: a caller of ``create_app`` type-checked against nothing
+    ("module is installed, but missing library stubs or py.typed marker")."""
+    package_data = CONFIG["tool"]["setuptools"]["package-data"]
+    for package in PACKAGES:
+        assert (ROOT / package / "py.typed").is_file(), package
+        assert "py.typed" in package_data.get(package, []), package
+
+
+def _name(requirement: str) -> set[str]:
+    """The distributions a requirement brings by name: ``dask[distributed]`` both."""
+    m = re.match(r"([A-Za-z0-9._-]+)(?:\[([^]]*)\])?", requirement)
+    assert m is not None, requirement
+    names = [m[1], *(m[2].split(",") if m[2] else [])]
+    return {re.sub(r"[-_.]+", "-", n.strip()).lower() for n in names}
+
+
+def _imported() -> set[str]:
+    """The top-level modules the packages import (the engine's Python imports as well)."""
+    found: set[str] = set()
+    for package in PACKAGES:
+        for path in (ROOT / package).glob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    found |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    found.add(node.module.split(".")[0])
+        for path in (ROOT / package).glob("*.pyx"):
+            for m in re.finditer(r"^\s*(?:from\s+(\w+)[\w.]*\s+import|import\s+(\w+))",
+                                 path.read_text(), re.M):
+                found.add(m[1] or m[2])
+    return found - set(sys.stdlib_module_names) - set(PACKAGES) - {"__future__"}
+
+
+def test_the_dependencies_are_those_the_packages_import() -> None:
+    """werkzeug and typing_extensions were imported but not declared (there only as flask's
+    and pydantic's); dask only for ``--dask``, from the ``dask`` extra."""
+    declared = set().union(*map(_name, CONFIG["project"]["dependencies"]))
+    optional = set().union(*map(_name, CONFIG["project"]["optional-dependencies"]["dask"]))
+    dists = packages_distributions()
+    imported = {re.sub(r"[-_.]+", "-", dists.get(module, [module])[0]).lower()
+                for module in _imported()}
+    assert imported - declared - optional == set()
+    assert declared - imported == set()
