@@ -3,6 +3,7 @@ leader precedence, time limits, input order and bounded memory. (Identical outpu
 process, a process pool and a local Dask cluster: tests/test_cli_records.py.)"""
 from __future__ import annotations
 
+import gc
 import io
 import os
 import random
@@ -351,6 +352,15 @@ def test_a_dask_scheduler_whose_workers_all_left_is_one_line_not_a_wait_for_ever
 def quick_dask(monkeypatch):
     pytest.importorskip("dask.distributed")
     monkeypatch.setattr(batch, "DASK_CONNECT_TIMEOUT", 1.0)
+    yield
+    # A client a failed connection left half made is closed by its __del__ when collected.
+    # Collected inside another client's start, which holds dask's class-wide LoopRunner lock,
+    # that close waits for the lock for ever: the whole suite hung once, in the next test's
+    # LocalCluster. Collected here, it closes at once.
+    for thread in threading.enumerate():
+        if thread.name == "hearts-dd Dask connect":
+            thread.join(15)
+    gc.collect()
 
 
 @pytest.mark.parametrize("greeting, why", [
