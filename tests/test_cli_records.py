@@ -566,17 +566,17 @@ def test_pbn_output_of_several_files_marks_each_file_however_it_starts(tmp_path,
         "standard", "omnibus", "standard", "omnibus"]
 
 
-def test_a_progress_bar_on_a_terminal_only(tmp_path):
+def on_a_terminal(args: list[str], stdout: bool) -> bytes:
+    """What ``hearts-dd ARGS`` shows on a 100-column terminal that is its stderr (and its
+    stdout too with ``stdout``), once it has ended with status 0."""
     pty = pytest.importorskip("pty")
     import fcntl
     import struct
     import termios
-    source = tmp_path / "in.pbn"
-    source.write_bytes(endgame_file(300, seed=6, hand_size=4, play_cards=16))
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
-                              "-o", str(tmp_path / "out.jsonl")], cwd=ROOT, stderr=slave,
+    child = subprocess.Popen([sys.executable, "-m", "solver.cli", *args], cwd=ROOT,
+                             stdout=slave if stdout else None, stderr=slave,
                              env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
     os.close(slave)
     seen = b""
@@ -590,6 +590,14 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
         seen += chunk
     assert child.wait(timeout=60) == 0
     os.close(master)
+    return seen
+
+
+def test_a_progress_bar_on_a_terminal_only(tmp_path):
+    source = tmp_path / "in.pbn"
+    source.write_bytes(endgame_file(300, seed=6, hand_size=4, play_cards=16))
+    seen = on_a_terminal(["annotate", str(source), "-j", "1", "-o", str(tmp_path / "out.jsonl")],
+                         stdout=False)
     assert b"/300 [" in seen and b"record/s" in seen                # the bar, with its total
     assert SUMMARY.match(seen.split(b"\r")[-2].decode().strip())     # cleared before the summary
 
@@ -599,29 +607,9 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
 def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     """With the records on the same terminal as stderr, each was written after the bar, on its
     line ('  0%|   | 0/300 [00:00<?, ?record/s]Record 0 ...'); the bar is for output to a file."""
-    pty = pytest.importorskip("pty")
-    import fcntl
-    import struct
-    import termios
     source = tmp_path / "in.pbn"
     source.write_bytes(endgame_file(300, seed=6, hand_size=4, play_cards=16))
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    child = subprocess.Popen([sys.executable, "-m", "solver.cli", args[0], str(source), "-j", "1",
-                              *args[1:]], cwd=ROOT, stdout=slave, stderr=slave,
-                             env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
-    os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:           # the terminal is closed once the child is gone
-            break
-        if not chunk:
-            break
-        seen += chunk
-    assert child.wait(timeout=60) == 0
-    os.close(master)
+    seen = on_a_terminal([args[0], str(source), "-j", "1", *args[1:]], stdout=True)
     assert b"Record 299 " in seen or b'"index": 299' in seen
     assert b"record/s" not in seen and b"\r\x1b" not in seen and b"\r " not in seen
 
