@@ -130,6 +130,26 @@ def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback()
     assert "s urn:hearts-dd:problem:stopping\n" in log
 
 
+def test_a_quick_stop_before_a_stream_begins_is_logged_once_as_its_503() -> None:
+    """annotate's answer is a stream, its head sent with its first record: a quick stop while
+    that record was solved was answered 503, but the log had two lines for the request, a 200
+    of no bytes (gunicorn's, as the app had returned its stream) and the 503."""
+    pbn = (b'[Board "1"]\n[Deal "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 '
+           b'J865.AQ92.KT8.T4"]\n[HeartsRules "spot"]\n\n')
+    with running(SLOW_ENV) as server:
+        s = socket.create_connection(server.address, timeout=30)
+        s.sendall(b"POST /api/v1/annotate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(pbn) + pbn)
+        time.sleep(1.0)                             # (well into the first record)
+        server.proc.send_signal(signal.SIGINT)
+        status, head, body = answer(s)
+        server.proc.wait(20)
+        log = server.log_text()
+    assert status == 503 and json.loads(body)["type"] == "urn:hearts-dd:problem:stopping"
+    lines = [line for line in log.splitlines() if '"POST /api/v1/annotate' in line]
+    assert len(lines) == 1 and '" 503 176 ' in lines[0], log
+
+
 @pytest.mark.parametrize("change, words", [
     ("timeout = 12", "at least 5 s below the worker timeout (12 s)"),
     ("raw_env = ['HEARTS_DD_SOLVER_TIME_LIMIT=abc']", "setting SOLVER_TIME_LIMIT: expected a number"),
