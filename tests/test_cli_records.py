@@ -595,7 +595,7 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["moon"], ["annotate", "--format", "text"],
-                                  ["annotate", "-o", "/dev/stdout"]])
+                                  ["annotate", "-o", "/dev/stdout"], ["annotate", "-o", "TTY"]])
 def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     """With the records on the same terminal as stderr, each was written after the bar, on its
     line ('  0%|   | 0/300 [00:00<?, ?record/s]Record 0 ...'); the bar is for output to a file."""
@@ -607,6 +607,7 @@ def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     source.write_bytes(endgame_file(300, seed=6, hand_size=4, play_cards=16))
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    args = [os.ttyname(slave) if arg == "TTY" else arg for arg in args]   # (-o the terminal)
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", args[0], str(source), "-j", "1",
                               *args[1:]], cwd=ROOT, stdout=slave, stderr=slave,
                              env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
@@ -626,7 +627,8 @@ def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     assert b"record/s" not in seen and b"\r\x1b" not in seen and b"\r " not in seen
 
 
-def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path):
+@pytest.mark.parametrize("output", [None, "/dev/stdout"])
+def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     """With no progress bar among them, a record written to the terminal is the progress: it
     was held in standard output's buffer, 8 KB at a time (a dozen full deals, minutes)."""
     pty = pytest.importorskip("pty")
@@ -638,8 +640,9 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path):
                        b'[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n\n'
                        b'[Board "2"]\n[Deal "' + Deal.random(2).pbn().encode() + b'"]\n')
     master, slave = pty.openpty()
+    output = ["-o", output] if output else []
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
-                              "--chunk-size", "1", "--format", "text", "--time-limit", "2"],
+                              "--chunk-size", "1", "--format", "text", "--time-limit", "2", *output],
                              cwd=ROOT, stdout=slave, stderr=subprocess.DEVNULL,
                              env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
                                   "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)
