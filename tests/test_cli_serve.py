@@ -183,6 +183,39 @@ def test_a_reload_with_settings_the_workers_refuse_keeps_the_service(tmp_path, c
     assert words in text and "Traceback" not in text, text
 
 
+def test_a_reload_whose_code_refuses_the_previous_settings_too_says_so(tmp_path) -> None:
+    """The reload went back to the previous settings, and said the service kept them, when the
+    code installed since (a budget's default past the timeout) refused those too: the new
+    workers failed to boot, and the service stopped."""
+    package = tmp_path / "api"
+    package.mkdir()
+    for source in (ROOT / "api").glob("*.py"):
+        (package / source.name).write_text(source.read_text())
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(package / "gunicorn.conf.py"),
+            "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})   # (api: the copy)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            config = package / "config.py"
+            new = config.read_text().replace('Setting(60.0, float, 0, 3600, "seconds of solving',
+                                             'Setting(88.0, float, 0, 3600, "seconds of solving')
+            assert new != config.read_text()
+            config.write_text(new)
+            proc.send_signal(signal.SIGHUP)
+            proc.wait(30)
+        finally:
+            stop(proc)
+        text = log_after(log, "Handling signal: hup")
+    assert "keeps its previous settings" not in text, text
+    assert ("Reload: the workers will refuse to start with the code installed now, with the new "
+            "settings as with the previous ones: request budgets (SOLVER_TIME_LIMIT 88 s, "
+            "ANNOTATE_TIME_LIMIT 60 s) must be set") in text, text
+
+
 def log_after(log: IO[str], mark: str) -> str:
     """The log from the end of ``mark`` on (all of it for "")."""
     log.seek(0)
