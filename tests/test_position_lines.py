@@ -111,6 +111,38 @@ def test_an_input_of_windows_unicode_text_is_read(tmp_path: Path, encoding: str)
         assert [(a["index"], a.get("id"), a["error"]) for a in answers] == [(0, "é", None), (1, None, None)]
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_the_progress_bar_counts_the_positions_of_a_wide_input(tmp_path: Path, encoding: str) -> None:
+    """Its total counted the lines of the bytes: in UTF-16, each 0x0A and the zero byte after
+    it one more line, so the bar of two positions stopped at 2/4."""
+    pty = pytest.importorskip("pty")
+    lines = [json.dumps(SMALL), json.dumps({**SMALL, "play": "D2"})]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes("\r\n".join(lines + ["", ""]).encode(encoding))
+    import fcntl
+    import struct
+    import termios
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    with open(tmp_path / "out.jsonl", "wb") as out:
+        child = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", str(path),
+                                  "--threads", "1", "--table-mb", "16"], stdout=out, stderr=follower,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:           # the terminal is closed once the child is gone
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert child.wait(timeout=60) == 0, seen
+    assert b"/2 [" in seen and b"/4 [" not in seen, seen
+
+
 @pytest.mark.parametrize("text, words", [
     ("not json", "line 2: not JSON"),
     ("[1, 2]", "line 2: expected a JSON object, got array"),
