@@ -347,7 +347,10 @@ class LineInput:
         self._ended = not data
         if self._decode is None:
             self._head += data
-            if len(self._head) < 4 and not self._ended:
+            # (a whole line with no zero byte is no UTF-16 or UTF-32: a short first line,
+            # "{}", is answered without waiting for the bytes after it)
+            short_line = b"\n" in self._head and b"\0" not in self._head
+            if len(self._head) < 4 and not self._ended and not short_line:
                 return
             wide = wide_encoding(self._head[:4])
             self._decode = codecs.getincrementaldecoder(wide or "utf-8-sig")(

@@ -448,3 +448,19 @@ def test_a_blank_line_after_a_question_does_not_hold_its_answer() -> None:
     finally:
         proc.stdin.close()
         proc.wait(60)
+
+
+def test_a_first_line_shorter_than_4_bytes_is_answered_at_once() -> None:
+    """The first 4 bytes tell UTF-8 from UTF-16 and UTF-32: a first line of 3 ('{}' and its
+    newline) on an open pipe waited for a byte more before it was read, and answered."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(b"{}\n")       # (kept open)
+        assert select.select([proc.stdout], [], [], 30)[0], "no answer until more input came"
+        assert json.loads(proc.stdout.readline()) == {"index": 0, "error": "line 1: no deal"}
+    finally:
+        proc.stdin.close()
+        proc.wait(60)
