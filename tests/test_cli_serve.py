@@ -261,6 +261,9 @@ def test_the_access_log_names_the_problem_type_of_each_error() -> None:
     ("--error-logfile {tmp}", "--error-logfile {tmp}: is a directory"),
     ("--pid {tmp}/no/x.pid", "--pid {tmp}/no/x.pid: no directory {tmp}/no"),
     ("--log-config {tmp}/none.ini", "--log-config {tmp}/none.ini: no such readable file"),
+    ("--log-file={tmp}/no/error.log", "--log-file {tmp}/no/error.log: no directory {tmp}/no"),
+    ("-p {tmp}/no/x.pid", "-p {tmp}/no/x.pid: no directory {tmp}/no"),
+    ("--error-log {tmp}/no/e.log", "--error-logfile {tmp}/no/e.log: no directory {tmp}/no"),
 ])
 def test_files_gunicorn_could_not_open_are_refused(monkeypatch, tmp_path, option: str, problem: str) -> None:
     """gunicorn said so in two lines (a blank one, then "Error: Error: ...") with exit status
