@@ -7,11 +7,12 @@ models in ``api.schemas``; ``/docs`` is the interactive page.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Mapping
 
+import flask_swagger_ui
 from apiflask import APIFlask
 from flask import Blueprint
-from swagger_ui_bundle import swagger_ui_path
 
 from . import positions, problems, records, service, solving
 from .config import API_PREFIX, DEFAULTS, checked, from_environment
@@ -27,7 +28,10 @@ settle in time is answered 422 with the problem type `urn:hearts-dd:problem:budg
 
 #: /docs's scripts and style from the service itself (APIFlask's default is a CDN, which a
 #: network without the internet, or a browser that blocks third parties, never reaches);
-#: relative to /docs, so they are found under any URL prefix the service is mounted at
+#: relative to /docs, so they are found under any URL prefix the service is mounted at.
+#: swagger-ui 5 or later, as flask-swagger-ui ships it: 4 renders no OpenAPI 3.1 document
+#: ("Unable to render this definition"), and APIFlask writes 3.1
+_SWAGGER_UI = Path(flask_swagger_ui.__file__).with_name("dist")
 _DOCS_ASSETS = {key: f"docs/assets/{name}" for key, name in (
     ("SWAGGER_UI_CSS", "swagger-ui.css"), ("SWAGGER_UI_BUNDLE_JS", "swagger-ui-bundle.js"),
     ("SWAGGER_UI_STANDALONE_PRESET_JS", "swagger-ui-standalone-preset.js"),
@@ -49,7 +53,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
 
     for blueprint in (positions.bp, records.bp, service.bp):
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
-    app.register_blueprint(Blueprint("docs_assets", __name__, static_folder=swagger_ui_path,
+    app.register_blueprint(Blueprint("docs_assets", __name__, static_folder=_SWAGGER_UI,
                                      static_url_path="/docs/assets"))
     problems.install(app)
     solving.init_app(app)

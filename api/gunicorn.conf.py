@@ -125,7 +125,6 @@ def on_reload(server: Any) -> None:
     if problem is None or previous is None:
         server.hearts_dd_settled = server.cfg
         return
-    server.log.error("Reload refused, the service keeps its previous settings: %s", problem)
     for key in server.cfg.env:      # (the reloaded raw_env, which gunicorn put in os.environ)
         if key in server.cfg.env_orig:
             os.environ[key] = server.cfg.env_orig[key]
@@ -133,6 +132,16 @@ def on_reload(server: Any) -> None:
             os.environ.pop(key, None)
     server.app.cfg = previous
     server.setup(server.app)        # (which puts the previous raw_env back)
+    try:        # (the new workers run the code installed now: it may refuse those too)
+        again = startup_problem(previous)
+    except RuntimeError:
+        again = None
+    if again is None:
+        server.log.error("Reload refused, the service keeps its previous settings: %s", problem)
+    else:
+        server.log.error("Reload: the workers will refuse to start with the code installed now, "
+                         "with the new settings as with the previous ones: %s",
+                         problem if again == problem else f"{problem} (before: {again})")
 
 
 def pre_request(worker: Any, req: Any) -> None:

@@ -124,8 +124,9 @@ class SamplesRequest(PositionRequest):
                                 examples=["KQ97.Q9.AK54.J75"])
     leader: Optional[SeatInput] = Field(None, description="seat leading trick 1: with `deal`, "
                                        "needed with a free first lead (or a deal without "
-                                       "clubs); with `hand`, also while `seat` has not played "
-                                       "to trick 1 (its own card there shows who led)")
+                                       "clubs); with `hand`, only while `seat` has not played "
+                                       "to trick 1 (its own card there shows who led), with a "
+                                       "free first lead or once another seat led the 2 of clubs")
     seat: Optional[SeatInput] = Field(None, description="the seat that cannot tell the deals "
                                      "apart (its hand is kept); the player to move when omitted "
                                      "(with `deal`)")

@@ -128,6 +128,10 @@ class Logger(glogging.Logger):
 
     refusing = False
 
+    def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> None:
+        if not environ.get(_UNANSWERED_KEY):    # (the worker logs the 503 it answers instead)
+            super().access(resp, req, environ, request_time)
+
     def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> dict[str, Any]:
         atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
         type_ = environ.get(PROBLEM_TYPE_KEY)
@@ -145,16 +149,23 @@ class QuickStop(BaseException):
     answer as a bug): it goes up to ``Worker.handle_error``."""
 
 
+#: The WSGI environ key of a request a quick stop cut short before its answer began: gunicorn,
+#: having called the app, logs its status (a 200 with no body, for a stream not yet begun),
+#: where the worker answers 503 and logs that.
+_UNANSWERED_KEY = "hearts_dd.unanswered"
+
+
 class _Noted:
     """The app, noting in its worker each request's gunicorn response (whether its head has
-    gone out: ``start_response`` is that response's method) and when the app was called.
-    Anything else is the app's (``worker.wsgi.config``)."""
+    gone out: ``start_response`` is that response's method), its WSGI environ and when the app
+    was called. Anything else is the app's (``worker.wsgi.config``)."""
 
     def __init__(self, app: Any, worker: "Worker") -> None:
         self._app, self._worker = app, worker
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         self._worker._response = getattr(start_response, "__self__", None)
+        self._worker._environ = environ
         self._worker._started = datetime.now()
         return self._app(environ, start_response)
 
@@ -171,8 +182,9 @@ class Worker(SyncWorker):
     _handling = False
     #: a quick stop has come: the next one is not to interrupt the first one's handling
     _stopping = False
-    #: gunicorn's response to the request being handled, and when the app was called
+    #: gunicorn's response to the request being handled, its environ, and when the app was called
     _response: Response | None = None
+    _environ: dict[str, Any] | None = None
     _started: datetime | None = None
     wsgi: Any                                       # (gunicorn's: the app it calls)
 
@@ -203,6 +215,8 @@ class Worker(SyncWorker):
             return
         self._stopping, self.alive = True, False
         self.cfg.worker_int(self)
+        if self._environ is not None and not (self._response and self._response.headers_sent):
+            self._environ[_UNANSWERED_KEY] = True
         raise QuickStop
 
     def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
@@ -245,7 +259,7 @@ class Worker(SyncWorker):
             # the arbiter's timeout runs from the last notify: waiting for the head must not
             # eat into the request's budget, which is sized against that timeout
             self.notify()
-            self._response = self._started = None
+            self._response = self._environ = self._started = None
             self._handling = True
             try:
                 super().handle(listener, client, addr)

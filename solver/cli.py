@@ -16,7 +16,6 @@ from click.shell_completion import CompletionItem
 
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
 from .batch import default_jobs
-from .bounded_lines import count_lines
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, LineInput, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
@@ -370,7 +369,7 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     items = read_position_lines(input_file, rules, player)
     shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
-        with progress(shown, lambda: count_ahead([getattr(input_file, "name", "-")], count_lines),
+        with progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
                       "position") as step:
             for out in answer_lines(solver, items, more_now=input_file.more_now):
                 try:

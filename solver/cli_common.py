@@ -19,6 +19,7 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 import click
 
 from .analysis import MAX_TABLE_MB
+from .bounded_lines import count_lines
 from .errors import HeartsError, error_line
 from .pbn import wide_encoding
 from .rules import PRESETS, Rules
@@ -346,7 +347,10 @@ class LineInput:
         self._ended = not data
         if self._decode is None:
             self._head += data
-            if len(self._head) < 4 and not self._ended:
+            # (a whole line with no zero byte is no UTF-16 or UTF-32: a short first line,
+            # "{}", is answered without waiting for the bytes after it)
+            short_line = b"\n" in self._head and b"\0" not in self._head
+            if len(self._head) < 4 and not self._ended and not short_line:
                 return
             wide = wide_encoding(self._head[:4])
             self._decode = codecs.getincrementaldecoder(wide or "utf-8-sig")(
@@ -358,6 +362,25 @@ class LineInput:
         line = self._text[self._start:end]
         self._start = end
         return line
+
+    @staticmethod
+    def count(stream: BinaryIO) -> int:
+        """The lines of a file, not blank, as this reads them (a progress bar's total): those
+        of its text in UTF-16 or UTF-32, whose bytes split at each 0x0A are no lines (the total
+        was twice the lines, and one more).
+
+        >>> LineInput.count(io.BytesIO("{}\\n\\n{}\\n".encode("utf-16")))
+        2
+        """
+        wide = wide_encoding(stream.read(4))
+        stream.seek(0)
+        if wide is None:
+            return count_lines(stream)
+        text = io.TextIOWrapper(stream, encoding=wide, errors="replace", newline="\n")
+        try:
+            return count_lines(_Utf8(text))
+        finally:
+            text.detach()
 
     def more_now(self) -> bool:
         """Whether a position's line (or the end) can be read without waiting: one read ahead
@@ -376,3 +399,13 @@ class LineInput:
                 self._fill()    # (what is there: the lines after it, if any, are read in turn)
             else:
                 return False
+
+
+class _Utf8:
+    """A text stream read as UTF-8 bytes (for ``count_lines``)."""
+
+    def __init__(self, text: IO[str]) -> None:
+        self._text = text
+
+    def read(self, size: int) -> bytes:
+        return self._text.read(size).encode("utf-8")

@@ -163,11 +163,11 @@ def _umask() -> int:
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
          chunk_size: int | None, write: Callable[[Record, dict[str, Any]], None],
          output: str | None = None,
-         flush: Callable[[], None] | None = None) -> int:
+         flush: Callable[[], None] | None = None, to: BinaryIO | None = None) -> int:
     """Annotate, hand each pair to ``write`` (to ``output``: a path, or None for standard
-    output), ``flush`` it (default: standard output's), print the summary; the exit status to
-    use. The summary comes after the flush: an output that fails only then gets the error
-    line alone."""
+    output; ``to``, what it writes to, default standard output's), ``flush`` it (default:
+    standard output's), print the summary; the exit status to use. The summary comes after
+    the flush: an output that fails only then gets the error line alone."""
     if dask is not None and not dask.strip():
         fail("--dask is empty: give a scheduler's address, or 'local'")
     if paths.count("-") > 1:
@@ -179,14 +179,15 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     try:
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)
-        on_terminal = _to_terminal(output)
+        out = sys.stdout.buffer if to is None else to
+        on_terminal = _is_terminal(out)
         shown = live_display() and not on_terminal
         with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             for record, result in stream:
                 write(record, result)
-                if on_terminal and output in (None, "-"):
+                if on_terminal:
                     # each record shown as it is done (no progress bar there): not 8 KB at a time
-                    sys.stdout.buffer.flush()
+                    out.flush()
                 records += 1
                 annotated += result["players"] is not None
                 failed += result["error"] is not None
@@ -207,11 +208,14 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     return 1 if failed or unreadable or gameless else 0
 
 
-def _to_terminal(output: str | None) -> bool:
-    """Whether the records are written to a terminal, where a progress bar on stderr would be
-    drawn in among them (each record written after the bar, on its line)."""
-    fd = 1 if output in (None, "-") else descriptor_named(output)
-    return fd is not None and os.isatty(fd)
+def _is_terminal(stream: BinaryIO) -> bool:
+    """Whether the records are written to a terminal (standard output, or ``-o`` naming one,
+    such as /dev/tty), where a progress bar on stderr would be drawn in among them (each
+    record written after the bar, on its line)."""
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -268,7 +272,8 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
     options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
-        status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output, writer.close)
+        status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output, writer.close,
+                      out)
     sys.exit(status)
 
 

@@ -112,7 +112,8 @@ def gunicorn_env_timeouts() -> dict[str, int]:
     config = Config()
     parser = config.parser()
     parser.error = refuse
-    args = parser.parse_args(shlex.split(os.environ.get("GUNICORN_CMD_ARGS", "")))
+    argv = shlex.split(os.environ.get("GUNICORN_CMD_ARGS", ""))
+    args = parser.parse_args(argv)
     for name, value in vars(args).items():
         if value is not None and name in config.settings:
             try:
@@ -123,7 +124,10 @@ def gunicorn_env_timeouts() -> dict[str, int]:
                        ("logconfig", "read")):
         path = getattr(args, name, None)
         if path and path != "-" and (problem := path_problem(path, kind)):
-            option = next(o for o in config.settings[name].cli if o.startswith("--"))
+            # (named as given, where it is whole: --log-file is --error-logfile's other name)
+            names = config.settings[name].cli
+            given = [a.partition("=")[0] for a in argv if a.partition("=")[0] in names]
+            option = given[-1] if given else next(o for o in names if o.startswith("--"))
             raise ValueError(f"{option} {path}: {problem}")
     level = getattr(args, "loglevel", None)
     if level is not None and level.lower() not in Logger.LOG_LEVELS:

@@ -84,10 +84,11 @@ def samples_from_view(seat: Seat | str, hand: str | int | Iterable[Card | str],
     13 cards it was dealt (``hand``: the cards it still holds and those it has played; card
     names as a play is written, a PBN hand such as ``"KQT2.8653.A7.K32"``, or a card mask), the
     cards played so far in order, the rules, and the seat that led trick 1 (``leader``: needed
-    with a free first lead, and when another seat led the 2 of clubs to a first trick ``seat``
-    has not played to yet: where ``seat`` played to it shows who led). Who played each card follows from those, and each of the ``count`` deals drawn is
-    equally likely among those that fit, as with ``samples``: from the same view of a real
-    position, the same deals for the same ``seed``. Nothing played, the 2 of clubs not in
+    while ``seat`` has not played to trick 1, with a free first lead or when another seat led
+    the 2 of clubs to it: where ``seat`` played to it shows who led). Who played each card
+    follows from those, and each of the ``count`` deals drawn is equally likely among those
+    that fit, as with ``samples``: from the same view of a real position, the same deals for
+    the same ``seed``. Nothing played, the 2 of clubs not in
     ``hand`` and no ``leader`` given: it lies with any other seat, its holder leading.
 
     Bad input is a ``SampleError`` whose ``field`` names the argument. A bot, S, with the
@@ -252,25 +253,25 @@ def _view(seat: object, hand: object, play: object, rules: object, leader: objec
     except HeartsError as e:
         raise SampleError(f"{name}: leader: {e}", "leader") from None
     leader0 = given
-    if low is None:
-        if given is None:
-            raise SampleError(f"{name}: the rules have a free first lead: give the leader",
-                              "leader")
-    elif dealt & low.mask:
+    # (its own card in trick 1 says who led, with any first lead: a bot from trick 2 on need
+    # not say it)
+    own = [k for k, c in enumerate(cards[:4]) if dealt & c.mask]
+    if low is not None and dealt & low.mask:
         if given is not None and given != observer:
             raise SampleError(f"{name}: leader {given} given, but {observer} holds {low} and "
                               f"must lead it", "leader")
         leader0 = observer
-    elif given == observer:
+    elif low is not None and given == observer:
         raise SampleError(f"{name}: leader {given} given, but {observer} was not dealt {low}, "
                           f"which leads the first trick", "leader")
-    elif given is None and cards:
-        # (its own card in trick 1 says who led: a bot from trick 2 on need not say it)
-        own = [k for k, c in enumerate(cards[:4]) if dealt & c.mask]
-        if not own:
-            raise SampleError(f"{name}: give the leader: the seat that led {low} to the first "
-                              "trick", "leader")
+    elif given is None and own:
         leader0 = observer.next(4 - own[0])
+    elif given is None and low is None:
+        raise SampleError(f"{name}: the rules have a free first lead: give the leader",
+                          "leader")
+    elif given is None and cards:
+        raise SampleError(f"{name}: give the leader: the seat that led {low} to the first "
+                          "trick", "leader")
     states = play_states(r, leader0, cards) if cards else []  # type: ignore[arg-type]
     later = [0, 0, 0, 0]     # each seat's cards played from the card in question on
     for c, (s, _, _) in zip(cards, states):

@@ -7,10 +7,8 @@ The server runs with a node budget that endgames never reach and full deals alwa
 from __future__ import annotations
 
 import json
-import os
 import random
 import socket
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path

@@ -22,3 +22,12 @@ def test_the_docs_page_needs_nothing_from_another_host() -> None:
             url = urljoin(root + "/docs", asset).removeprefix(root)
             got = client.get(url, base_url=base)
             assert got.status_code == 200 and got.data, (asset, got.status_code)
+
+
+def test_the_docs_page_s_swagger_ui_renders_the_service_s_openapi_version() -> None:
+    """swagger-ui-bundle's swagger-ui 4 rendered only OpenAPI 3.0 ("Unable to render this
+    definition"), and the document is 3.1: the page showed no operation."""
+    client = create_app().test_client()
+    major, minor, _ = client.get("/openapi.json").get_json()["openapi"].split(".")
+    script = client.get("/docs/assets/swagger-ui-bundle.js").get_data(as_text=True)
+    assert f"openapi: {major}.{minor}." in script

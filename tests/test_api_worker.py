@@ -111,7 +111,7 @@ def test_a_stalled_head_does_not_hold_the_only_worker_for_long(address) -> None:
         with socket.create_connection(address, timeout=60) as s:
             s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
             answer = s.recv(100)
-        # (the head's 10 s and a 2 s linger after the 408, far from gunicorn's 30 s)
+        # (the head's 10 s and a 2 s linger after the 408, far from gunicorn's worker timeout)
         assert answer.startswith(b"HTTP/1.1 200") and time.monotonic() - start < 25
         status, body = response(stalled)
     assert status == 408

@@ -568,13 +568,14 @@ def test_pbn_output_of_several_files_marks_each_file_however_it_starts(tmp_path,
 
 def on_a_terminal(args: list[str], stdout: bool) -> bytes:
     """What ``hearts-dd ARGS`` shows on a 100-column terminal that is its stderr (and its
-    stdout too with ``stdout``), once it has ended with status 0."""
+    stdout too with ``stdout``; ``TTY`` in ARGS names it), once it has ended with status 0."""
     pty = pytest.importorskip("pty")
     import fcntl
     import struct
     import termios
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    args = [os.ttyname(slave) if arg == "TTY" else arg for arg in args]   # (-o the terminal)
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", *args], cwd=ROOT,
                              stdout=slave if stdout else None, stderr=slave,
                              env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
@@ -603,7 +604,7 @@ def test_a_progress_bar_on_a_terminal_only(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["moon"], ["annotate", "--format", "text"],
-                                  ["annotate", "-o", "/dev/stdout"]])
+                                  ["annotate", "-o", "/dev/stdout"], ["annotate", "-o", "TTY"]])
 def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     """With the records on the same terminal as stderr, each was written after the bar, on its
     line ('  0%|   | 0/300 [00:00<?, ?record/s]Record 0 ...'); the bar is for output to a file."""
@@ -614,7 +615,8 @@ def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
     assert b"record/s" not in seen and b"\r\x1b" not in seen and b"\r " not in seen
 
 
-def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path):
+@pytest.mark.parametrize("output", [None, "/dev/stdout"])
+def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     """With no progress bar among them, a record written to the terminal is the progress: it
     was held in standard output's buffer, 8 KB at a time (a dozen full deals, minutes)."""
     pty = pytest.importorskip("pty")
@@ -626,8 +628,9 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path):
                        b'[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n\n'
                        b'[Board "2"]\n[Deal "' + Deal.random(2).pbn().encode() + b'"]\n')
     master, slave = pty.openpty()
+    output = ["-o", output] if output else []
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
-                              "--chunk-size", "1", "--format", "text", "--time-limit", "2"],
+                              "--chunk-size", "1", "--format", "text", "--time-limit", "2", *output],
                              cwd=ROOT, stdout=slave, stderr=subprocess.DEVNULL,
                              env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
                                   "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)

@@ -130,6 +130,26 @@ def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback()
     assert "s urn:hearts-dd:problem:stopping\n" in log
 
 
+def test_a_quick_stop_before_a_stream_begins_is_logged_once_as_its_503() -> None:
+    """annotate's answer is a stream, its head sent with its first record: a quick stop while
+    that record was solved was answered 503, but the log had two lines for the request, a 200
+    of no bytes (gunicorn's, as the app had returned its stream) and the 503."""
+    pbn = (b'[Board "1"]\n[Deal "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 '
+           b'J865.AQ92.KT8.T4"]\n[HeartsRules "spot"]\n\n')
+    with running(SLOW_ENV) as server:
+        s = socket.create_connection(server.address, timeout=30)
+        s.sendall(b"POST /api/v1/annotate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(pbn) + pbn)
+        time.sleep(1.0)                             # (well into the first record)
+        server.proc.send_signal(signal.SIGINT)
+        status, head, body = answer(s)
+        server.proc.wait(20)
+        log = server.log_text()
+    assert status == 503 and json.loads(body)["type"] == "urn:hearts-dd:problem:stopping"
+    lines = [line for line in log.splitlines() if '"POST /api/v1/annotate' in line]
+    assert len(lines) == 1 and '" 503 176 ' in lines[0], log
+
+
 @pytest.mark.parametrize("change, words", [
     ("timeout = 12", "at least 5 s below the worker timeout (12 s)"),
     ("raw_env = ['HEARTS_DD_SOLVER_TIME_LIMIT=abc']", "setting SOLVER_TIME_LIMIT: expected a number"),
@@ -161,6 +181,39 @@ def test_a_reload_with_settings_the_workers_refuse_keeps_the_service(tmp_path, c
         text = log_after(log, "Handling signal: hup")
     assert text.count("Reload refused, the service keeps its previous settings: ") == 1, text
     assert words in text and "Traceback" not in text, text
+
+
+def test_a_reload_whose_code_refuses_the_previous_settings_too_says_so(tmp_path) -> None:
+    """The reload went back to the previous settings, and said the service kept them, when the
+    code installed since (a budget's default past the timeout) refused those too: the new
+    workers failed to boot, and the service stopped."""
+    package = tmp_path / "api"
+    package.mkdir()
+    for source in (ROOT / "api").glob("*.py"):
+        (package / source.name).write_text(source.read_text())
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(package / "gunicorn.conf.py"),
+            "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})   # (api: the copy)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+            config = package / "config.py"
+            new = config.read_text().replace('Setting(60.0, float, 0, 3600, "seconds of solving',
+                                             'Setting(88.0, float, 0, 3600, "seconds of solving')
+            assert new != config.read_text()
+            config.write_text(new)
+            proc.send_signal(signal.SIGHUP)
+            proc.wait(30)
+        finally:
+            stop(proc)
+        text = log_after(log, "Handling signal: hup")
+    assert "keeps its previous settings" not in text, text
+    assert ("Reload: the workers will refuse to start with the code installed now, with the new "
+            "settings as with the previous ones: request budgets (SOLVER_TIME_LIMIT 88 s, "
+            "ANNOTATE_TIME_LIMIT 60 s) must be set") in text, text
 
 
 def log_after(log: IO[str], mark: str) -> str:
@@ -208,6 +261,9 @@ def test_the_access_log_names_the_problem_type_of_each_error() -> None:
     ("--error-logfile {tmp}", "--error-logfile {tmp}: is a directory"),
     ("--pid {tmp}/no/x.pid", "--pid {tmp}/no/x.pid: no directory {tmp}/no"),
     ("--log-config {tmp}/none.ini", "--log-config {tmp}/none.ini: no such readable file"),
+    ("--log-file={tmp}/no/error.log", "--log-file {tmp}/no/error.log: no directory {tmp}/no"),
+    ("-p {tmp}/no/x.pid", "-p {tmp}/no/x.pid: no directory {tmp}/no"),
+    ("--error-log {tmp}/no/e.log", "--error-logfile {tmp}/no/e.log: no directory {tmp}/no"),
 ])
 def test_files_gunicorn_could_not_open_are_refused(monkeypatch, tmp_path, option: str, problem: str) -> None:
     """gunicorn said so in two lines (a blank one, then "Error: Error: ...") with exit status

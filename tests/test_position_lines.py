@@ -111,6 +111,38 @@ def test_an_input_of_windows_unicode_text_is_read(tmp_path: Path, encoding: str)
         assert [(a["index"], a.get("id"), a["error"]) for a in answers] == [(0, "é", None), (1, None, None)]
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_the_progress_bar_counts_the_positions_of_a_wide_input(tmp_path: Path, encoding: str) -> None:
+    """Its total counted the lines of the bytes: in UTF-16, each 0x0A and the zero byte after
+    it one more line, so the bar of two positions stopped at 2/4."""
+    pty = pytest.importorskip("pty")
+    lines = [json.dumps(SMALL), json.dumps({**SMALL, "play": "D2"})]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes("\r\n".join(lines + ["", ""]).encode(encoding))
+    import fcntl
+    import struct
+    import termios
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    with open(tmp_path / "out.jsonl", "wb") as out:
+        child = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", str(path),
+                                  "--threads", "1", "--table-mb", "16"], stdout=out, stderr=follower,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:           # the terminal is closed once the child is gone
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert child.wait(timeout=60) == 0, seen
+    assert b"/2 [" in seen and b"/4 [" not in seen, seen
+
+
 @pytest.mark.parametrize("text, words", [
     ("not json", "line 2: not JSON"),
     ("[1, 2]", "line 2: expected a JSON object, got array"),
@@ -413,6 +445,22 @@ def test_a_blank_line_after_a_question_does_not_hold_its_answer() -> None:
         proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n \r\n\n").encode())  # kept open
         assert select.select([proc.stdout], [], [], 30)[0], "no answer until the next question"
         assert json.loads(proc.stdout.readline())["id"] == 0
+    finally:
+        proc.stdin.close()
+        proc.wait(60)
+
+
+def test_a_first_line_shorter_than_4_bytes_is_answered_at_once() -> None:
+    """The first 4 bytes tell UTF-8 from UTF-16 and UTF-32: a first line of 3 ('{}' and its
+    newline) on an open pipe waited for a byte more before it was read, and answered."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(b"{}\n")       # (kept open)
+        assert select.select([proc.stdout], [], [], 30)[0], "no answer until more input came"
+        assert json.loads(proc.stdout.readline()) == {"index": 0, "error": "line 1: no deal"}
     finally:
         proc.stdin.close()
         proc.wait(60)

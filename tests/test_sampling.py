@@ -547,3 +547,16 @@ def test_a_view_whose_own_card_in_trick_1_shows_the_leader_needs_no_leader() -> 
         assert samples_from_view(**without, count=3, seed=1) == samples_from_view(**view, count=3, seed=1)
     with pytest.raises(SampleError, match="give the leader"):     # not played yet: not shown
         samples_from_view("S", SOUTH, "C2 C3", 1)
+
+
+def test_with_a_free_first_lead_the_seat_s_own_card_in_trick_1_shows_the_leader_too() -> None:
+    """The leader was inferred from the seat's own card in trick 1 only when the 2 of clubs
+    led: with a free first lead it had to be given still, at every turn."""
+    rules = Rules.parse({"first_lead": "free"})
+    p = Position.start(Deal.random(7), rules, leader=Seat.E).random_play(random.Random(2), 9)
+    for seat in Seat:
+        view = view_of(p, seat)
+        without = {**view, "leader": None}
+        assert samples_from_view(**without, count=3, seed=1) == samples_from_view(**view, count=3, seed=1)
+    with pytest.raises(SampleError, match="free first lead: give the leader"):
+        samples_from_view("S", SOUTH, "", 1, rules=rules)
