@@ -19,15 +19,17 @@ _WHY = {
     413: "the body is over the size limit",
     422: "a field is missing, has the wrong type or an impossible value (deal, rules, leader, "
          "play, player; no game in a PBN body), or the compute budget ran out",
-    503: "the service cannot solve",
+    503: "the service cannot solve (`/health`), or is stopping and dropped the request "
+         "unanswered (`stopping`: send it again)",
 }
 
 
 def problem_responses(*statuses: int) -> dict[Any, dict[str, Any]]:
-    """Response entries for these statuses, and ``default`` for any other error."""
+    """Response entries for these statuses and 503 (a quick stop can drop any request), and
+    ``default`` for any other error."""
     content = {PROBLEM_JSON: {"schema": PROBLEM_REF}}
     out: dict[Any, dict[str, Any]] = {s: {"description": "problem: " + _WHY[s], "content": content}
-                                      for s in statuses}
+                                      for s in sorted({*statuses, 503})}
     out["default"] = {"description": "problem: any other error (unknown path, wrong method, ...)",
                       "content": content}
     return out

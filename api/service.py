@@ -77,7 +77,7 @@ def _health_solver() -> Solver:
 
 @bp.get("/health")
 @bp.output(Health, description="the engine solved a small endgame correctly")
-@bp.doc(responses=problem_responses(503))
+@bp.doc(responses=problem_responses())
 def health() -> Response:
     """200 when this worker can solve
 

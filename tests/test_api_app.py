@@ -31,3 +31,11 @@ def test_the_docs_page_s_swagger_ui_renders_the_service_s_openapi_version() -> N
     major, minor, _ = client.get("/openapi.json").get_json()["openapi"].split(".")
     script = client.get("/docs/assets/swagger-ui-bundle.js").get_data(as_text=True)
     assert f"openapi: {major}.{minor}." in script
+
+
+def test_every_operation_documents_the_503_of_a_quick_stop() -> None:
+    """A quick stop answers any request in flight 503 ``stopping``; only /health listed a 503."""
+    spec = create_app().test_client().get("/openapi.json").get_json()
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            assert "stopping" in operation["responses"]["503"]["description"], (method, path)
