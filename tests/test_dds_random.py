@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("endplay", reason="DDS (the oracle) comes with endplay: pip install '.[test]'")
 
-from benchmarks.dds_oracle import four_leaders_tricks, leader_side_tricks  # noqa: E402
+from benchmarks.dds_oracle import four_leaders_tricks, leader_side_tricks, warm_up  # noqa: E402
 from env import env_int  # noqa: E402
 from solver.analysis import Solver  # noqa: E402
 from solver.cards import Seat, cards_of  # noqa: E402
@@ -69,3 +69,8 @@ def test_cut_keeps_a_random_share_of_each_hand() -> None:
     assert all(s & ~whole == 0 for s, whole in zip(small.hands, deal.hands))
     assert cut(deal, 13, 7) == deal
     assert cut(deal, 4, 7) == small and cut(deal, 4, 8) != small
+
+
+def test_the_benchmarks_warm_up_runs() -> None:
+    """`make bench` warms DDS up on a deal no benchmark seed draws (Deal.random refuses -1)."""
+    warm_up()
