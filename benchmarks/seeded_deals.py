@@ -19,6 +19,10 @@ range(7, 10)
 Traceback (most recent call last):
 ...
 benchmarks.seeded_deals.SettingError: HDD_BENCH_DEALS='many': expected a whole number
+>>> Settings.from_env({"HDD_BENCH_SEED": "-1"})
+Traceback (most recent call last):
+...
+benchmarks.seeded_deals.SettingError: HDD_BENCH_SEED=-1: cannot be negative (Deal.random refuses it)
 """
 from __future__ import annotations
 
@@ -66,6 +70,8 @@ class Settings:
                        clock=env.get(CLOCK_ENV, "").strip().lower() or default.clock)
         if settings.deals < 1:
             raise SettingError(f"{DEALS_ENV}={settings.deals}: need at least one deal")
+        if settings.first_seed < 0:
+            raise SettingError(f"{SEED_ENV}={settings.first_seed}: cannot be negative (Deal.random refuses it)")
         if settings.time_limit < 0:
             raise SettingError(f"{TIME_LIMIT_ENV}={settings.time_limit:g}: cannot be negative (0 = no limit)")
         if settings.threads < 1:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import doctest
 
+import pytest
+
 from benchmarks import seeded_deals, timings
 from benchmarks.timings import AT_LEAST, EXACT, Distribution, Timing
 
@@ -30,3 +32,9 @@ def test_a_timeout_in_the_middle_makes_the_median_a_lower_bound() -> None:
     d = times(0.1, 0.2, timeouts=2)  # middle two: 0.2 s and a timeout
     assert d.median.bound == AT_LEAST and abs(d.median.value - 15.1) < 1e-9
     assert times(0.1, 0.2, 0.3, 0.4, timeouts=1).median.bound == EXACT
+
+
+def test_a_negative_first_seed_is_refused_up_front() -> None:
+    """Deal.random refuses a negative seed: every benchmark would error, deal by deal."""
+    with pytest.raises(seeded_deals.SettingError, match="HDD_BENCH_SEED=-1"):
+        seeded_deals.Settings.from_env({"HDD_BENCH_SEED": "-1"})
