@@ -82,8 +82,10 @@ class Deal:
             hands[missing[0]] = DECK & ~seen
         return cls(tuple(hands))  # type: ignore[arg-type]
 
-    def pbn(self, first: Seat = Seat.N) -> str:
-        """The canonical deal string, hands clockwise from ``first``."""
+    def pbn(self, first: Seat | int | str = Seat.N) -> str:
+        """The canonical deal string, hands clockwise from ``first`` (a seat, its letter or its
+        number, as everywhere a seat is asked for)."""
+        first = Seat.of(first)
         return f"{first}:" + " ".join(hand_string(self.hands[first.next(i)]) for i in range(4))
 
     def __str__(self) -> str:
