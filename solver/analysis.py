@@ -33,13 +33,15 @@ from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 from ._search import watch_signal as _watch_signal
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
-__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
+__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Seats", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
            "PlayerResult", "Questions", "line_json", "watch_signal"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
 #: ``Solver.analyze``'s live view of its questions: (question, low, high).
 Watch = Callable[[str, int | None, int | None], None]
+#: ``analyze``'s seats: one seat (a Seat, its letter or its number), several, or None for all.
+Seats = Iterable[Seat | int | str] | Seat | int | None
 #: A many-question call's word on each question as it is answered: (its index, its answer).
 Done = Callable[[int, Any], None]
 
@@ -99,11 +101,16 @@ def _position(p: Any) -> Position:
     return p
 
 
-def _seats(seats: Iterable[Seat | str] | Seat | None) -> list[Seat] | None:
-    """``analyze``'s ``seats``: one or several, or None for all."""
-    if isinstance(seats, Seat):
-        return [seats]
-    return None if seats is None else [Seat.of(s) for s in seats]
+def _seats(seats: Seats) -> list[Seat] | None:
+    """``analyze``'s ``seats``: one (a seat, its letter or its number, as ``guarantee`` takes
+    it) or several, or None for all."""
+    if seats is None:
+        return None
+    if isinstance(seats, numbers.Integral):  # a Seat, an int, numpy's
+        return [Seat.of(cast(int, seats))]
+    if not isinstance(seats, Iterable):
+        raise HeartsError(f"seats: expected a seat or seats, got {type(seats).__name__}")
+    return [Seat.of(s) for s in seats]
 
 
 #: a question of the many-question calls: a position and its seats (or its line's target)
@@ -676,7 +683,7 @@ class Solver:
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     @_one_call_at_a_time
-    def questions(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
+    def questions(self, p: Position, seats: Seats = None,
                   moves: bool = True) -> Questions:
         """The questions ``analyze`` would ask, named as its ``watch`` names them: the sides'
         guarantees, then the mover's cards it searches (none for a forced choice, whose values
@@ -705,7 +712,7 @@ class Solver:
         return sides, self._move_groups(p)
 
     @_one_call_at_a_time
-    def analyze(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
+    def analyze(self, p: Position, seats: Seats = None,
                 moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
         when the player to move is one of them (or its partner): asked for one seat, the
@@ -722,24 +729,24 @@ class Solver:
         return self._analyze(_position(p), _seats(seats), moves, watch)
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, partial: Literal[False] = False, each: bool = False,
                  share: float = 0.0, done: Done | None = None) -> list[Analysis]: ...
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis | None]: ...
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis] | list[Analysis | None]:
@@ -768,7 +775,7 @@ class Solver:
             raise HeartsError(f"done: expected a function, got {type(done).__name__}")
         self._start()
 
-        def one(q: tuple[Position, Iterable[Seat | str] | Seat | None]) -> Analysis:
+        def one(q: tuple[Position, Seats]) -> Analysis:
             if each and self._call_limits[0]:
                 self._local.deadline = time.monotonic() + self._call_limits[0]
             try:

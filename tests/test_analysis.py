@@ -1001,3 +1001,16 @@ def test_a_thread_s_own_limits_hold_for_it_alone_and_are_checked_together() -> N
     assert solver.thread_limits == (1.5, None)
     solver.thread_limits = (None, None)
     assert (solver.time_limit, solver.node_limit) == (5.0, 7)
+
+
+def test_analyze_takes_one_seat_as_a_number_too_as_guarantee_does() -> None:
+    """``analyze(p, 2)`` failed with TypeError ('int' object is not iterable), where
+    ``guarantee(p, 2)`` answers for S."""
+    p = Position.start(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"))
+    solver = Solver(table_mb=1)
+    assert list(solver.analyze(p, 2).players) == list(solver.analyze(p, "S").players) == [Seat.S]
+    assert list(solver.analyses([(p, 2)])[0].players) == [Seat.S]
+    with pytest.raises(HeartsError, match="seats: expected a seat or seats, got float"):
+        solver.analyze(p, 2.0)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="unknown seat 7"):
+        solver.analyze(p, 7)
