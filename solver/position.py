@@ -299,7 +299,13 @@ class Position:
         The state is followed in plain ints and one position made at the end: a Monte-Carlo
         player's samples each replay dozens of cards, which position by position took longer
         than solving the sample near the end."""
-        tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+        if isinstance(cards, str):
+            tokens: list[Card | str] = [*cards.replace(",", " ").split()]
+        elif isinstance(cards, Iterable):
+            tokens = list(cards)
+        else:   # (None, a lone card's index: a PlayError, as every bad play is)
+            raise PlayError(f"play: expected cards (a string such as \"C2 CA\", or Cards), "
+                            f"got {type(cards).__name__}")
         rules, forced = self.rules, self.forced_lead
         hands, trick, played = list(self.hands), list(self.trick), list(self.played)
         taken, won = list(self.taken), list(self.tricks_won)

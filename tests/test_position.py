@@ -206,3 +206,11 @@ def test_a_side_is_its_number_or_any_of_its_seats() -> None:
             p.raw_points(bad)  # type: ignore[arg-type]
     alone = Position.from_play(deal, {"first_lead": "free"}, "SA SK SQ SJ", "N")
     assert [alone.raw_points(s) for s in range(4)] == [alone.raw_points(s) for s in Seat] == [13, 0, 0, 0]
+
+
+def test_a_play_that_is_not_cards_is_a_play_error() -> None:
+    """``play_all(None)`` raised TypeError ('NoneType' object is not iterable)."""
+    p = Position.start(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"))
+    for bad in (None, 5):
+        with pytest.raises(PlayError, match="play: expected cards .*got (NoneType|int)"):
+            p.play_all(bad)  # type: ignore[arg-type]
