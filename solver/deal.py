@@ -91,6 +91,10 @@ class Deal:
     def __str__(self) -> str:
         return self.pbn()
 
+    def __repr__(self) -> str:
+        # the hands, not four 60-bit masks, and code that makes the deal again
+        return f"Deal.parse({self.pbn()!r})"
+
     def holder(self, card: Card | str | int) -> Seat | None:
         """Who holds ``card`` (a Card, its name such as "C2", or its index), None if nobody."""
         bit = 1 << Card.of(card)

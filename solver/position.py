@@ -175,6 +175,12 @@ class Position:
         """
         return cls.start(deal, rules, leader).play_all(play or "")
 
+    def __repr__(self) -> str:
+        # what makes the position again, not its deal's masks, every rule value and its state
+        play = " ".join(map(str, self.played))
+        return (f"Position.from_play({self.deal!r}, {self.rules._short()!r}, {play!r}, "
+                f"leader={str(self.leader0)!r})")
+
     def to_json(self) -> dict[str, Any]:
         """The position as a request gives it (SPEC §4's first keys): deal, play, rules and the
         leader of trick 1."""

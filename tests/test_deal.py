@@ -124,3 +124,11 @@ def test_pbn_takes_a_seat_letter_or_number_and_refuses_others() -> None:
     assert deal.pbn("E") == deal.pbn(1) == deal.pbn(Seat.E)
     with pytest.raises(CardError, match="unknown seat 'X'"):
         deal.pbn("X")
+
+
+@PROPERTY
+@given(deals())
+def test_a_deals_repr_shows_its_hands_and_makes_it_again(deal: Deal) -> None:
+    """A deal's repr was its four card masks (``Deal(hands=(577322906864454913, ...))``)."""
+    assert repr(deal) == f"Deal.parse({deal.pbn()!r})"
+    assert eval(repr(deal)) == deal

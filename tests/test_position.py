@@ -214,3 +214,14 @@ def test_a_play_that_is_not_cards_is_a_play_error() -> None:
     for bad in (None, 5):
         with pytest.raises(PlayError, match="play: expected cards .*got (NoneType|int)"):
             p.play_all(bad)  # type: ignore[arg-type]
+
+
+def test_a_positions_repr_is_the_call_that_makes_it_again() -> None:
+    """A position's repr was its deal's masks, its rules' 64 values and all its state."""
+    deal = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+    p = Position.from_play(deal, {"moon": "none"}, "C2 CA C5 C4")
+    assert repr(p) == (f"Position.from_play(Deal.parse({deal.pbn()!r}), {{'moon': 'none'}}, "
+                       "'C2 CA C5 C4', leader='N')")
+    free = Position.from_play(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), "bridge", "SA", "N")
+    for q in (p, free, Position.start(deal, "omnibus")):
+        assert eval(repr(q)) == q
