@@ -211,7 +211,10 @@ class Position:
             return None
         return lowest_club(self.deal)
 
-    def side(self, seat: Seat) -> int:
+    def side(self, seat: Seat | int | str) -> int:
+        """The side ``seat`` (a seat, its letter or its number) plays for: its number, or with
+        partnerships 0 for N/S and 1 for E/W."""
+        seat = seat if type(seat) is Seat else Seat.of(seat)   # (a hot path: most get a Seat)
         return int(seat) & 1 if self.rules.partnership else int(seat)
 
     def side_seats(self, side: int | Seat) -> tuple[Seat, ...]:

@@ -225,3 +225,11 @@ def test_a_positions_repr_is_the_call_that_makes_it_again() -> None:
     free = Position.from_play(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), "bridge", "SA", "N")
     for q in (p, free, Position.start(deal, "omnibus")):
         assert eval(repr(q)) == q
+
+
+def test_side_takes_a_seat_its_letter_or_number() -> None:
+    """``side("N")`` raised ValueError (invalid literal for int() with base 10: 'N')."""
+    p = Position.start(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), "bridge", "N")
+    assert p.side("W") == p.side(3) == p.side(Seat.W) == 1
+    with pytest.raises(HeartsError, match="unknown seat 'X'"):
+        p.side("X")
