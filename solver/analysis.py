@@ -247,6 +247,11 @@ class Solver:
     def __reduce__(self) -> tuple[type[Solver], tuple[int, int, float, int]]:
         return Solver, (self.table_mb, self._node_limit, self._time_limit, self.threads)
 
+    def __repr__(self) -> str:
+        # its settings, as a copy or a pickle keeps them (not an address)
+        return (f"Solver(table_mb={self.table_mb}, node_limit={self._node_limit}, "
+                f"time_limit={self._time_limit!r}, threads={self.threads})")
+
     @property
     def table_mb(self) -> int:
         """The transposition table's size (MB), shared by the solver's threads."""

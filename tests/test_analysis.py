@@ -1014,3 +1014,10 @@ def test_analyze_takes_one_seat_as_a_number_too_as_guarantee_does() -> None:
         solver.analyze(p, 2.0)  # type: ignore[arg-type]
     with pytest.raises(HeartsError, match="unknown seat 7"):
         solver.analyze(p, 7)
+
+
+def test_a_solvers_repr_shows_its_settings() -> None:
+    """A solver's repr was ``<solver.analysis.Solver object at 0x...>``."""
+    solver = Solver(table_mb=1, node_limit=500, time_limit=2.5, threads=2)
+    assert repr(solver) == "Solver(table_mb=1, node_limit=500, time_limit=2.5, threads=2)"
+    assert repr(eval(repr(solver))) == repr(solver)
