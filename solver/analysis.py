@@ -983,8 +983,11 @@ class Budget:
     """
 
     def __init__(self, solver: Solver, seconds: float = 0.0, nodes: int | None = None) -> None:
+        if not isinstance(solver, Solver):    # (checked here, not at the first call inside)
+            raise HeartsError(f"Budget: expected a Solver, got {type(solver).__name__}")
+        seconds = _setting("budget seconds", seconds, -math.inf, math.inf, real=True)
         self.solver = solver
-        self.nodes = nodes
+        self.nodes = None if nodes is None else _setting("budget nodes", nodes, 0, 1 << 62)
         self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
         self._saved = _Saved()      # the limits each thread's ``with`` replaced, its own
 

@@ -1021,3 +1021,17 @@ def test_a_solvers_repr_shows_its_settings() -> None:
     solver = Solver(table_mb=1, node_limit=500, time_limit=2.5, threads=2)
     assert repr(solver) == "Solver(table_mb=1, node_limit=500, time_limit=2.5, threads=2)"
     assert repr(eval(repr(solver))) == repr(solver)
+
+
+def test_a_budget_checks_its_arguments_as_it_is_made() -> None:
+    """``Budget("x", 1)`` was made, and failed at its first use with AttributeError ('str'
+    object has no attribute 'thread_limits'); ``Budget(solver, "5")`` with TypeError."""
+    solver = Solver(table_mb=1)
+    with pytest.raises(HeartsError, match="Budget: expected a Solver, got str"):
+        Budget("x", 1)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="seconds: expected a number, got '5'"):
+        Budget(solver, "5")  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="nodes: expected an integer, got '9'"):
+        Budget(solver, 1, "9")  # type: ignore[arg-type]
+    with Budget(solver, 0) as limited:
+        assert limited is solver
