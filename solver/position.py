@@ -148,7 +148,10 @@ class Position:
                 or not self.deal.all_cards:
             return
         p = Position.start(self.deal, self.rules, self.leader0).play_all(self.played)
-        for name in ("hands", "trick", "leader", "taken", "tricks_won", "broken"):
+        # (the rules, leader and cards as read too: rules by name, a list of cards' names made
+        # a position that did not hash, nor show itself)
+        for name in ("rules", "leader0", "played", "hands", "trick", "leader", "taken",
+                     "tricks_won", "broken"):
             object.__setattr__(self, name, getattr(p, name))
 
     @classmethod

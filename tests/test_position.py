@@ -233,3 +233,13 @@ def test_side_takes_a_seat_its_letter_or_number() -> None:
     assert p.side("W") == p.side(3) == p.side(Seat.W) == 1
     with pytest.raises(HeartsError, match="unknown seat 'X'"):
         p.side("X")
+
+
+def test_a_position_made_directly_reads_its_rules_leader_and_cards_as_start_does() -> None:
+    """``Position(deal, "standard", "W", ["C2"])`` kept the rules' name, the leader's letter
+    and the list: it did not hash (unhashable type: 'list'), nor show itself."""
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+    made = Position(deal, "standard", "W", ["C2"])  # type: ignore[arg-type]
+    played = Position.from_play(deal, "standard", "C2")
+    assert made == played and hash(made) == hash(played) and repr(made) == repr(played)
+    assert type(made.rules) is Rules and type(made.leader0) is Seat and made.played == (Card("C2"),)
