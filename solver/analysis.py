@@ -33,13 +33,15 @@ from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 from ._search import watch_signal as _watch_signal
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
-__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
+__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Seats", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
            "PlayerResult", "Questions", "line_json", "watch_signal"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
 #: ``Solver.analyze``'s live view of its questions: (question, low, high).
 Watch = Callable[[str, int | None, int | None], None]
+#: ``analyze``'s seats: one seat (a Seat, its letter or its number), several, or None for all.
+Seats = Iterable[Seat | int | str] | Seat | int | None
 #: A many-question call's word on each question as it is answered: (its index, its answer).
 Done = Callable[[int, Any], None]
 
@@ -99,11 +101,16 @@ def _position(p: Any) -> Position:
     return p
 
 
-def _seats(seats: Iterable[Seat | str] | Seat | None) -> list[Seat] | None:
-    """``analyze``'s ``seats``: one or several, or None for all."""
-    if isinstance(seats, Seat):
-        return [seats]
-    return None if seats is None else [Seat.of(s) for s in seats]
+def _seats(seats: Seats) -> list[Seat] | None:
+    """``analyze``'s ``seats``: one (a seat, its letter or its number, as ``guarantee`` takes
+    it) or several, or None for all."""
+    if seats is None:
+        return None
+    if isinstance(seats, numbers.Integral):  # a Seat, an int, numpy's
+        return [Seat.of(cast(int, seats))]
+    if not isinstance(seats, Iterable):
+        raise HeartsError(f"seats: expected a seat or seats, got {type(seats).__name__}")
+    return [Seat.of(s) for s in seats]
 
 
 #: a question of the many-question calls: a position and its seats (or its line's target)
@@ -239,6 +246,11 @@ class Solver:
 
     def __reduce__(self) -> tuple[type[Solver], tuple[int, int, float, int]]:
         return Solver, (self.table_mb, self._node_limit, self._time_limit, self.threads)
+
+    def __repr__(self) -> str:
+        # its settings, as a copy or a pickle keeps them (not an address)
+        return (f"Solver(table_mb={self.table_mb}, node_limit={self._node_limit}, "
+                f"time_limit={self._time_limit!r}, threads={self.threads})")
 
     @property
     def table_mb(self) -> int:
@@ -582,7 +594,7 @@ class Solver:
 
     # -- questions -------------------------------------------------------------------
     @_one_call_at_a_time
-    def guarantee(self, p: Position, seat: Seat | str, guess: int | None = None) -> int:
+    def guarantee(self, p: Position, seat: Seat | int | str, guess: int | None = None) -> int:
         """The lowest score ``seat`` can make sure of (its side's, with partnerships).
         ``guess``, a value it is likely near (a parent position's, say), is where the search's
         null-window passes start: a good one saves passes, a bad one only costs them."""
@@ -592,19 +604,19 @@ class Solver:
         return self._guarantee(_position(p), p.side(Seat.of(seat)), guess)
 
     @overload
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
                    partial: Literal[False] = False, share: float = 0.0) -> list[int]: ...
 
     @overload
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
                    partial: Literal[True], share: float = 0.0) -> list[int | None]: ...
 
     @overload
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
                    partial: bool, share: float = 0.0) -> list[int | None]: ...
 
     @_one_call_at_a_time
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
                    partial: bool = False, share: float = 0.0) -> list[int] | list[int | None]:
         """``guarantee`` of each (position, seat), searched in parallel on the solver's threads
         over one table, as ``analyze`` answers its seats: the four leaders of a bridge deal (a
@@ -635,7 +647,7 @@ class Solver:
                           share)
 
     @_one_call_at_a_time
-    def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | str]],
+    def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | int | str]],
                          share: float = 0.0) -> list[Bounds]:
         """``guarantees(questions, partial=True, share=share)`` with what the limits left
         proved of each guarantee instead of None: a player sampling deals for its turn keeps
@@ -650,7 +662,7 @@ class Solver:
         _share(share, True)
         self._start()
 
-        def ask(q: tuple[Position, Seat | str]) -> Bounds:
+        def ask(q: tuple[Position, Seat | int | str]) -> Bounds:
             value = self._guarantee(q[0], q[0].side(Seat.of(q[1])))
             return Bounds(value, value)
 
@@ -658,7 +670,7 @@ class Solver:
                           share)
 
     @_one_call_at_a_time
-    def moon_possible(self, p: Position, seat: Seat | str) -> bool:
+    def moon_possible(self, p: Position, seat: Seat | int | str) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
         return self._moon(_position(p), p.side(Seat.of(seat)))
@@ -676,7 +688,7 @@ class Solver:
         return [(Card.from_index(rep), list(cards_of(run))) for rep, run in groups]
 
     @_one_call_at_a_time
-    def questions(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
+    def questions(self, p: Position, seats: Seats = None,
                   moves: bool = True) -> Questions:
         """The questions ``analyze`` would ask, named as its ``watch`` names them: the sides'
         guarantees, then the mover's cards it searches (none for a forced choice, whose values
@@ -705,7 +717,7 @@ class Solver:
         return sides, self._move_groups(p)
 
     @_one_call_at_a_time
-    def analyze(self, p: Position, seats: Iterable[Seat | str] | Seat | None = None,
+    def analyze(self, p: Position, seats: Seats = None,
                 moves: bool = True, watch: Watch | None = None) -> Analysis:
         """Guarantee and moon flag for ``seats`` (default all), and every legal card's values
         when the player to move is one of them (or its partner): asked for one seat, the
@@ -722,24 +734,24 @@ class Solver:
         return self._analyze(_position(p), _seats(seats), moves, watch)
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, partial: Literal[False] = False, each: bool = False,
                  share: float = 0.0, done: Done | None = None) -> list[Analysis]: ...
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, *, partial: Literal[True], each: bool = False,
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis | None]: ...
 
     @overload
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis | None]: ...
 
     @_one_call_at_a_time
-    def analyses(self, questions: Iterable[tuple[Position, Iterable[Seat | str] | Seat | None]],
+    def analyses(self, questions: Iterable[tuple[Position, Seats]],
                  moves: bool = True, partial: bool = False, each: bool = False,
                  share: float = 0.0, done: Done | None = None,
                  ) -> list[Analysis] | list[Analysis | None]:
@@ -768,7 +780,7 @@ class Solver:
             raise HeartsError(f"done: expected a function, got {type(done).__name__}")
         self._start()
 
-        def one(q: tuple[Position, Iterable[Seat | str] | Seat | None]) -> Analysis:
+        def one(q: tuple[Position, Seats]) -> Analysis:
             if each and self._call_limits[0]:
                 self._local.deadline = time.monotonic() + self._call_limits[0]
             try:
@@ -916,7 +928,7 @@ class Solver:
         return players, results
 
     @_one_call_at_a_time
-    def line(self, p: Position, target: Seat | str) -> list[LineStep]:
+    def line(self, p: Position, target: Seat | int | str) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
         the others maximise it.
 
@@ -971,8 +983,11 @@ class Budget:
     """
 
     def __init__(self, solver: Solver, seconds: float = 0.0, nodes: int | None = None) -> None:
+        if not isinstance(solver, Solver):    # (checked here, not at the first call inside)
+            raise HeartsError(f"Budget: expected a Solver, got {type(solver).__name__}")
+        seconds = _setting("budget seconds", seconds, -math.inf, math.inf, real=True)
         self.solver = solver
-        self.nodes = nodes
+        self.nodes = None if nodes is None else _setting("budget nodes", nodes, 0, 1 << 62)
         self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
         self._saved = _Saved()      # the limits each thread's ``with`` replaced, its own
 

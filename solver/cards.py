@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import numbers
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, cast
 
 from .errors import CardError
 
@@ -76,10 +76,18 @@ class Card(int):
 
     __slots__ = ()
 
-    def __new__(cls, suit: int, rank: int) -> "Card":
-        if not (0 <= suit < 4 and 0 <= rank < 13):
-            raise CardError(f"no card with suit {suit} and rank {rank}")
-        return super().__new__(cls, suit * 16 + rank)
+    def __new__(cls, suit: int | str, rank: int | None = None) -> "Card":
+        """``Card(suit, rank)`` (0-3, 0-12), or one card as ``Card.of`` reads it: ``Card("SQ")``,
+        as ``repr`` shows it, so that a card's repr makes the card again."""
+        if rank is None:
+            return cls.of(suit)
+        try:
+            ok = not isinstance(suit, str) and 0 <= suit < 4 and 0 <= rank < 13
+        except TypeError:       # (a suit or rank that is no number: a CardError too)
+            ok = False
+        if not ok:
+            raise CardError(f"no card with suit {suit!r} and rank {rank!r}")
+        return super().__new__(cls, cast(int, suit) * 16 + rank)
 
     @classmethod
     def from_index(cls, index: int) -> "Card":

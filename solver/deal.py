@@ -82,12 +82,18 @@ class Deal:
             hands[missing[0]] = DECK & ~seen
         return cls(tuple(hands))  # type: ignore[arg-type]
 
-    def pbn(self, first: Seat = Seat.N) -> str:
-        """The canonical deal string, hands clockwise from ``first``."""
+    def pbn(self, first: Seat | int | str = Seat.N) -> str:
+        """The canonical deal string, hands clockwise from ``first`` (a seat, its letter or its
+        number, as everywhere a seat is asked for)."""
+        first = Seat.of(first)
         return f"{first}:" + " ".join(hand_string(self.hands[first.next(i)]) for i in range(4))
 
     def __str__(self) -> str:
         return self.pbn()
+
+    def __repr__(self) -> str:
+        # the hands, not four 60-bit masks, and code that makes the deal again
+        return f"Deal.parse({self.pbn()!r})"
 
     def holder(self, card: Card | str | int) -> Seat | None:
         """Who holds ``card`` (a Card, its name such as "C2", or its index), None if nobody."""

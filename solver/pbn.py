@@ -294,6 +294,9 @@ def _utf8_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
     """
     read = getattr(stream, "read", None)
     if read is None:                    # lines in memory, as a library caller may give them
+        if isinstance(stream, (str, bytes, bytearray)):   # (whose "lines" are characters or ints)
+            raise HeartsError(f"expected a binary file or lines of bytes, got {type(stream).__name__}"
+                              " (a file: open(name, 'rb'); text in memory: io.BytesIO(data))")
         lines = iter(stream)
         first = next(lines, None)
         if first is None:

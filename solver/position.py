@@ -148,7 +148,10 @@ class Position:
                 or not self.deal.all_cards:
             return
         p = Position.start(self.deal, self.rules, self.leader0).play_all(self.played)
-        for name in ("hands", "trick", "leader", "taken", "tricks_won", "broken"):
+        # (the rules, leader and cards as read too: rules by name, a list of cards' names made
+        # a position that did not hash, nor show itself)
+        for name in ("rules", "leader0", "played", "hands", "trick", "leader", "taken",
+                     "tricks_won", "broken"):
             object.__setattr__(self, name, getattr(p, name))
 
     @classmethod
@@ -174,6 +177,12 @@ class Position:
         <Seat.S: 2>
         """
         return cls.start(deal, rules, leader).play_all(play or "")
+
+    def __repr__(self) -> str:
+        # what makes the position again, not its deal's masks, every rule value and its state
+        play = " ".join(map(str, self.played))
+        return (f"Position.from_play({self.deal!r}, {self.rules._short()!r}, {play!r}, "
+                f"leader={str(self.leader0)!r})")
 
     def to_json(self) -> dict[str, Any]:
         """The position as a request gives it (SPEC §4's first keys): deal, play, rules and the
@@ -205,7 +214,10 @@ class Position:
             return None
         return lowest_club(self.deal)
 
-    def side(self, seat: Seat) -> int:
+    def side(self, seat: Seat | int | str) -> int:
+        """The side ``seat`` (a seat, its letter or its number) plays for: its number, or with
+        partnerships 0 for N/S and 1 for E/W."""
+        seat = seat if type(seat) is Seat else Seat.of(seat)   # (a hot path: most get a Seat)
         return int(seat) & 1 if self.rules.partnership else int(seat)
 
     def side_seats(self, side: int | Seat) -> tuple[Seat, ...]:
@@ -299,7 +311,13 @@ class Position:
         The state is followed in plain ints and one position made at the end: a Monte-Carlo
         player's samples each replay dozens of cards, which position by position took longer
         than solving the sample near the end."""
-        tokens = cards.replace(",", " ").split() if isinstance(cards, str) else list(cards)
+        if isinstance(cards, str):
+            tokens: list[Card | str] = [*cards.replace(",", " ").split()]
+        elif isinstance(cards, Iterable):
+            tokens = list(cards)
+        else:   # (None, a lone card's index: a PlayError, as every bad play is)
+            raise PlayError(f"play: expected cards (a string such as \"C2 CA\", or Cards), "
+                            f"got {type(cards).__name__}")
         rules, forced = self.rules, self.forced_lead
         hands, trick, played = list(self.hands), list(self.trick), list(self.played)
         taken, won = list(self.taken), list(self.tricks_won)

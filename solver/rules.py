@@ -203,6 +203,29 @@ class Rules:
     def moon_total(self) -> int:
         return self.moon_total_of(DECK)
 
+    def __repr__(self) -> str:
+        # the rules as they are read, not 64 values by card index, and code that makes them again
+        return f"Rules.parse({self._short()!r})"
+
+    def _short(self) -> str | dict[str, Any]:
+        """What ``parse`` reads these rules from, shortest: the preset's name, or the preset
+        (unless standard) and what differs from it.
+
+        >>> Rules.parse({"preset": "omnibus", "moon": "none", "values": {"H": 2}})._short()
+        {'preset': 'omnibus', 'values': {'H': 2}, 'moon': 'none'}
+        """
+        base = _preset(self.preset)
+        if self == base:
+            return self.preset
+        mine, theirs = self.to_dict(), base.to_dict()
+        out: dict[str, Any] = {} if self.preset == "standard" else {"preset": self.preset}
+        values = self._values_unlike(base)
+        if values:
+            out["values"] = values
+        out.update((key, value) for key, value in mine.items()
+                   if key not in ("preset", "values") and value != theirs[key])
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """Canonical JSON form: the preset plus every setting, values listed where they differ."""
         return {**self._dict, "values": dict(self._dict["values"])}  # the caller's to change

@@ -1001,3 +1001,37 @@ def test_a_thread_s_own_limits_hold_for_it_alone_and_are_checked_together() -> N
     assert solver.thread_limits == (1.5, None)
     solver.thread_limits = (None, None)
     assert (solver.time_limit, solver.node_limit) == (5.0, 7)
+
+
+def test_analyze_takes_one_seat_as_a_number_too_as_guarantee_does() -> None:
+    """``analyze(p, 2)`` failed with TypeError ('int' object is not iterable), where
+    ``guarantee(p, 2)`` answers for S."""
+    p = Position.start(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"))
+    solver = Solver(table_mb=1)
+    assert list(solver.analyze(p, 2).players) == list(solver.analyze(p, "S").players) == [Seat.S]
+    assert list(solver.analyses([(p, 2)])[0].players) == [Seat.S]
+    with pytest.raises(HeartsError, match="seats: expected a seat or seats, got float"):
+        solver.analyze(p, 2.0)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="unknown seat 7"):
+        solver.analyze(p, 7)
+
+
+def test_a_solvers_repr_shows_its_settings() -> None:
+    """A solver's repr was ``<solver.analysis.Solver object at 0x...>``."""
+    solver = Solver(table_mb=1, node_limit=500, time_limit=2.5, threads=2)
+    assert repr(solver) == "Solver(table_mb=1, node_limit=500, time_limit=2.5, threads=2)"
+    assert repr(eval(repr(solver))) == repr(solver)
+
+
+def test_a_budget_checks_its_arguments_as_it_is_made() -> None:
+    """``Budget("x", 1)`` was made, and failed at its first use with AttributeError ('str'
+    object has no attribute 'thread_limits'); ``Budget(solver, "5")`` with TypeError."""
+    solver = Solver(table_mb=1)
+    with pytest.raises(HeartsError, match="Budget: expected a Solver, got str"):
+        Budget("x", 1)  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="seconds: expected a number, got '5'"):
+        Budget(solver, "5")  # type: ignore[arg-type]
+    with pytest.raises(HeartsError, match="nodes: expected an integer, got '9'"):
+        Budget(solver, 1, "9")  # type: ignore[arg-type]
+    with Budget(solver, 0) as limited:
+        assert limited is solver

@@ -106,3 +106,14 @@ def test_anything_else_is_no_card(thing: object) -> None:
     for call in (Card.of, Rules().value, Deal.parse("N:Q... K... A... J...").holder):
         with pytest.raises(CardError):
             call(thing)  # type: ignore[arg-type]
+
+
+def test_a_cards_repr_makes_the_card_again_and_bad_arguments_are_card_errors() -> None:
+    """``Card('SQ')``, as repr shows a card, raised TypeError (missing rank), as did
+    ``Card('S', 'Q')`` (comparing a str with an int)."""
+    for card in ALL_CARDS:
+        assert eval(repr(card)) == card and type(eval(repr(card))) is Card
+    assert Card("sq") == Card(0, 10) == Card(10) == Card.parse("SQ")
+    for bad in (("S", "Q"), (0, 13), (None,), (1.5,)):
+        with pytest.raises(CardError):
+            Card(*bad)  # type: ignore[arg-type]

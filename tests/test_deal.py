@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from solver.cards import Card, Seat, cards_of
 from solver.deal import Deal, hand_string
-from solver.errors import DealError
+from solver.errors import CardError, DealError
 from strategies import PROPERTY, deals
 
 SAMPLE = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
@@ -117,3 +117,18 @@ def test_a_random_deal_of_a_negative_seed_is_refused_not_the_positive_ones() -> 
     with pytest.raises(DealError, match="seed must be a whole number from 0, got -3"):
         Deal.random(-3)
     assert Deal.random(0) != Deal.random(1)
+
+
+def test_pbn_takes_a_seat_letter_or_number_and_refuses_others() -> None:
+    deal = Deal.parse(SAMPLE)
+    assert deal.pbn("E") == deal.pbn(1) == deal.pbn(Seat.E)
+    with pytest.raises(CardError, match="unknown seat 'X'"):
+        deal.pbn("X")
+
+
+@PROPERTY
+@given(deals())
+def test_a_deals_repr_shows_its_hands_and_makes_it_again(deal: Deal) -> None:
+    """A deal's repr was its four card masks (``Deal(hands=(577322906864454913, ...))``)."""
+    assert repr(deal) == f"Deal.parse({deal.pbn()!r})"
+    assert eval(repr(deal)) == deal

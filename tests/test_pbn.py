@@ -740,3 +740,12 @@ def test_many_tags_inherited_by_many_games_read_in_linear_time():
                    + '\n[Event "x"]\n' * 10_000)
     assert time.perf_counter() - started < 5
     assert len(records) == 10_001 and len(records[-1].tags) == 1 + pbn.MAX_DEFAULTS
+
+
+@pytest.mark.parametrize("stream", ["data/sample.pbn", b'[Deal "N:A... .A.. ..A. ...A"]\n'])
+def test_a_name_or_bytes_given_whole_is_refused_with_what_to_pass(stream: object) -> None:
+    """A file's name was read as lines of one character each (the message blamed a "line of
+    str") and bytes as lines of ints ("got a line of int")."""
+    with pytest.raises(HeartsError, match=r"got (str|bytes) \(a file: open\(name, 'rb'\); "
+                                          r"text in memory: io.BytesIO\(data\)\)"):
+        next(read_records(stream))  # type: ignore[arg-type]

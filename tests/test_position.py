@@ -206,3 +206,40 @@ def test_a_side_is_its_number_or_any_of_its_seats() -> None:
             p.raw_points(bad)  # type: ignore[arg-type]
     alone = Position.from_play(deal, {"first_lead": "free"}, "SA SK SQ SJ", "N")
     assert [alone.raw_points(s) for s in range(4)] == [alone.raw_points(s) for s in Seat] == [13, 0, 0, 0]
+
+
+def test_a_play_that_is_not_cards_is_a_play_error() -> None:
+    """``play_all(None)`` raised TypeError ('NoneType' object is not iterable)."""
+    p = Position.start(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"))
+    for bad in (None, 5):
+        with pytest.raises(PlayError, match="play: expected cards .*got (NoneType|int)"):
+            p.play_all(bad)  # type: ignore[arg-type]
+
+
+def test_a_positions_repr_is_the_call_that_makes_it_again() -> None:
+    """A position's repr was its deal's masks, its rules' 64 values and all its state."""
+    deal = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+    p = Position.from_play(deal, {"moon": "none"}, "C2 CA C5 C4")
+    assert repr(p) == (f"Position.from_play(Deal.parse({deal.pbn()!r}), {{'moon': 'none'}}, "
+                       "'C2 CA C5 C4', leader='N')")
+    free = Position.from_play(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), "bridge", "SA", "N")
+    for q in (p, free, Position.start(deal, "omnibus")):
+        assert eval(repr(q)) == q
+
+
+def test_side_takes_a_seat_its_letter_or_number() -> None:
+    """``side("N")`` raised ValueError (invalid literal for int() with base 10: 'N')."""
+    p = Position.start(Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5"), "bridge", "N")
+    assert p.side("W") == p.side(3) == p.side(Seat.W) == 1
+    with pytest.raises(HeartsError, match="unknown seat 'X'"):
+        p.side("X")
+
+
+def test_a_position_made_directly_reads_its_rules_leader_and_cards_as_start_does() -> None:
+    """``Position(deal, "standard", "W", ["C2"])`` kept the rules' name, the leader's letter
+    and the list: it did not hash (unhashable type: 'list'), nor show itself."""
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+    made = Position(deal, "standard", "W", ["C2"])  # type: ignore[arg-type]
+    played = Position.from_play(deal, "standard", "C2")
+    assert made == played and hash(made) == hash(played) and repr(made) == repr(played)
+    assert type(made.rules) is Rules and type(made.leader0) is Seat and made.played == (Card("C2"),)

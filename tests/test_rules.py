@@ -205,3 +205,13 @@ def test_with_an_unknown_field_is_a_rules_error() -> None:
     with pytest.raises(RulesError, match="unknown rule field 'moons' \\(fields: preset, values, moon"):
         Rules().with_(moons="add")
     assert Rules().with_(moon="none", partnership=True) == Rules.parse({"moon": "none", "partnership": True})
+
+
+@PROPERTY
+@given(rule_specs())
+def test_a_rules_repr_is_short_and_makes_the_rules_again(spec: dict) -> None:
+    """A rule set's repr listed its 64 values by card index."""
+    rules = Rules.parse(spec)
+    assert eval(repr(rules)) == rules and len(repr(rules)) < 300
+    assert repr(Rules.parse("omnibus")) == "Rules.parse('omnibus')"
+    assert repr(Rules.parse({"moon": "none"})) == "Rules.parse({'moon': 'none'})"

@@ -53,6 +53,9 @@ by_seat = {Seat.E: ["SQ", "H2"]}
 samples(pos, 2, known=known)
 samples_from_view("N", pos.deal.hands[Seat.N], "", 2, known=by_seat)
 weigh_cards(solver, pos, 2, known=known)
+# a seat as its number, as every call takes one at run time
+solver.guarantee(pos, 2), solver.guarantees([(pos, 2)]), solver.guarantee_bounds([(pos, 0)])
+solver.moon_possible(pos, 3), solver.line(pos, 1), solver.analyze(pos, 2), samples(pos, 1, seat=3)
 '''
 
 
