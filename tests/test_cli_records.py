@@ -21,6 +21,7 @@ from benchmarks.record_files import endgame_file
 from signals import as_in_a_terminal
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
+from terminal import open_terminal, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 PBN = Path(__file__).parent / "data" / "pbn"
@@ -569,28 +570,15 @@ def test_pbn_output_of_several_files_marks_each_file_however_it_starts(tmp_path,
 def on_a_terminal(args: list[str], stdout: bool) -> bytes:
     """What ``hearts-dd ARGS`` shows on a 100-column terminal that is its stderr (and its
     stdout too with ``stdout``; ``TTY`` in ARGS names it), once it has ended with status 0."""
-    pty = pytest.importorskip("pty")
-    import fcntl
-    import struct
-    import termios
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    pytest.importorskip("pty")
+    master, slave = open_terminal()
     args = [os.ttyname(slave) if arg == "TTY" else arg for arg in args]   # (-o the terminal)
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", *args], cwd=ROOT,
                              stdout=slave if stdout else None, stderr=slave,
                              env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
     os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:           # the terminal is closed once the child is gone
-            break
-        if not chunk:
-            break
-        seen += chunk
+    seen = shown(master)
     assert child.wait(timeout=60) == 0
-    os.close(master)
     return seen
 
 

@@ -27,6 +27,7 @@ from solver.position import Position
 from solver.position_lines import answer_lines, read_position_lines
 from solver.rules import Rules
 from strategies import PROPERTY, rule_specs
+from terminal import open_terminal, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [json.loads(text) for f in sorted((ROOT / "tests" / "data").glob("public_*.jsonl"))
@@ -115,30 +116,17 @@ def test_an_input_of_windows_unicode_text_is_read(tmp_path: Path, encoding: str)
 def test_the_progress_bar_counts_the_positions_of_a_wide_input(tmp_path: Path, encoding: str) -> None:
     """Its total counted the lines of the bytes: in UTF-16, each 0x0A and the zero byte after
     it one more line, so the bar of two positions stopped at 2/4."""
-    pty = pytest.importorskip("pty")
+    pytest.importorskip("pty")
     lines = [json.dumps(SMALL), json.dumps({**SMALL, "play": "D2"})]
     path = tmp_path / "in.jsonl"
     path.write_bytes("\r\n".join(lines + ["", ""]).encode(encoding))
-    import fcntl
-    import struct
-    import termios
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    leader, follower = open_terminal()
     with open(tmp_path / "out.jsonl", "wb") as out:
         child = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", str(path),
                                   "--threads", "1", "--table-mb", "16"], stdout=out, stderr=follower,
                                  env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"})
     os.close(follower)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:           # the terminal is closed once the child is gone
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(leader)
+    seen = shown(leader)
     assert child.wait(timeout=60) == 0, seen
     assert b"/2 [" in seen and b"/4 [" not in seen, seen
 
