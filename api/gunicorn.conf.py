@@ -30,12 +30,16 @@ def _installed_first() -> None:
     """Import ``api`` and ``solver`` from ``HOME``, before the working directory: gunicorn puts
     that first on the import path (``python -m`` and its ``chdir``), and a directory of the
     user's named ``api`` or ``solver`` (a web project's often is) was imported instead, the
-    workers failing to boot ("No module named 'api.worker'"). The working directory stays on
-    the path, after ``HOME``, for modules of the user's that gunicorn's settings name."""
+    workers failing to boot ("No module named 'api.worker'"). The working directory moves to
+    the end of the path, where modules of the user's that gunicorn's settings name are still
+    found; ``HOME`` keeps its place (site-packages after the standard library), or comes first
+    when it is on no path (an editable install's import hook)."""
     from gunicorn.util import getcwd    # (gunicorn's own spelling of it, which it looks for)
-    sys.path[:] = [HOME] + [p for p in sys.path if p != HOME]
-    if getcwd() not in sys.path:        # (else gunicorn puts it back first)
-        sys.path.append(getcwd())
+    cwd = getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", cwd)]
+    if HOME not in sys.path:
+        sys.path.insert(0, HOME)
+    sys.path.append(cwd)                # (not on the path at all, gunicorn puts it back first)
 
 
 _installed_first()
