@@ -255,14 +255,9 @@ class Rules:
         >>> Rules.parse({"preset": "standard", "moon": "none", "values": {"H": 2, "DJ": -10}}).describe()
         'standard with values={"H": 2, "DJ": -10}, moon="none"'
         """
-        base = _preset(self.preset)
-        changed = []
-        values = self._values_unlike(base)
-        if values:
-            changed.append(f"values={json.dumps(values)}")
-        mine, theirs = self.to_dict(), base.to_dict()
-        changed += [f"{key}={json.dumps(value)}" for key, value in mine.items()
-                    if key not in ("preset", "values") and value != theirs[key]]
+        short = self._short()
+        changed = [] if isinstance(short, str) else [f"{key}={json.dumps(value)}"
+                                                     for key, value in short.items() if key != "preset"]
         return f"{self.preset} with " + ", ".join(changed) if changed else self.preset
 
     def _values_unlike(self, base: "Rules") -> dict[str, int]:
