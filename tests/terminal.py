@@ -3,6 +3,7 @@ progress bars): one of a given size, and everything shown on it until the comman
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 
 def open_terminal(columns: int = 100, rows: int = 24) -> tuple[int, int]:
@@ -16,9 +17,10 @@ def open_terminal(columns: int = 100, rows: int = 24) -> tuple[int, int]:
     return leader, follower
 
 
-def shown(leader: int) -> bytes:
+def shown(leader: int, watch: Callable[[bytes], None] | None = None) -> bytes:
     """All the terminal shows until every process has closed the command's side (the test
-    closes its own copy first), then the test's side closed."""
+    closes its own copy first), then the test's side closed; ``watch`` gets all shown so far
+    as each piece arrives (to time it)."""
     seen = b""
     while True:
         try:
@@ -28,5 +30,7 @@ def shown(leader: int) -> bytes:
         if not chunk:
             break
         seen += chunk
+        if watch is not None:
+            watch(seen)
     os.close(leader)
     return seen

@@ -607,15 +607,13 @@ def test_no_progress_bar_among_records_written_to_the_terminal(tmp_path, args):
 def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     """With no progress bar among them, a record written to the terminal is the progress: it
     was held in standard output's buffer, 8 KB at a time (a dozen full deals, minutes)."""
-    pty = pytest.importorskip("pty")
-    import select
-
+    pytest.importorskip("pty")
     from solver.deal import Deal
     source = tmp_path / "in.pbn"
     source.write_bytes(b'[Board "1"]\n[Deal "N:A..2. K..3. Q..4. .J.5."]\n[HeartsLeader "N"]\n'
                        b'[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n\n'
                        b'[Board "2"]\n[Deal "' + Deal.random(2).pbn().encode() + b'"]\n')
-    master, slave = pty.openpty()
+    master, slave = open_terminal()
     output = ["-o", output] if output else []
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-j", "1",
                               "--chunk-size", "1", "--format", "text", "--time-limit", "2", *output],
@@ -623,19 +621,13 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
                              env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
                                   "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)
     os.close(slave)
-    seen, first = b"", None
-    while True:
-        if select.select([master], [], [], 0.1)[0]:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:       # the terminal is closed once the child is gone
-                break
-            if not chunk:
-                break
-            seen += chunk
-        if first is None and b"Record 0" in seen:
-            first = time.monotonic()
+    arrived: list[float] = []       # when record 0 was first shown
+
+    def watch(so_far: bytes) -> None:
+        if not arrived and b"Record 0" in so_far:
+            arrived.append(time.monotonic())
+
+    seen = shown(master, watch)
     assert child.wait(timeout=60) == 1        # (board 2 out of time)
-    os.close(master)
-    assert first is not None and b"Record 1" in seen
-    assert time.monotonic() - first > 1, "record 0 came only with the end of the run"
+    assert arrived and b"Record 1" in seen
+    assert time.monotonic() - arrived[0] > 1, "record 0 came only with the end of the run"
