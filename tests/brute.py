@@ -3,7 +3,9 @@
 It shares only card, deal and rule *parsing* with the solver. Legality, trick resolution, hand
 scores and the search are its own and deliberately plain: a full minimax over every legal card
 sequence to the end of the hand, with no pruning, no grouping of equivalent cards and no table,
-so that a disagreement with the engine points at a real fault in one of the two.
+so that a disagreement with the engine points at a real fault in one of the two. (A table does
+count a tree's nodes, in ``tree_size``, so that a tree too large is skipped unwalked; it gives
+no answer.)
 
 One walk of the game tree answers every question at once: each node returns, for every seat P,
 P's guarantee (P's side minimises P's final score, everyone else maximises it) and whether P's
@@ -199,15 +201,8 @@ class Game:
         return tuple(score[self.side[seat]] for seat in range(4)), moon
 
 
-def solve(game: Game, budget: list[int] | None = None) -> tuple[tuple[int, ...], int]:
-    """Every seat's guarantee and moon flags (a bit per seat) by plain minimax to every leaf.
-
-    ``budget`` is a one-item node allowance, counted down; below zero ``TreeTooLarge`` is raised.
-    """
-    if budget is not None:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise TreeTooLarge
+def solve(game: Game) -> tuple[tuple[int, ...], int]:
+    """Every seat's guarantee and moon flags (a bit per seat) by plain minimax to every leaf."""
     forced = 0
     while True:  # a single legal card leaves the answer unchanged: play such cards in a row
         if game.cards_played == game.deal_size:
@@ -215,7 +210,7 @@ def solve(game: Game, budget: list[int] | None = None) -> tuple[tuple[int, ...],
             break
         legal = game.legal_mask()
         if legal & (legal - 1):
-            result = best_of(game, [result for _, result in children(game, budget)])
+            result = best_of(game, [result for _, result in children(game)])
             break
         game.play(legal.bit_length() - 1)
         forced += 1
@@ -224,15 +219,60 @@ def solve(game: Game, budget: list[int] | None = None) -> tuple[tuple[int, ...],
     return result
 
 
-def children(game: Game, budget: list[int] | None = None
-             ) -> list[tuple[int, tuple[tuple[int, ...], int]]]:
+def children(game: Game) -> list[tuple[int, tuple[tuple[int, ...], int]]]:
     """Each legal card of the player to move with the solved position after it."""
     results = []
     for card in bits(game.legal_mask()):
         game.play(card)
-        results.append((card, solve(game, budget)))
+        results.append((card, solve(game)))
         game.undo()
     return results
+
+
+def tree_size(game: Game, limit: int) -> int:
+    """How many nodes (calls of ``solve``) ``children`` walks from here, or any number past
+    ``limit`` once the count is known to pass it.
+
+    Counted, not walked, so that a caller can skip a tree too large before paying for it: a
+    table of positions may serve the count, as the shape of the tree below a position depends
+    only on the hands, the trick, the seat to move and whether hearts are open. No answer
+    comes from the table.
+    """
+    seen: dict[tuple, int] = {}
+    total = 0
+    for card in bits(game.legal_mask()):
+        game.play(card)
+        total += _nodes(game, limit - total, seen)
+        game.undo()
+        if total > limit:
+            break
+    return total
+
+
+def _nodes(game: Game, limit: int, seen: dict[tuple, int]) -> int:
+    """The calls of ``solve`` for this position and below it, as ``tree_size`` counts them."""
+    key = (tuple(game.hands), tuple(game.trick), game.to_move, game.hearts_open)
+    known = seen.get(key)
+    if known is not None:
+        return known
+    count, forced = 1, 0
+    while not game.is_over:
+        legal = game.legal_mask()
+        if legal & (legal - 1):
+            for card in bits(legal):
+                game.play(card)
+                count += _nodes(game, limit - count, seen)
+                game.undo()
+                if count > limit:
+                    break
+            break
+        game.play(legal.bit_length() - 1)
+        forced += 1
+    for _ in range(forced):
+        game.undo()
+    if count <= limit:  # a count cut short is no count
+        seen[key] = count
+    return count
 
 
 def best_of(game: Game, results: list[tuple[tuple[int, ...], int]]) -> tuple[tuple[int, ...], int]:
@@ -268,15 +308,16 @@ def analyze(deal: Deal, rules: Rules, play: Iterable[str | int] = (), leader: Se
             max_nodes: int | None = None) -> Answer:
     """Guarantee and moon flag for all four seats, and every legal card's values for the mover.
 
-    With ``max_nodes``, gives up with ``TreeTooLarge`` past that many nodes.
+    With ``max_nodes``, gives up with ``TreeTooLarge`` on a tree of more nodes, before walking it.
     """
     game = replay(deal, rules, play, leader)
-    budget = None if max_nodes is None else [max_nodes]
+    if max_nodes is not None and tree_size(game, max_nodes) > max_nodes:
+        raise TreeTooLarge
     if game.is_over:
         scores, moon = game.scores()
         return Answer(None, {Seat(s): Outcome(scores[s], bool(moon >> s & 1)) for s in range(4)}, {})
     mover = game.to_move
-    results = children(game, budget)
+    results = children(game)
     scores, moon = best_of(game, [result for _, result in results])
     moves = {Card.from_index(card): Outcome(g[mover], bool(m >> mover & 1)) for card, (g, m) in results}
     return Answer(Seat(mover), {Seat(s): Outcome(scores[s], bool(moon >> s & 1)) for s in range(4)},

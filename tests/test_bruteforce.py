@@ -310,6 +310,32 @@ def test_the_queen_that_breaks_hearts_stands_for_no_other_spade() -> None:
     assert Solver().guarantee(Position.start(deal, rules, Seat.E), Seat.E) == expected == -4
 
 
+@pytest.mark.parametrize("name", ["standard", "queen-breaks", "free-lead", "partnership"])
+def test_tree_size_counts_the_nodes_the_walk_visits(name: str, monkeypatch) -> None:
+    """The node cap is applied before the walk (a tree past it used to be walked up to the cap,
+    most of the brute-force tests' time): the count must be the walk's own, or the tests would
+    check other positions than their seeds name."""
+    calls = [0]
+    walk = brute.solve
+
+    def counted(game: brute.Game) -> tuple[tuple[int, ...], int]:
+        calls[0] += 1
+        return walk(game)
+    monkeypatch.setattr(brute, "solve", counted)
+    rng = seeded(f"{name}/tree size", 0)
+    for cards_left in [9, 10, 11, 12, 13] * 4:
+        scenario = random_endgame(RULE_SETS[name], rng, cards_left)
+        assert scenario is not None
+        game = brute.replay(scenario.deal, scenario.rules, scenario.play, scenario.leader)
+        before = (list(game.hands), list(game.trick), game.to_move, game.hearts_open)
+        size = brute.tree_size(game, 10**9)
+        calls[0] = 0
+        brute.children(game)
+        assert size == calls[0], scenario
+        assert brute.tree_size(game, size) == size and brute.tree_size(game, size - 1) > size - 1
+        assert (list(game.hands), list(game.trick), game.to_move, game.hearts_open) == before
+
+
 def test_brute_force_refuses_illegal_play() -> None:
     deal = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
     with pytest.raises(ValueError, match="HK"):
