@@ -832,14 +832,9 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
     if header and not errors:
         context.remember(record.tags, None)
         return None
-    spans = []
-    backwards = ""      # the text reversed, made for the first annotation tag
-    for t in tags:
-        if t.name in ANNOTATION_TAGS:
-            end = t.section_end if t.section_end > 0 else t.end
-            backwards = backwards or text[::-1]
-            spans.append(_whole_lines(text, t.start, end, byte_offset, backwards))
-    record.annotation_spans = tuple(spans)
+    backwards = text[::-1] if any(t.name in ANNOTATION_TAGS for t in tags) else ""
+    record.annotation_spans = tuple(_whole_lines(text, start, end, byte_offset, backwards)
+                                    for start, end in _annotation_runs(text, tags))
     _interpret(record, tags, context, errors)
     record.errors = [shortened(e, 240) for e in errors]
     record.more_errors = errors.more
@@ -892,6 +887,29 @@ def _past_spaces(text: str, pos: int) -> int:
     """Where the whitespace at ``pos`` that does not end the line ends (``pos`` without any)."""
     m = _SPACES.match(text, pos)
     return m.end() if m else pos
+
+
+def _annotation_runs(text: str, tags: Sequence[_Tag]) -> Iterator[tuple[int, int]]:
+    """The text spans of a game's annotation tags (with their sections), those with only
+    blanks between them as one: a line of two (``[HeartsScore "..."] [HeartsShotTheMoon ""]``),
+    each widened alone, widened neither, and its blanks left behind a semi-empty line, which
+    split the game in two when it was annotated again."""
+    run: tuple[int, int] | None = None
+    for t in tags:
+        if t.name not in ANNOTATION_TAGS:
+            if run is not None:
+                yield run
+            run = None
+            continue
+        end = t.section_end if t.section_end > 0 else t.end
+        if run is not None and _past_spaces(text, run[1]) == t.start:
+            run = (run[0], end)
+        else:
+            if run is not None:
+                yield run
+            run = (t.start, end)
+    if run is not None:
+        yield run
 
 
 def _whole_lines(text: str, start: int, end: int, byte_offset: Callable[[int], int],

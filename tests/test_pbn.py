@@ -18,6 +18,7 @@ from solver.bounded_lines import MAX_LINE
 from solver.errors import HeartsError
 from solver.pbn import Passing, RecordedPlay, count_games, error_text, game_text, read_records
 from solver.rules import Rules
+from solver.writers import annotated_game
 
 PBN = Path(__file__).parent / "data" / "pbn"
 
@@ -600,9 +601,22 @@ def test_many_annotation_tags_read_in_time_linear_in_their_number(separator):
     assert time.perf_counter() - started < 10
     if separator == b"\n":      # each tag its own line, removed whole
         want = [(len(head) + k * 18, len(head) + (k + 1) * 18) for k in range(count)]
-    else:
-        want = [(len(head) + k * 18, len(head) + k * 18 + 17) for k in range(count)]
+    else:                       # a line of them, removed whole too (with the blanks between)
+        want = [(len(head), len(head) + count * 18)]
     assert list(record.annotation_spans) == want
+
+
+@pytest.mark.parametrize("between", [b" ", b"", b"\t \t"])
+def test_annotation_tags_sharing_a_line_are_removed_with_it(between):
+    """Two annotation tags on one line were each removed alone (neither had the line to
+    itself), and the blanks left behind were a semi-empty line: annotated again, the game was
+    split there, its new annotation tags a second game without a [Deal]."""
+    game = DEAL_TAG.encode() + b'[HeartsScore "N 1"]' + between + b'[HeartsShotTheMoon ""]\n'
+    [record] = read(game)
+    assert record.annotation_spans == ((len(DEAL_TAG), len(game)),)
+    again = read(annotated_game(record, {"error": "line 2: x"}))
+    assert [(r.deal, r.tags) for r in again] == [(record.deal, {"Deal": record.tags["Deal"],
+                                                                "HeartsError": "x"})]
 
 
 def test_lines_given_in_memory_after_many_empty_ones_read_in_linear_time():
