@@ -554,13 +554,19 @@ def _is_header(tags: Iterable[tuple[str, str]]) -> bool:
     PBN's header game (``[Event "##Club night"]``, ``[HeartsRules "##omnibus"]``): every value
     a ``##`` one, no tag twice (and none malformed: a name ""). It gives the games after it
     their values and is no game to annotate; a game with a value of its own (a ``[Board]``
-    that lost its ``[Deal]``) is one, and is reported."""
+    that lost its ``[Deal]``) is one, and is reported. So is a game whose tags the reader
+    finds wrong (a bad name, a tab in the value, ``##`` for a tag PBN forbids to inherit):
+    ``count_games`` counted such a game as a header, and a progress bar's total fell short."""
     seen: set[str] = set()
     for name, value in tags:
-        if not name or name in seen or not value.startswith("##"):
+        if (not _TAG_NAME.fullmatch(name) or name in seen or not value.startswith("##")
+                or "\t" in value or name in NOT_INHERITED):
             return False
         seen.add(name)
     return bool(seen)
+
+
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
@@ -944,7 +950,7 @@ def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int]
         errors.append(f"line {line}: '[' without a tag name")
         return None, skip_to_close(j)
     name = tokens[j][1]
-    if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+    if not _TAG_NAME.fullmatch(name):
         errors.append(f"line {line}: bad tag name {name[:20]!r}")
         return None, skip_to_close(j + 1)
     j += 1

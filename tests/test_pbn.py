@@ -160,6 +160,16 @@ def test_games_are_counted_as_they_are_read_whatever_the_encoding():
     assert count_games(io.BytesIO(nbsp)) == len(read(nbsp)) == 2
 
 
+@pytest.mark.parametrize("header", ['[Deal "##x"]', '[Ev-ent "##x"]', '[Event "##x\ty"]'])
+def test_a_header_game_with_a_bad_tag_is_counted_as_the_record_it_is_read_as(header):
+    """A game of ``##`` values alone that the reader reports (a tag PBN forbids to inherit, a
+    bad tag name, a tab) is a record; ``count_games`` took it for a header game, no record."""
+    data = (header + "\n\n" + DEAL_TAG).encode()
+    records = read(data)
+    assert len(records) == 2 and records[0].errors
+    assert count_games(io.BytesIO(data)) == 2
+
+
 def test_a_stray_closing_brace_is_reported():
     [r] = read(DEAL_TAG + "[Event \"e\"] }\n")
     assert r.errors == ["line 2: '}' without a '{'"]
