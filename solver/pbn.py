@@ -571,11 +571,16 @@ _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
     """The name and value of each ``[Name "value"]`` of a game's tokens (comments between
-    them skipped), and ``("", "")`` for anything else, for ``_is_header`` without reading the
-    game."""
+    them skipped, and a tag's section data, which the reader takes without an error: a header
+    game with some was counted as a game by ``count_games`` and read as none), and
+    ``("", "")`` for anything else, for ``_is_header`` without reading the game."""
     state, name, value = "", "", ""
+    tagged = False      # a tag read: words and strings after it are its section's
     for kind, tok, _, _ in tokens:
         if kind in ("comment", "escape"):
+            continue
+        if state == "" and tagged and (kind == "word" and "%" not in tok
+                                       or kind == "string" and _closed(tok)):
             continue
         if state == "" and kind == "open":
             state = "name"
@@ -584,7 +589,7 @@ def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[s
         elif state == "value" and kind == "string" and _closed(tok):
             state, value = "close", _unescape(tok)
         elif state == "close" and kind == "close":
-            state = ""
+            state, tagged = "", True
             yield name, value
         else:
             state = ""

@@ -170,6 +170,16 @@ def test_a_header_game_with_a_bad_tag_is_counted_as_the_record_it_is_read_as(hea
     assert count_games(io.BytesIO(data)) == 2
 
 
+@pytest.mark.parametrize("section", ["l", '"text" word', "; note\nword"])
+def test_a_header_game_with_section_data_is_counted_as_no_record(section):
+    """A header game's tag may have section data (read without an error, the game still a
+    header): ``count_games`` counted it as a game, one more than were read."""
+    data = (f'[Event "##x"] {section}\n\n' + DEAL_TAG).encode()
+    [record] = read(data)
+    assert record.tags["Event"] == "x" and record.errors == []
+    assert count_games(io.BytesIO(data)) == 1
+
+
 def test_a_stray_closing_brace_is_reported():
     [r] = read(DEAL_TAG + "[Event \"e\"] }\n")
     assert r.errors == ["line 2: '}' without a '{'"]
