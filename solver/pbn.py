@@ -578,6 +578,8 @@ def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[s
     tagged = False      # a tag read: words and strings after it are its section's
     for kind, tok, _, _ in tokens:
         if kind in ("comment", "escape"):
+            if _open_comment(kind, tok):    # (reported: the game is no header)
+                yield "", ""
             continue
         if state == "" and tagged and (kind == "word" and "%" not in tok
                                        or kind == "string" and _closed(tok)):

@@ -170,6 +170,15 @@ def test_a_header_game_with_a_bad_tag_is_counted_as_the_record_it_is_read_as(hea
     assert count_games(io.BytesIO(data)) == 2
 
 
+def test_a_header_game_with_a_comment_left_open_is_counted_as_the_record_it_is_read_as():
+    """The reader reports a { comment left open, so the game is a record, not a header game:
+    ``count_games`` skipped the comment and took the game for a header."""
+    data = ('[Event "##x"] {\n\n' + DEAL_TAG).encode()
+    records = read(data)
+    assert len(records) == 2 and "comment is not closed" in records[0].errors[0]
+    assert count_games(io.BytesIO(data)) == 2
+
+
 @pytest.mark.parametrize("section", ["l", '"text" word', "; note\nword"])
 def test_a_header_game_with_section_data_is_counted_as_no_record(section):
     """A header game's tag may have section data (read without an error, the game still a
