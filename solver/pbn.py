@@ -1173,7 +1173,9 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
     after_end_reported = False
     for word, line in tag.words:
         if word.startswith('"'):
-            errors.append(f"line {line}: [Play] unexpected string {word[:20]}")
+            # (shown as repr: a string left open at a CR LF line end held the CR, which split
+            # the error's line, and the [HeartsError] tag of it written back)
+            errors.append(f"line {line}: [Play] unexpected string {word[:20]!r}")
             continue
         for m in _PLAY_PART.finditer(word):
             kind, tok = m.lastgroup, m.group()

@@ -455,6 +455,18 @@ def test_play_section_errors(section, words):
     assert any(words in e for e in r.errors), r.errors
 
 
+def test_a_string_left_open_in_the_play_at_a_crlf_line_end_is_an_error_of_one_line():
+    """The message showed the string as it was, with the CR of the CR LF that ended it: the
+    error was two lines, and the [HeartsError] tag written of it split across them, read back
+    as a string not closed and text of the game."""
+    [r] = read(b'[Deal "N:AK... .AK.. ..AK. ...AK"]\r\n[Play "N"]\r\n"SA\r\n')
+    assert r.errors == ["line 3: string is not closed", "line 3: [Play] unexpected string '\"SA\\r'"]
+    annotated = annotated_game(r, {"error": error_text(r.errors)})
+    [again] = read(annotated)
+    assert again.tags["HeartsError"].endswith("unexpected string '\"SA\\r'")
+    assert again.sections == {} and again.errors == r.errors
+
+
 def test_absurd_rules_are_an_error_not_a_crash():
     """Nesting past every Python's limit: 3.13's json takes about 10000 levels (3.11's 1000),
     so 5000 were parsed there and the error was the text ending early, not the nesting."""
