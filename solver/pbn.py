@@ -966,7 +966,7 @@ def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int]
     if j >= len(tokens) or tokens[j][0] == "close":
         errors.append(f"line {line}: tag {name} has no value")
         return None, skip_to_close(j)
-    kind, tok, vstart, _ = tokens[j]
+    kind, tok, vstart, vend = tokens[j]
     if kind != "string":
         errors.append(f"line {line}: tag {name}: value must be in double quotes")
         return None, skip_to_close(j)
@@ -981,7 +981,9 @@ def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int]
         j += 1
     if j >= len(tokens) or tokens[j][0] != "close":
         errors.append(f"line {line}: tag {name}: ']' is missing")
-        return _Tag(name, value, start, tokens[j - 1][3], line), j
+        # the tag ends at its value: the comments after it are not its own (an annotation
+        # tag's span reached over them, and a writer removed them with it)
+        return _Tag(name, value, start, vend, line), j
     return _Tag(name, value, start, tokens[j][3], line), j + 1
 
 

@@ -467,6 +467,17 @@ def test_a_string_left_open_in_the_play_at_a_crlf_line_end_is_an_error_of_one_li
     assert again.sections == {} and again.errors == r.errors
 
 
+def test_a_tag_without_its_closing_bracket_ends_at_its_value_not_at_the_comments_after_it():
+    """Its end was that of the comments after it: an annotation tag so cut was removed with
+    them, and where one was a { comment left open, the game written back was the rest of its
+    tag line alone, or nothing, and the game was lost (a record fewer read back)."""
+    data = b'[E "1"]\n\n[HeartsOptimumTable ""{ note'
+    records = read(data)
+    assert records[1].annotation_spans == ((0, 22),)
+    kept = annotated_game(records[1], {"error": "line 3: x"})
+    assert kept == b"{ note" and len(read(data[:9] + kept)) == 2
+
+
 def test_absurd_rules_are_an_error_not_a_crash():
     """Nesting past every Python's limit: 3.13's json takes about 10000 levels (3.11's 1000),
     so 5000 were parsed there and the error was the text ending early, not the nesting."""
