@@ -19,7 +19,7 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 import click
 
 from .analysis import MAX_TABLE_MB
-from .bounded_lines import count_lines
+from .bounded_lines import BLANKS, count_lines
 from .errors import HeartsError, error_line
 from .pbn import wide_encoding
 from .rules import PRESETS, Rules
@@ -395,7 +395,7 @@ class LineInput:
         while True:
             end = self._text.find("\n", scan)
             if end >= 0:
-                if self._text[scan:end].strip():
+                if self._text[scan:end].strip(BLANKS):
                     return True
                 scan = end + 1
             elif self._ended or self._fd is None or len(self._text) - scan >= self.BLOCK:

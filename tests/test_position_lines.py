@@ -111,6 +111,17 @@ def test_an_input_of_the_start_of_a_bom_alone_is_read_not_lost(data: bytes, line
     assert item.error == "line 1: not UTF-8 text (byte 1)"
 
 
+@pytest.mark.parametrize("blank", ["\x1d", "\u00a0", " \u3000 "])
+def test_a_line_of_unicode_spaces_is_counted_as_it_is_read(blank: str) -> None:
+    """Read as blank (``str.strip``) and skipped, but counted as a position by the progress
+    bar's total (``bytes.strip`` keeps them): it is a line that is not JSON, counted."""
+    data = f'{json.dumps(SMALL)}\n{blank}\n\x0b \n{json.dumps(SMALL)}\n'.encode()
+    items = list(read_position_lines(LineInput(io.BytesIO(data))))
+    assert [(i.index, i.error and i.error.split(":")[:2]) for i in items] == [
+        (0, None), (1, ["line 2", " not JSON"]), (2, None)]
+    assert LineInput.count(io.BytesIO(data)) == len(items)
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
 def test_an_input_of_windows_unicode_text_is_read(tmp_path: Path, encoding: str) -> None:
     """UTF-16, as PowerShell's '>' writes it (the PBN reader reads it): read as UTF-8 each line
