@@ -12,11 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["MAX_LINE", "CutBytes", "CutText", "bounded_lines", "is_cut", "count_lines"]
+__all__ = ["MAX_LINE", "BLANKS", "CutBytes", "CutText", "bounded_lines", "is_cut", "count_lines"]
 
 #: Bytes (characters, of text) of one input line kept; the rest of a longer line is skipped.
 #: Far above any real line (a PBN tag value of a megabyte reads whole).
 MAX_LINE = 4 << 20
+
+
+#: What a blank line holds, as ``count_lines`` reads it (``bytes.strip``'s ASCII whitespace): a
+#: reader of lines skips the same ones as blank, where ``str.strip`` also took "\x1d" or a
+#: no-break space for one, and the total counted lines the reader skipped.
+BLANKS = " \t\n\r\x0b\x0c"
 
 
 class CutBytes(bytes):

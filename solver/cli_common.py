@@ -19,7 +19,7 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 import click
 
 from .analysis import MAX_TABLE_MB
-from .bounded_lines import count_lines
+from .bounded_lines import BLANKS, count_lines
 from .errors import HeartsError, error_line
 from .pbn import wide_encoding
 from .rules import PRESETS, Rules
@@ -353,9 +353,14 @@ class LineInput:
             if len(self._head) < 4 and not self._ended and not short_line:
                 return
             wide = wide_encoding(self._head[:4])
-            self._decode = codecs.getincrementaldecoder(wide or "utf-8-sig")(
+            self._decode = codecs.getincrementaldecoder(wide or "utf-8")(
                 "replace" if wide else "surrogateescape").decode
             data, self._head = self._head, b""
+            # the BOM taken off here, whole (the head holds 4 bytes, or all there are): the
+            # "utf-8-sig" decoder kept an input of 1 or 2 bytes that begin one, 0xEF, waiting
+            # for the rest, and the end lost them, a line that was 'not UTF-8 text' read as none
+            if not wide and data.startswith(codecs.BOM_UTF8):
+                data = data[len(codecs.BOM_UTF8):]
         self._text += self._decode(data, final=self._ended)
 
     def _take(self, end: int) -> str:
@@ -390,7 +395,7 @@ class LineInput:
         while True:
             end = self._text.find("\n", scan)
             if end >= 0:
-                if self._text[scan:end].strip():
+                if self._text[scan:end].strip(BLANKS):
                     return True
                 scan = end + 1
             elif self._ended or self._fd is None or len(self._text) - scan >= self.BLOCK:

@@ -554,22 +554,35 @@ def _is_header(tags: Iterable[tuple[str, str]]) -> bool:
     PBN's header game (``[Event "##Club night"]``, ``[HeartsRules "##omnibus"]``): every value
     a ``##`` one, no tag twice (and none malformed: a name ""). It gives the games after it
     their values and is no game to annotate; a game with a value of its own (a ``[Board]``
-    that lost its ``[Deal]``) is one, and is reported."""
+    that lost its ``[Deal]``) is one, and is reported. So is a game whose tags the reader
+    finds wrong (a bad name, a tab in the value, ``##`` for a tag PBN forbids to inherit):
+    ``count_games`` counted such a game as a header, and a progress bar's total fell short."""
     seen: set[str] = set()
     for name, value in tags:
-        if not name or name in seen or not value.startswith("##"):
+        if (not _TAG_NAME.fullmatch(name) or name in seen or not value.startswith("##")
+                or "\t" in value or name in NOT_INHERITED):
             return False
         seen.add(name)
     return bool(seen)
 
 
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
 def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[str, str]]:
     """The name and value of each ``[Name "value"]`` of a game's tokens (comments between
-    them skipped), and ``("", "")`` for anything else, for ``_is_header`` without reading the
-    game."""
+    them skipped, and a tag's section data, which the reader takes without an error: a header
+    game with some was counted as a game by ``count_games`` and read as none), and
+    ``("", "")`` for anything else, for ``_is_header`` without reading the game."""
     state, name, value = "", "", ""
+    tagged = False      # a tag read: words and strings after it are its section's
     for kind, tok, _, _ in tokens:
         if kind in ("comment", "escape"):
+            if _open_comment(kind, tok):    # (reported: the game is no header)
+                yield "", ""
+            continue
+        if state == "" and tagged and (kind == "word" and "%" not in tok
+                                       or kind == "string" and _closed(tok)):
             continue
         if state == "" and kind == "open":
             state = "name"
@@ -578,7 +591,7 @@ def _tag_values(tokens: Iterable[tuple[str, str, int, int]]) -> Iterator[tuple[s
         elif state == "value" and kind == "string" and _closed(tok):
             state, value = "close", _unescape(tok)
         elif state == "close" and kind == "close":
-            state = ""
+            state, tagged = "", True
             yield name, value
         else:
             state = ""
@@ -832,14 +845,9 @@ def _read_game(raw: bytes, first_line: int, context: _Context,
     if header and not errors:
         context.remember(record.tags, None)
         return None
-    spans = []
-    backwards = ""      # the text reversed, made for the first annotation tag
-    for t in tags:
-        if t.name in ANNOTATION_TAGS:
-            end = t.section_end if t.section_end > 0 else t.end
-            backwards = backwards or text[::-1]
-            spans.append(_whole_lines(text, t.start, end, byte_offset, backwards))
-    record.annotation_spans = tuple(spans)
+    backwards = text[::-1] if any(t.name in ANNOTATION_TAGS for t in tags) else ""
+    record.annotation_spans = tuple(_whole_lines(text, start, end, byte_offset, backwards)
+                                    for start, end in _annotation_runs(text, tags))
     _interpret(record, tags, context, errors)
     record.errors = [shortened(e, 240) for e in errors]
     record.more_errors = errors.more
@@ -894,6 +902,29 @@ def _past_spaces(text: str, pos: int) -> int:
     return m.end() if m else pos
 
 
+def _annotation_runs(text: str, tags: Sequence[_Tag]) -> Iterator[tuple[int, int]]:
+    """The text spans of a game's annotation tags (with their sections), those with only
+    blanks between them as one: a line of two (``[HeartsScore "..."] [HeartsShotTheMoon ""]``),
+    each widened alone, widened neither, and its blanks left behind a semi-empty line, which
+    split the game in two when it was annotated again."""
+    run: tuple[int, int] | None = None
+    for t in tags:
+        if t.name not in ANNOTATION_TAGS:
+            if run is not None:
+                yield run
+            run = None
+            continue
+        end = t.section_end if t.section_end > 0 else t.end
+        if run is not None and _past_spaces(text, run[1]) == t.start:
+            run = (run[0], end)
+        else:
+            if run is not None:
+                yield run
+            run = (t.start, end)
+    if run is not None:
+        yield run
+
+
 def _whole_lines(text: str, start: int, end: int, byte_offset: Callable[[int], int],
                  backwards: str) -> tuple[int, int]:
     """Widen a span to whole lines when nothing else shares them (so removal leaves no gap).
@@ -926,7 +957,7 @@ def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int]
         errors.append(f"line {line}: '[' without a tag name")
         return None, skip_to_close(j)
     name = tokens[j][1]
-    if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+    if not _TAG_NAME.fullmatch(name):
         errors.append(f"line {line}: bad tag name {name[:20]!r}")
         return None, skip_to_close(j + 1)
     j += 1
@@ -935,7 +966,7 @@ def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int]
     if j >= len(tokens) or tokens[j][0] == "close":
         errors.append(f"line {line}: tag {name} has no value")
         return None, skip_to_close(j)
-    kind, tok, vstart, _ = tokens[j]
+    kind, tok, vstart, vend = tokens[j]
     if kind != "string":
         errors.append(f"line {line}: tag {name}: value must be in double quotes")
         return None, skip_to_close(j)
@@ -950,7 +981,9 @@ def _read_tag(tokens: _Tokens, i: int, start: int, line_of: Callable[[int], int]
         j += 1
     if j >= len(tokens) or tokens[j][0] != "close":
         errors.append(f"line {line}: tag {name}: ']' is missing")
-        return _Tag(name, value, start, tokens[j - 1][3], line), j
+        # the tag ends at its value: the comments after it are not its own (an annotation
+        # tag's span reached over them, and a writer removed them with it)
+        return _Tag(name, value, start, vend, line), j
     return _Tag(name, value, start, tokens[j][3], line), j + 1
 
 
@@ -1142,7 +1175,9 @@ def _read_play(tag: _Tag, errors: list[str]) -> RecordedPlay | None:
     after_end_reported = False
     for word, line in tag.words:
         if word.startswith('"'):
-            errors.append(f"line {line}: [Play] unexpected string {word[:20]}")
+            # (shown as repr: a string left open at a CR LF line end held the CR, which split
+            # the error's line, and the [HeartsError] tag of it written back)
+            errors.append(f"line {line}: [Play] unexpected string {word[:20]!r}")
             continue
         for m in _PLAY_PART.finditer(word):
             kind, tok = m.lastgroup, m.group()

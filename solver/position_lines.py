@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import Solver
-from .bounded_lines import MAX_LINE, bounded_lines, is_cut
+from .bounded_lines import BLANKS, MAX_LINE, bounded_lines, is_cut
 from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
@@ -71,7 +71,7 @@ def read_position_lines(lines: Iterable[str], rules: Rules | None = None,
         if is_cut(text):
             yield PositionLine(index, f"line {number}", error=f"line {number}: longer than "
                                f"{MAX_LINE:,} characters: not read (not a file of positions?)")
-        elif not text.strip():
+        elif not text.strip(BLANKS):    # (as the progress bar's total counts them)
             continue
         else:
             yield _read_line(text, index, number, known, player)

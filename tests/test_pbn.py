@@ -18,6 +18,7 @@ from solver.bounded_lines import MAX_LINE
 from solver.errors import HeartsError
 from solver.pbn import Passing, RecordedPlay, count_games, error_text, game_text, read_records
 from solver.rules import Rules
+from solver.writers import annotated_game
 
 PBN = Path(__file__).parent / "data" / "pbn"
 
@@ -157,6 +158,35 @@ def test_a_comment_may_hold_blank_lines_and_brackets_that_are_no_tags():
 def test_games_are_counted_as_they_are_read_whatever_the_encoding():
     nbsp = (DEAL_TAG + "\n\u00a0\n\n" + DEAL_TAG).encode()     # a line of a UTF-8 space only
     assert count_games(io.BytesIO(nbsp)) == len(read(nbsp)) == 2
+
+
+@pytest.mark.parametrize("header", ['[Deal "##x"]', '[Ev-ent "##x"]', '[Event "##x\ty"]'])
+def test_a_header_game_with_a_bad_tag_is_counted_as_the_record_it_is_read_as(header):
+    """A game of ``##`` values alone that the reader reports (a tag PBN forbids to inherit, a
+    bad tag name, a tab) is a record; ``count_games`` took it for a header game, no record."""
+    data = (header + "\n\n" + DEAL_TAG).encode()
+    records = read(data)
+    assert len(records) == 2 and records[0].errors
+    assert count_games(io.BytesIO(data)) == 2
+
+
+def test_a_header_game_with_a_comment_left_open_is_counted_as_the_record_it_is_read_as():
+    """The reader reports a { comment left open, so the game is a record, not a header game:
+    ``count_games`` skipped the comment and took the game for a header."""
+    data = ('[Event "##x"] {\n\n' + DEAL_TAG).encode()
+    records = read(data)
+    assert len(records) == 2 and "comment is not closed" in records[0].errors[0]
+    assert count_games(io.BytesIO(data)) == 2
+
+
+@pytest.mark.parametrize("section", ["l", '"text" word', "; note\nword"])
+def test_a_header_game_with_section_data_is_counted_as_no_record(section):
+    """A header game's tag may have section data (read without an error, the game still a
+    header): ``count_games`` counted it as a game, one more than were read."""
+    data = (f'[Event "##x"] {section}\n\n' + DEAL_TAG).encode()
+    [record] = read(data)
+    assert record.tags["Event"] == "x" and record.errors == []
+    assert count_games(io.BytesIO(data)) == 1
 
 
 def test_a_stray_closing_brace_is_reported():
@@ -425,6 +455,29 @@ def test_play_section_errors(section, words):
     assert any(words in e for e in r.errors), r.errors
 
 
+def test_a_string_left_open_in_the_play_at_a_crlf_line_end_is_an_error_of_one_line():
+    """The message showed the string as it was, with the CR of the CR LF that ended it: the
+    error was two lines, and the [HeartsError] tag written of it split across them, read back
+    as a string not closed and text of the game."""
+    [r] = read(b'[Deal "N:AK... .AK.. ..AK. ...AK"]\r\n[Play "N"]\r\n"SA\r\n')
+    assert r.errors == ["line 3: string is not closed", "line 3: [Play] unexpected string '\"SA\\r'"]
+    annotated = annotated_game(r, {"error": error_text(r.errors)})
+    [again] = read(annotated)
+    assert again.tags["HeartsError"].endswith("unexpected string '\"SA\\r'")
+    assert again.sections == {} and again.errors == r.errors
+
+
+def test_a_tag_without_its_closing_bracket_ends_at_its_value_not_at_the_comments_after_it():
+    """Its end was that of the comments after it: an annotation tag so cut was removed with
+    them, and where one was a { comment left open, the game written back was the rest of its
+    tag line alone, or nothing, and the game was lost (a record fewer read back)."""
+    data = b'[E "1"]\n\n[HeartsOptimumTable ""{ note'
+    records = read(data)
+    assert records[1].annotation_spans == ((0, 22),)
+    kept = annotated_game(records[1], {"error": "line 3: x"})
+    assert kept == b"{ note" and len(read(data[:9] + kept)) == 2
+
+
 def test_absurd_rules_are_an_error_not_a_crash():
     """Nesting past every Python's limit: 3.13's json takes about 10000 levels (3.11's 1000),
     so 5000 were parsed there and the error was the text ending early, not the nesting."""
@@ -600,9 +653,22 @@ def test_many_annotation_tags_read_in_time_linear_in_their_number(separator):
     assert time.perf_counter() - started < 10
     if separator == b"\n":      # each tag its own line, removed whole
         want = [(len(head) + k * 18, len(head) + (k + 1) * 18) for k in range(count)]
-    else:
-        want = [(len(head) + k * 18, len(head) + k * 18 + 17) for k in range(count)]
+    else:                       # a line of them, removed whole too (with the blanks between)
+        want = [(len(head), len(head) + count * 18)]
     assert list(record.annotation_spans) == want
+
+
+@pytest.mark.parametrize("between", [b" ", b"", b"\t \t"])
+def test_annotation_tags_sharing_a_line_are_removed_with_it(between):
+    """Two annotation tags on one line were each removed alone (neither had the line to
+    itself), and the blanks left behind were a semi-empty line: annotated again, the game was
+    split there, its new annotation tags a second game without a [Deal]."""
+    game = DEAL_TAG.encode() + b'[HeartsScore "N 1"]' + between + b'[HeartsShotTheMoon ""]\n'
+    [record] = read(game)
+    assert record.annotation_spans == ((len(DEAL_TAG), len(game)),)
+    again = read(annotated_game(record, {"error": "line 2: x"}))
+    assert [(r.deal, r.tags) for r in again] == [(record.deal, {"Deal": record.tags["Deal"],
+                                                                "HeartsError": "x"})]
 
 
 def test_lines_given_in_memory_after_many_empty_ones_read_in_linear_time():

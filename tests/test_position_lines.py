@@ -22,6 +22,7 @@ from signals import as_in_a_terminal
 from solver.analysis import Solver
 from solver.bounded_lines import MAX_LINE
 from solver.cards import Seat
+from solver.cli_common import LineInput
 from solver.deal import Deal
 from solver.position import Position
 from solver.position_lines import answer_lines, read_position_lines
@@ -96,6 +97,29 @@ def test_a_line_not_utf8_is_its_own_error_and_an_id_comes_back_as_sent(tmp_path:
     assert p.returncode == 1
     assert first == {"index": 0, "error": "line 1: not UTF-8 text (byte 61)"}
     assert second["id"] == "é" and second["error"] is None
+
+
+@pytest.mark.parametrize("data, lines", [(b"\xef", ["\udcef"]), (b"\xef\xbb", ["\udcef\udcbb"]),
+                                         (b"\xef\xbb\xbf{}", ["{}"]), (b"\xef\xbb\xbf", []),
+                                         (b"\xef\xbb\xbf\xef\n", ["\udcef\n"])])
+def test_an_input_of_the_start_of_a_bom_alone_is_read_not_lost(data: bytes, lines: list[str]) -> None:
+    """An input of 1 or 2 bytes that begin a UTF-8 BOM (0xEF) read as no line at all (the
+    "utf-8-sig" decoder held them to see if a BOM followed, and lost them at the end): not
+    even its line's error, 'not UTF-8 text'."""
+    assert list(LineInput(io.BytesIO(data))) == lines
+    [item] = read_position_lines(LineInput(io.BytesIO(b"\xef")))
+    assert item.error == "line 1: not UTF-8 text (byte 1)"
+
+
+@pytest.mark.parametrize("blank", ["\x1d", "\u00a0", " \u3000 "])
+def test_a_line_of_unicode_spaces_is_counted_as_it_is_read(blank: str) -> None:
+    """Read as blank (``str.strip``) and skipped, but counted as a position by the progress
+    bar's total (``bytes.strip`` keeps them): it is a line that is not JSON, counted."""
+    data = f'{json.dumps(SMALL)}\n{blank}\n\x0b \n{json.dumps(SMALL)}\n'.encode()
+    items = list(read_position_lines(LineInput(io.BytesIO(data))))
+    assert [(i.index, i.error and i.error.split(":")[:2]) for i in items] == [
+        (0, None), (1, ["line 2", " not JSON"]), (2, None)]
+    assert LineInput.count(io.BytesIO(data)) == len(items)
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
