@@ -36,6 +36,19 @@ def suit_letters(text: str) -> str:
     return text.translate(_LETTERS)
 
 
+_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def ascii_upper(text: str) -> str:
+    """``text`` with its ASCII letters in capitals, and nothing else changed: ``str.upper``
+    made "ſ" an S and "ß" SS, a seat or card nobody wrote.
+
+    >>> ascii_upper("sq ſq")
+    'SQ ſQ'
+    """
+    return text.translate(_UPPER)
+
+
 class Seat(enum.IntEnum):
     N = 0
     E = 1
@@ -54,7 +67,7 @@ class Seat(enum.IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> "Seat":
-        t = str(text).strip().upper()
+        t = ascii_upper(str(text).strip())
         if len(t) != 1 or t not in "NESW":
             raise CardError(f"unknown seat {text!r} (expected one of N E S W)")
         return cls("NESW".index(t))
@@ -136,7 +149,7 @@ class Card(int):
         if type(text) is str and text in _BY_NAME:
             return _BY_NAME[text]  # the canonical form, as files and the solver's own output have it
         raw = str(text).strip()
-        t = suit_letters(raw).upper()
+        t = ascii_upper(suit_letters(raw))
         if len(t) >= 2 and t[0] in SUITS:
             suit, rank = t[0], t[1:]
         elif len(t) >= 2 and t[-1] in SUITS:

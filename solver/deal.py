@@ -12,7 +12,7 @@ import numbers
 import random as _random
 from dataclasses import dataclass
 
-from .cards import DECK, FULL_SUIT, RANKS, SUITS, Card, Seat, cards_of
+from .cards import DECK, FULL_SUIT, RANKS, SUITS, Card, Seat, ascii_upper, cards_of
 from .errors import CardError, DealError
 
 
@@ -150,7 +150,7 @@ def parse_hand(text: str) -> int:
         raise DealError(f"hand {text!r}: expected 4 suits separated by dots, found {len(suits)}")
     mask = 0
     for suit, ranks in enumerate(suits):
-        for ch in ranks.upper().replace("10", "T"):
+        for ch in ascii_upper(ranks).replace("10", "T"):
             if ch not in RANKS:
                 raise DealError(f"hand {text!r}: unknown rank {ch!r} in {SUITS[suit]}")
             bit = 1 << (16 * suit + RANKS.index(ch))

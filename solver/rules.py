@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
-from .cards import DECK, SUITS, Card, cards_of, suit_letters
+from .cards import DECK, SUITS, Card, ascii_upper, cards_of, suit_letters
 from .errors import CardError, JsonError, RulesError, json_type, read_json, show_json
 
 MOON_MODES = ("add", "subtract", "none")
@@ -298,7 +298,7 @@ def _merge_values(values: dict[int, int], given: Any) -> None:
     named: dict[str, str] = {}      # suit or card -> the key that named it
     for key, v in given.items():
         val = _int(v, f"values[{key!r}]")
-        k = suit_letters(str(key).strip()).upper()
+        k = ascii_upper(suit_letters(str(key).strip()))
         if len(k) == 1 and k in SUITS:
             what = k
         else:

@@ -49,10 +49,16 @@ def test_seats_go_clockwise_with_partners_opposite() -> None:
     assert [Seat.parse(t) for t in ("n", "E", " s ", "w")] == [Seat.N, Seat.E, Seat.S, Seat.W]
 
 
-@pytest.mark.parametrize("text", ["", "X", "NE", "north"])
+@pytest.mark.parametrize("text", ["", "X", "NE", "north", "\u017f"])  # (the long s: upper() made it S)
 def test_unknown_seats_are_errors(text: str) -> None:
     with pytest.raises(HeartsError, match="seat"):
         Seat.parse(text)
+
+
+def test_a_letter_that_only_upper_makes_ascii_is_no_card() -> None:
+    """The long s: upper() read "\u017fq" as SQ (the fuzzing audit)."""
+    with pytest.raises(CardError, match="cannot read card"):
+        Card.parse("\u017fq")
 
 
 @PROPERTY

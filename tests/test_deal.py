@@ -70,6 +70,8 @@ def test_smaller_deals_with_equal_hands_are_deals() -> None:
     ("X:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4", ["first seat", "'X'"]),
     ("N:... ... ... ...", ["no cards"]),
     ("N:A... - - K...", ["'-'"]),
+    ("N:A\u00df... - - -", ["unknown rank '\u00df' in S"]),   # upper() made it SS: "rank 'S'"
+    ("\u017f:A... - - -", ["first seat", "'\u017f'"]),
 ])
 def test_bad_deals_say_what_and_where(text: str, words: list[str]) -> None:
     with pytest.raises(DealError) as err:
