@@ -24,7 +24,7 @@ from itertools import groupby
 from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence,
                     TypeVar, cast, overload)
 
-from .cards import Card, Seat, cards_of, mask_of
+from .cards import Card, Seat, SeatLike, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
 from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions, line_json
@@ -41,7 +41,7 @@ Report = Callable[[int | None, int | None], None]
 #: ``Solver.analyze``'s live view of its questions: (question, low, high).
 Watch = Callable[[str, int | None, int | None], None]
 #: ``analyze``'s seats: one seat (a Seat, its letter or its number), several, or None for all.
-Seats = Iterable[Seat | int | str] | Seat | int | None
+Seats = Iterable[SeatLike] | Seat | int | None
 #: A many-question call's word on each question as it is answered: (its index, its answer).
 Done = Callable[[int, Any], None]
 
@@ -594,7 +594,7 @@ class Solver:
 
     # -- questions -------------------------------------------------------------------
     @_one_call_at_a_time
-    def guarantee(self, p: Position, seat: Seat | int | str, guess: int | None = None) -> int:
+    def guarantee(self, p: Position, seat: SeatLike, guess: int | None = None) -> int:
         """The lowest score ``seat`` can make sure of (its side's, with partnerships).
         ``guess``, a value it is likely near (a parent position's, say), is where the search's
         null-window passes start: a good one saves passes, a bad one only costs them."""
@@ -604,19 +604,19 @@ class Solver:
         return self._guarantee(_position(p), p.side(Seat.of(seat)), guess)
 
     @overload
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, SeatLike]],
                    partial: Literal[False] = False, share: float = 0.0) -> list[int]: ...
 
     @overload
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, SeatLike]],
                    partial: Literal[True], share: float = 0.0) -> list[int | None]: ...
 
     @overload
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, SeatLike]],
                    partial: bool, share: float = 0.0) -> list[int | None]: ...
 
     @_one_call_at_a_time
-    def guarantees(self, questions: Iterable[tuple[Position, Seat | int | str]],
+    def guarantees(self, questions: Iterable[tuple[Position, SeatLike]],
                    partial: bool = False, share: float = 0.0) -> list[int] | list[int | None]:
         """``guarantee`` of each (position, seat), searched in parallel on the solver's threads
         over one table, as ``analyze`` answers its seats: the four leaders of a bridge deal (a
@@ -647,7 +647,7 @@ class Solver:
                           share)
 
     @_one_call_at_a_time
-    def guarantee_bounds(self, questions: Iterable[tuple[Position, Seat | int | str]],
+    def guarantee_bounds(self, questions: Iterable[tuple[Position, SeatLike]],
                          share: float = 0.0) -> list[Bounds]:
         """``guarantees(questions, partial=True, share=share)`` with what the limits left
         proved of each guarantee instead of None: a player sampling deals for its turn keeps
@@ -662,7 +662,7 @@ class Solver:
         _share(share, True)
         self._start()
 
-        def ask(q: tuple[Position, Seat | int | str]) -> Bounds:
+        def ask(q: tuple[Position, SeatLike]) -> Bounds:
             value = self._guarantee(q[0], q[0].side(Seat.of(q[1])))
             return Bounds(value, value)
 
@@ -670,7 +670,7 @@ class Solver:
                           share)
 
     @_one_call_at_a_time
-    def moon_possible(self, p: Position, seat: Seat | int | str) -> bool:
+    def moon_possible(self, p: Position, seat: SeatLike) -> bool:
         """Can ``seat`` (its side) make sure of taking every point card of the deal?"""
         self._start()
         return self._moon(_position(p), p.side(Seat.of(seat)))
@@ -928,7 +928,7 @@ class Solver:
         return players, results
 
     @_one_call_at_a_time
-    def line(self, p: Position, target: Seat | int | str) -> list[LineStep]:
+    def line(self, p: Position, target: SeatLike) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
         the others maximise it.
 

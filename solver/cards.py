@@ -73,7 +73,7 @@ class Seat(enum.IntEnum):
         return cls("NESW".index(t))
 
     @classmethod
-    def of(cls, seat: "Seat | int | str") -> "Seat":
+    def of(cls, seat: "SeatLike") -> "Seat":
         """A seat from a Seat, its number 0-3 or its letter; anything else is a CardError."""
         if isinstance(seat, Seat):
             return seat
@@ -82,6 +82,10 @@ class Seat(enum.IntEnum):
         if isinstance(seat, str):
             return cls.parse(seat)
         raise CardError(f"unknown seat {seat!r} (expected one of N E S W)")
+
+
+#: A seat as the library takes one: a Seat, its letter ("N", "e") or its number (0-3).
+SeatLike = Seat | int | str
 
 
 class Card(int):

@@ -12,7 +12,7 @@ import numbers
 import random as _random
 from dataclasses import dataclass
 
-from .cards import DECK, FULL_SUIT, RANKS, SUITS, Card, Seat, ascii_upper, cards_of
+from .cards import DECK, FULL_SUIT, RANKS, SUITS, Card, Seat, SeatLike, ascii_upper, cards_of
 from .errors import CardError, DealError
 
 
@@ -82,7 +82,7 @@ class Deal:
             hands[missing[0]] = DECK & ~seen
         return cls(tuple(hands))  # type: ignore[arg-type]
 
-    def pbn(self, first: Seat | int | str = Seat.N) -> str:
+    def pbn(self, first: SeatLike = Seat.N) -> str:
         """The canonical deal string, hands clockwise from ``first`` (a seat, its letter or its
         number, as everywhere a seat is asked for)."""
         first = Seat.of(first)

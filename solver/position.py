@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from .cards import SUITS, Card, Seat, cards_of, mask_of, suit_mask
+from .cards import SUITS, Card, Seat, SeatLike, cards_of, mask_of, suit_mask
 from .deal import Deal
 from .errors import CardError, DealError, HeartsError, LeaderNeeded, PlayError
 from .rules import Rules
@@ -53,7 +53,7 @@ def lowest_club(deal: Deal) -> Card | None:
     return Card.from_index((clubs & -clubs).bit_length() - 1) if clubs else None
 
 
-def first_leader(deal: Deal, rules: Rules, leader: Seat | int | str | None = None) -> Seat:
+def first_leader(deal: Deal, rules: Rules, leader: SeatLike | None = None) -> Seat:
     """Who leads trick 1: the holder of the lowest club, or the given seat with a free lead."""
     given = None if leader is None else Seat.of(leader)
     if rules.first_lead == "free":
@@ -156,7 +156,7 @@ class Position:
 
     @classmethod
     def start(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None,
-              leader: Seat | int | str | None = None) -> "Position":
+              leader: SeatLike | None = None) -> "Position":
         """Trick 1 about to be led; ``rules`` a Rules, or what ``Rules.parse`` reads."""
         if not isinstance(deal, Deal):
             raise DealError(f"expected a Deal (Deal.parse reads a deal string), got {type(deal).__name__}")
@@ -168,7 +168,7 @@ class Position:
     @classmethod
     def from_play(cls, deal: Deal, rules: Rules | str | Mapping[str, Any] | None = None,
                   play: str | Iterable[Card | str] | None = "",
-                  leader: Seat | int | str | None = None) -> "Position":
+                  leader: SeatLike | None = None) -> "Position":
         """``start(deal, rules, leader)`` with ``play`` played, each card checked (``PlayError``
         names the first the rules forbid).
 
@@ -214,7 +214,7 @@ class Position:
             return None
         return lowest_club(self.deal)
 
-    def side(self, seat: Seat | int | str) -> int:
+    def side(self, seat: SeatLike) -> int:
         """The side ``seat`` (a seat, its letter or its number) plays for: its number, or with
         partnerships 0 for N/S and 1 for E/W."""
         seat = seat if type(seat) is Seat else Seat.of(seat)   # (a hot path: most get a Seat)
@@ -263,7 +263,7 @@ class Position:
         tricks = sum(self.tricks_won[s] for s in self.side_seats(side))
         return self.rules.points_of(self.taken_by(side)) + self.rules.trick_points * tricks
 
-    def score(self, seat: Seat | int | str) -> int:
+    def score(self, seat: SeatLike) -> int:
         """The final hand score of a seat (its side's score with partnerships), moon applied."""
         if not self.is_over:
             raise PlayError("the hand is not over: no final score yet")

@@ -27,7 +27,7 @@ from math import factorial
 from typing import Any, Callable, Iterable, Mapping
 
 from .analysis import Solver
-from .cards import DECK, Card, Seat, cards_of, mask_of
+from .cards import DECK, Card, Seat, SeatLike, cards_of, mask_of
 from .deal import Deal, parse_hand
 from .errors import HeartsError, SampleError
 from .position import Position, first_leader, legal_cards, lowest_club, play_states, rule_against
@@ -44,7 +44,7 @@ TRIES = 100
 C2 = Card.parse("C2")
 
 
-def samples(position: Position, count: int, seat: Seat | int | str | None = None,
+def samples(position: Position, count: int, seat: SeatLike | None = None,
             seed: int | random.Random | None = None,
             known: Known | None = None) -> list[Position]:
     """``count`` positions that ``seat`` (default: the player to move) cannot tell from
@@ -73,10 +73,10 @@ def samples(position: Position, count: int, seat: Seat | int | str | None = None
                  ("samples: no deal fits what was seen and known", "known"))
 
 
-def samples_from_view(seat: Seat | int | str, hand: str | int | Iterable[Card | str],
+def samples_from_view(seat: SeatLike, hand: str | int | Iterable[Card | str],
                       play: str | Iterable[Card | str], count: int,
                       rules: Rules | str | Mapping[str, Any] | None = None,
-                      leader: Seat | int | str | None = None,
+                      leader: SeatLike | None = None,
                       seed: int | random.Random | None = None,
                       known: Known | None = None
                       ) -> list[Position]:
@@ -492,10 +492,10 @@ def weigh_cards(solver: Solver, position: Position, count: int,
                   "weigh_cards")
 
 
-def weigh_view(solver: Solver, seat: Seat | int | str, hand: str | int | Iterable[Card | str],
+def weigh_view(solver: Solver, seat: SeatLike, hand: str | int | Iterable[Card | str],
                play: str | Iterable[Card | str], count: int,
                rules: Rules | str | Mapping[str, Any] | None = None,
-               leader: Seat | int | str | None = None,
+               leader: SeatLike | None = None,
                seed: int | random.Random | None = None, known: Known | None = None,
                share: float = 0.2, done: Callable[[], None] | None = None) -> Weighing:
     """``weigh_cards`` from what ``seat``, to play, sees at the table (the deals of
@@ -512,7 +512,7 @@ def weigh_view(solver: Solver, seat: Seat | int | str, hand: str | int | Iterabl
     return _weigh(solver, Seat.of(seat), deals, share, done, "weigh_view")
 
 
-def weigh_deals(solver: Solver, seat: Seat | int | str, deals: Iterable[Position], share: float = 0.2,
+def weigh_deals(solver: Solver, seat: SeatLike, deals: Iterable[Position], share: float = 0.2,
                 done: Callable[[], None] | None = None) -> Weighing:
     """``seat``'s cards weighed over ``deals`` drawn as a player would (``samples`` or one's own
     draw): each with the same play, ``seat`` to play in each, holding the same cards
