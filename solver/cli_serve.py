@@ -101,7 +101,8 @@ def gunicorn_env_timeouts() -> dict[str, int]:
     reads them over the config file; ValueError for arguments gunicorn would refuse (it would
     print its whole usage, or a blank line and the error), for no workers (which gunicorn
     takes, and then answers nobody), for a log level gunicorn does not know (which it takes
-    as "info"), for a log, pid or log config file it could not write or read, and for threads
+    as "info"), for a log, pid or log config file it could not write or read (a certificate or
+    key file, or a worker temporary directory, gave a traceback), and for threads
     (which the service's worker, not gunicorn's sync one by name, would not run)."""
     from gunicorn.config import Config
     from gunicorn.glogging import Logger
@@ -121,7 +122,8 @@ def gunicorn_env_timeouts() -> dict[str, int]:
             except Exception as e:    # (ValueError, TypeError, gunicorn's ConfigError)
                 raise ValueError(f"--{name.replace('_', '-')} {value}: {e}") from None
     for name, kind in (("accesslog", "write"), ("errorlog", "write"), ("pidfile", "write"),
-                       ("logconfig", "read")):
+                       ("logconfig", "read"), ("certfile", "read"), ("keyfile", "read"),
+                       ("worker_tmp_dir", "folder")):
         path = getattr(args, name, None)
         if path and path != "-" and (problem := path_problem(path, kind)):
             # (named as given, where it is whole: --log-file is --error-logfile's other name)
@@ -152,10 +154,15 @@ def gunicorn_env_timeouts() -> dict[str, int]:
 
 
 def path_problem(path: str, kind: str) -> str | None:
-    """Why the file ``path`` could not be read or written (``kind``), as gunicorn will: it said
+    """Why the file ``path`` could not be read or written (``kind``; "folder": a directory to
+    create files in), as gunicorn will: it said
     so in two lines with a blank one first and exit status 1, or, for a pid file, only after it
     had started. Asked without creating anything."""
     target = Path(path)
+    if kind == "folder":        # (gunicorn raised in its main loop, a page of traceback)
+        if not target.is_dir():
+            return "no such directory"
+        return None if os.access(target, os.W_OK | os.X_OK) else f"cannot create a file in {target}"
     if kind == "read":
         return None if target.is_file() and os.access(target, os.R_OK) else "no such readable file"
     if target.is_dir():

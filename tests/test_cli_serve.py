@@ -264,6 +264,10 @@ def test_the_access_log_names_the_problem_type_of_each_error() -> None:
     ("--log-file={tmp}/no/error.log", "--log-file {tmp}/no/error.log: no directory {tmp}/no"),
     ("-p {tmp}/no/x.pid", "-p {tmp}/no/x.pid: no directory {tmp}/no"),
     ("--error-log {tmp}/no/e.log", "--error-logfile {tmp}/no/e.log: no directory {tmp}/no"),
+    # (gunicorn met these only as it listened, or forked a worker: a traceback, exit 1 or 255)
+    ("--certfile {tmp}/no/cert.pem", "--certfile {tmp}/no/cert.pem: no such readable file"),
+    ("--keyfile {tmp}/key.pem", "--keyfile {tmp}/key.pem: no such readable file"),
+    ("--worker-tmp-dir {tmp}/no", "--worker-tmp-dir {tmp}/no: no such directory"),
 ])
 def test_files_gunicorn_could_not_open_are_refused(monkeypatch, tmp_path, option: str, problem: str) -> None:
     """gunicorn said so in two lines (a blank one, then "Error: Error: ...") with exit status
@@ -278,7 +282,8 @@ def test_files_gunicorn_could_not_open_are_refused(monkeypatch, tmp_path, option
 def test_files_gunicorn_can_open_are_taken(monkeypatch, tmp_path) -> None:
     (tmp_path / "log.ini").write_text("")
     monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--access-logfile {tmp_path}/a.log --error-logfile - "
-                                            f"--pid {tmp_path}/x.pid --log-config {tmp_path}/log.ini")
+                                            f"--pid {tmp_path}/x.pid --log-config {tmp_path}/log.ini "
+                                            f"--worker-tmp-dir {tmp_path}")
     assert gunicorn_env_timeouts() == {}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.ini"]      # (nothing created)
 
