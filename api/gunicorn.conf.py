@@ -82,8 +82,16 @@ def post_worker_init(worker: Any) -> None:
 
 def on_starting(server: Any) -> None:
     """Refuse a log level gunicorn does not know, which it takes as "info", unsaid (``hearts-dd
-    serve`` says so before it starts gunicorn; this is for gunicorn started with this file)."""
+    serve`` says so before it starts gunicorn; this is for gunicorn started with this file).
+    A binary upgrade (SIGUSR2) starts the new arbiter as ``python -m gunicorn``, as this one
+    was: gunicorn ran ``sys.argv`` again, under ``-m`` its ``__main__.py`` as a script, whose
+    folder, gunicorn's package, came first on the path, where its ``http`` hid the standard
+    library's (every worker of the new arbiter failed to boot: "No module named 'http.server'",
+    a page of log, and no upgrade)."""
     from gunicorn.glogging import Logger
+    main = Path(sys.argv[0]) if sys.argv else Path()
+    if main.name == "__main__.py" and main.parent.name == "gunicorn":
+        server.START_CTX["args"] = [sys.executable, "-m", "gunicorn", *sys.argv[1:]]
     if server.cfg.loglevel.lower() not in Logger.LOG_LEVELS:
         server.log.error("--log-level %s: expected one of %s", server.cfg.loglevel,
                          ", ".join(Logger.LOG_LEVELS))

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator
@@ -231,6 +231,38 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_a_binary_upgrade_starts_an_arbiter_that_serves() -> None:
+    """SIGUSR2, gunicorn's upgrade on the fly: the new arbiter's workers failed to boot ("No
+    module named 'http.server'": gunicorn ran its ``__main__.py`` as a script, whose folder
+    hid the standard library's ``http``), and the upgrade ended there. Here the new arbiter
+    answers once the old one has stopped."""
+    with running() as server:
+        server.proc.send_signal(signal.SIGUSR2)
+        deadline = time.monotonic() + 30
+        while server.log_text().count("Booting worker") < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        masters = [int(line.rsplit("(", 1)[1].rstrip(")")) for line in server.log_text().splitlines()
+                   if "Listening at" in line]
+        assert len(masters) == 2 and masters[0] == server.proc.pid, server.log_text()
+        try:
+            stop(server.proc)       # (the new arbiter takes over the listening socket)
+            status = 0
+            while not status and time.monotonic() < deadline:
+                try:
+                    with socket.create_connection(server.address, timeout=10) as s:
+                        s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        status = answer(s)[0]
+                except OSError:
+                    time.sleep(0.2)
+        finally:
+            with suppress(ProcessLookupError):
+                os.kill(masters[1], signal.SIGTERM)
+            while Path(f"/proc/{masters[1]}").exists() and time.monotonic() < deadline + 15:
+                time.sleep(0.1)
+        assert status == 200, server.log_text()
+        assert "Worker failed to boot" not in server.log_text()
 
 
 def test_the_access_log_names_the_problem_type_of_each_error() -> None:
