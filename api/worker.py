@@ -5,7 +5,8 @@ A sync worker reads a request's line and headers with no time limit: a client th
 them (or never sends any) held the worker until gunicorn killed it at its worker timeout, and got a 500;
 two such connections stalled a two-worker service. Here the head must arrive within
 ``HEAD_TIMEOUT`` seconds, or the client gets a 408 problem and the worker moves on (after up to
-2 s for the client to close). The requests gunicorn itself refuses (a bad request line, a bad
+2 s for the client to close); a connection that begins with no HTTP (a TLS handshake) gets a
+400 at once. The requests gunicorn itself refuses (a bad request line, a bad
 header, one too long) got an HTML page; they get an RFC 9457 problem body, as every error of
 the app does. A quick stop (SIGINT, SIGQUIT) answered the request in flight 500, with a
 traceback in the log: it is answered 503 ``stopping`` (``QuickStop``).
@@ -31,6 +32,9 @@ from .kinds import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_b
 HEAD_TIMEOUT = 10.0
 #: Bytes of a head looked at for its end: a longer one is gunicorn's to judge (and refuse).
 _PEEK = 64 << 10
+#: The bytes of a token (RFC 9110), such as a request's method.
+_TOKEN = frozenset(bytes([c]) for c in b"!#$%&'*+-.^_`|~0123456789"
+                   b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 #: Seconds between looks at a head that is still arriving.
 _POLL = 0.05
 #: Seconds at most between a waiting worker's signs of life to gunicorn's arbiter, which kills
@@ -46,12 +50,23 @@ def problem_response(status: int, kind: str, title: str, detail: str) -> bytes:
     return head.encode("latin-1") + body
 
 
+def _not_http(head: bytes) -> int | None:
+    """The first byte of bytes that begin a connection, when it cannot begin an HTTP/1 request
+    (None when it may): a request line starts with its method, a token, after any empty lines."""
+    first = head.lstrip(b"\r\n")[:1]
+    return None if not first or first in _TOKEN else first[0]
+
+
 def head_arrives(client: socket.socket, seconds: float = HEAD_TIMEOUT,
-                 beat: Callable[[], None] = lambda: None) -> bool:
+                 beat: Callable[[], None] = lambda: None,
+                 warn: Callable[[str], None] = lambda message: None) -> bool:
     """Whether a request's line and headers arrive within ``seconds`` (looked at, not read: the
     parser reads them). True also when the client closes the connection or sends more than
     ``_PEEK`` bytes of head, which gunicorn handles as before; if not, the client is answered
-    408 and False returned. ``beat()`` is called at least once a second while it waits."""
+    408 and False returned. A connection whose first bytes are no HTTP (a TLS handshake: its
+    client waits for an answer, and held the worker the whole ``seconds``) is answered 400 at
+    once, and False returned. ``warn(message)`` says why, and ``beat()`` is called at least once
+    a second while it waits."""
     deadline = time.monotonic() + seconds
     seen = -1
     waiting = select.poll()
@@ -69,17 +84,28 @@ def head_arrives(client: socket.socket, seconds: float = HEAD_TIMEOUT,
             # _PEEK, stalled past it, held the worker); pre_request then sets the body's
             client.settimeout(max(left, 0.001))
             return True
+        if (first := _not_http(head)) is not None:
+            warn(f"Not an HTTP request (its first byte 0x{first:02x})")
+            tls = "; a TLS handshake? this service speaks plain HTTP" if first == 0x16 else ""
+            _answer(client, "malformed-request", "Bad Request",
+                    f"not an HTTP request: it begins with the byte 0x{first:02x}{tls}")
+            return False
         if len(head) == seen:               # (bytes that wait to be read keep it readable)
             time.sleep(min(_POLL, max(0.0, left)))
         seen = len(head)
+    warn(f"Request head not received within {seconds:g} s")
     status, title = KINDS["request-timeout"]
+    _answer(client, "request-timeout", title,
+            f"the request line and headers did not arrive within {seconds:g} s")
+    return False
+
+
+def _answer(client: socket.socket, kind: str, title: str, detail: str) -> None:
+    """Write a problem to a connection no request was read from (a client gone: no matter)."""
     try:
-        util.write_nonblock(client, problem_response(
-            status, "request-timeout", title,
-            f"the request line and headers did not arrive within {seconds:g} s"))
+        util.write_nonblock(client, problem_response(KINDS[kind][0], kind, title, detail))
     except OSError:
         pass
-    return False
 
 
 class BeatingSocket:
@@ -255,7 +281,9 @@ class Worker(SyncWorker):
             pass
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
-        if self.cfg.is_ssl or head_arrives(client, beat=self.notify):
+        peer = addr[0] if isinstance(addr, tuple) else addr
+        if self.cfg.is_ssl or head_arrives(client, beat=self.notify, warn=lambda message:
+                                           self.log.warning("%s from %s", message, peer)):
             # the arbiter's timeout runs from the last notify: waiting for the head must not
             # eat into the request's budget, which is sized against that timeout
             self.notify()
@@ -270,7 +298,5 @@ class Worker(SyncWorker):
             if self._stopping:
                 sys.exit(0)
             return
-        self.log.warning("Request head not received within %g s from %s", HEAD_TIMEOUT,
-                         addr[0] if isinstance(addr, tuple) else addr)
         util.close_graceful(client)     # (a plain close with the head unread resets it;
                                         # this lingers up to 2 s for the client to close)

@@ -25,7 +25,7 @@ def response(sock: socket.socket) -> tuple[int, dict]:
 
 
 @pytest.mark.parametrize("sent", [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"GET / HTTP/1.1\nHost: x\n\n",
-                                  b""])
+                                  b"\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", b""])
 def test_a_whole_head_or_a_closed_connection_goes_on_at_once(sent: bytes) -> None:
     ours, theirs = socket.socketpair()
     with ours, theirs:
@@ -59,13 +59,37 @@ def test_a_head_longer_than_is_looked_at_goes_on_with_what_is_left_of_its_time()
         assert 0 < ours.gettimeout() <= 5
 
 
+@pytest.mark.parametrize("sent, byte, hint", [
+    (bytes.fromhex("16030100a5010000a10303") + bytes(32), "0x16", "; a TLS handshake?"),
+    (b"\r\n\x00GET / HTTP/1.1", "0x00", ""),
+])
+def test_a_connection_that_begins_with_no_http_is_answered_400_at_once(sent: bytes, byte: str,
+                                                                       hint: str) -> None:
+    """A TLS handshake sent to the plain port (a client or probe given https://) waits for the
+    server's: it held the worker for the whole deadline of a head, then got a 408."""
+    said: list[str] = []
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(sent)
+        start = time.monotonic()
+        assert not head_arrives(ours, 5, warn=said.append)
+        assert time.monotonic() - start < 1
+        ours.shutdown(socket.SHUT_WR)
+        status, body = response(theirs)
+    assert status == 400 and body["type"].endswith("malformed-request")
+    assert body["detail"].startswith(f"not an HTTP request: it begins with the byte {byte}{hint}")
+    assert said == [f"Not an HTTP request (its first byte {byte})"]
+
+
 def test_a_head_that_stops_arriving_is_answered_408() -> None:
     ours, theirs = socket.socketpair()
     with ours, theirs:
         theirs.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
         start = time.monotonic()
-        assert not head_arrives(ours, 0.5)
+        said: list[str] = []
+        assert not head_arrives(ours, 0.5, warn=said.append)
         assert 0.5 <= time.monotonic() - start < 2
+        assert said == ["Request head not received within 0.5 s"]
         ours.shutdown(socket.SHUT_WR)
         status, body = response(theirs)
     assert status == 408 and body["type"].endswith("request-timeout") and "0.5 s" in body["detail"]
