@@ -15,7 +15,8 @@ PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 
 _WHY = {
     400: "the body could not be read whole (shorter than its Content-Length, a bad chunk, too "
-         "slow to arrive) or, for a JSON body, is not valid JSON",
+         "slow to arrive) or, for a JSON body, is not valid JSON (or, for the log alone, the "
+         "client closed the connection while its request was solved: `client-gone`)",
     413: "the body is over the size limit",
     422: "a field is missing, has the wrong type or an impossible value (deal, rules, leader, "
          "play, player; no game in a PBN body), or the compute budget ran out",

@@ -23,6 +23,7 @@ KINDS: dict[str, tuple[int, str]] = {
     "illegal-play": (422, "Illegal play"),
     "invalid-pbn": (422, "No PBN game in the body"),
     "budget-exceeded": (422, "Compute budget exceeded"),
+    "client-gone": (400, "Client closed the connection"),
     "internal-error": (500, "Internal server error"),
     "unavailable": (503, "Service cannot solve"),
     "stopping": (503, "Service is stopping"),

@@ -25,6 +25,7 @@ from solver.results import proven_so_far
 
 from .kinds import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
 from .schemas import RULES_AS_OBJECT, RULES_AS_PRESET
+from .solving import CLIENT_GONE_KEY
 
 _TAGS = {RULES_AS_PRESET, RULES_AS_OBJECT}
 _EXPECTED = {"string_type": "a string", "int_type": "an integer", "bool_type": "true or false",
@@ -160,6 +161,10 @@ def install(app: APIFlask) -> None:
 
     @app.errorhandler(SearchAborted)
     def on_budget(e: SearchAborted) -> Response:
+        if request.environ.get(CLIENT_GONE_KEY):    # (an answer for the access log alone)
+            current_app.logger.warning("Client gone: %s %s stopped unsolved", request.method,
+                                       request.path)
+            return problem_of("client-gone", "the client closed the connection before the answer")
         seconds = current_app.config["SOLVER_TIME_LIMIT"]
         nodes = current_app.config["SOLVER_NODE_LIMIT"]
         limits = [f"{seconds:g} s" if seconds else "", f"{nodes} nodes per search" if nodes else ""]

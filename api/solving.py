@@ -18,16 +18,21 @@ its worker to the end, and other requests go to the other workers.
 """
 from __future__ import annotations
 
+import select
 import threading
 from collections import deque
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from flask import Flask, current_app
+from flask import Flask, current_app, request
 
 from solver.analysis import Budget, Solver
 
 _EXTENSION = "hearts_dd.solver"
+#: The WSGI environ key set when the client of a request being solved has closed its connection.
+CLIENT_GONE_KEY = "hearts_dd.client_gone"
+#: Seconds between looks at the connection of a request being solved.
+_WATCH = 0.2
 
 
 class FairLock:
@@ -119,6 +124,39 @@ def turn() -> Iterator[None]:
 
 @contextmanager
 def solving(seconds: float | None = None) -> Iterator[Budget]:
-    """The app's solver for the whole of one request, under its budget (``budget``)."""
+    """The app's solver for the whole of one request, under its budget (``budget``), until its
+    client goes (``client_watched``)."""
     with turn():
-        yield budget(seconds)
+        request_budget = budget(seconds)
+        with client_watched(request_budget.solver):
+            yield request_budget
+
+
+@contextmanager
+def client_watched(solver: Solver) -> Iterator[None]:
+    """Stop this thread's calls of ``solver`` once the request's client has closed its
+    connection (a client that gave up waiting, or a proxy whose client did), noting it in the
+    environ (``CLIENT_GONE_KEY``): the search went on for the whole budget, holding the worker,
+    for an answer nobody would read. Under gunicorn, on Linux (a socket's end closed: POLLRDHUP)."""
+    sock = request.environ.get("gunicorn.socket")
+    hangup = getattr(select, "POLLRDHUP", 0)
+    if sock is None or not hangup:
+        yield
+        return
+    environ, caller, done = request.environ, threading.get_ident(), threading.Event()
+
+    def watch() -> None:
+        looking = select.poll()
+        looking.register(sock, hangup)
+        while not done.wait(_WATCH):
+            if looking.poll(0):
+                environ[CLIENT_GONE_KEY] = True
+                solver.cancel(caller)       # (again at each look: the request's next call too)
+
+    watcher = threading.Thread(target=watch, name="hearts-dd client watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()

@@ -233,6 +233,22 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+def test_a_client_gone_stops_the_search_of_its_request() -> None:
+    """A client that closed its connection (gave up waiting) left its worker solving for the
+    whole budget, for nobody: the next request waited as long, here on the only worker."""
+    with running(env=SLOW_ENV) as server:
+        ask(server.address).close()
+        time.sleep(1)
+        start = time.monotonic()
+        status, _, _ = answer(ask(server.address, json.dumps(
+            {"deal": "N:.A..2 .2..3 .3..4 .4..5"}).encode()))
+        assert status == 200 and time.monotonic() - start < 3, server.log_text()
+        text = server.log_text()
+    assert "Client gone: POST /api/v1/analyze stopped unsolved" in text
+    assert text.count("urn:hearts-dd:problem:client-gone") == 1, text
+    assert "budget-exceeded" not in text and "Traceback" not in text
+
+
 def test_a_binary_upgrade_starts_an_arbiter_that_serves() -> None:
     """SIGUSR2, gunicorn's upgrade on the fly: the new arbiter's workers failed to boot ("No
     module named 'http.server'": gunicorn ran its ``__main__.py`` as a script, whose folder
