@@ -11,7 +11,10 @@ The stream takes the worker's solver one record at a time (``api.solving.turn``)
 a ``yield``: in a threaded server other requests are answered between its records, and a
 client that reads slowly holds no solver. Records are still read, solved and written one after
 another, in order, each written before the next is read. The budget runs from the start of the
-stream, turns waited for included, so a stream still ends within it.
+stream, turns waited for included, so a stream still ends within it. A client that closes its
+connection ends the stream within a fraction of a second (``api.solving.client_watched``), the
+record being solved given up: it went on to the end of that record's budget, and then solved the
+next one, for nobody, until a write failed.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from .config import API_PREFIX
 from .docs import problem_responses
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
-from .solving import budget, turn
+from .solving import CLIENT_GONE_KEY, budget, client_watched, turn
 
 bp = APIBlueprint("records", __name__, tag="Hand records")
 
@@ -79,8 +82,9 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
     buffer = io.BytesIO()
     writer = make_writer(fmt, buffer)
     request_budget = budget(config["ANNOTATE_TIME_LIMIT"])
-    for record in records:
-        with turn():    # a record at a time: other requests' turns come between records
+    for done, record in enumerate(records):
+        # a record at a time: other requests' turns come between records
+        with turn(), client_watched(request_budget.solver):
             try:
                 solver = request_budget.limited()
                 own = config["SOLVER_TIME_LIMIT"]
@@ -95,6 +99,10 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
                 result = annotate_record(record, limited, solver)
             except SearchAborted:
                 result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"], options)
+        if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)
+            current_app.logger.warning("Client gone: %s %s stopped after %d records",
+                                       request.method, request.path, done)
+            return
         writer.write(record, result)
         yield _take(buffer)
     writer.close()

@@ -249,6 +249,27 @@ def test_a_client_gone_stops_the_search_of_its_request() -> None:
     assert "budget-exceeded" not in text and "Traceback" not in text
 
 
+def test_a_client_gone_stops_an_annotate_stream() -> None:
+    """A client that closed its connection during annotate's stream left its worker solving
+    the record to the end of its budget, then the next ones, for nobody."""
+    pbn = (b'[Board "1"]\n[Deal "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 '
+           b'J865.AQ92.KT8.T4"]\n[HeartsRules "spot"]\n\n') * 2
+    with running(SLOW_ENV) as server:
+        s = socket.create_connection(server.address, timeout=30)
+        s.sendall(b"POST /api/v1/annotate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(pbn) + pbn)
+        time.sleep(1.0)                             # (well into the first record)
+        s.close()
+        time.sleep(1.0)
+        start = time.monotonic()
+        status, _, _ = answer(ask(server.address, json.dumps(
+            {"deal": "N:.A..2 .2..3 .3..4 .4..5"}).encode()))
+        assert status == 200 and time.monotonic() - start < 3, server.log_text()
+        text = server.log_text()
+    assert "Client gone: POST /api/v1/annotate stopped after 0 records" in text, text
+    assert "Traceback" not in text, text
+
+
 def test_a_binary_upgrade_starts_an_arbiter_that_serves() -> None:
     """SIGUSR2, gunicorn's upgrade on the fly: the new arbiter's workers failed to boot ("No
     module named 'http.server'": gunicorn ran its ``__main__.py`` as a script, whose folder
