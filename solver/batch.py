@@ -460,10 +460,18 @@ class _Dask(_Runner):
         return wait
 
     def _workers(self) -> int:
+        """The scheduler's workers. A scheduler that does not answer (stopped, or the network to
+        it gone, its connection still open) is lost: asked without a limit, it held the run for
+        ever, and ``scheduler_info`` gives the last answer when the scheduler cannot be reached."""
         try:
-            return len(self.client.scheduler_info().get("workers", {}))
+            info = self.client.sync(self.client.scheduler.identity, n_workers=-1,
+                                    callback_timeout=DASK_CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise HeartsError(f"lost the Dask cluster: its scheduler has not answered for "
+                              f"{DASK_CONNECT_TIMEOUT:g} s") from None
         except Exception as e:
             _lost_cluster(e)
+        return len(info.get("workers", {}))
 
     def close(self) -> None:
         with suppress(Exception):   # a cluster already gone has nothing to close
