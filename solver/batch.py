@@ -417,6 +417,10 @@ class _Dask(_Runner):
         for name in list(logging.root.manager.loggerDict):
             if name.split(".")[0] == "distributed":
                 logging.getLogger(name).setLevel(logging.CRITICAL)
+        # A chunk waited for past a second (a slow record, no workers) and then cancelled (Ctrl-C,
+        # a cluster lost) leaves Dask's inner wait to fail unread: asyncio then printed a
+        # traceback, "Task exception was never retrieved ... AllExit", before our one line.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         warnings.filterwarnings("ignore", category=VersionMismatchWarning)
         if address == "local":
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
