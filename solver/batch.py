@@ -417,6 +417,10 @@ class _Dask(_Runner):
         for name in list(logging.root.manager.loggerDict):
             if name.split(".")[0] == "distributed":
                 logging.getLogger(name).setLevel(logging.CRITICAL)
+        # A chunk waited for past a second (a slow record, no workers) and then cancelled (Ctrl-C,
+        # a cluster lost) leaves Dask's inner wait to fail unread: asyncio then printed a
+        # traceback, "Task exception was never retrieved ... AllExit", before our one line.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         warnings.filterwarnings("ignore", category=VersionMismatchWarning)
         if address == "local":
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
@@ -460,10 +464,18 @@ class _Dask(_Runner):
         return wait
 
     def _workers(self) -> int:
+        """The scheduler's workers. A scheduler that does not answer (stopped, or the network to
+        it gone, its connection still open) is lost: asked without a limit, it held the run for
+        ever, and ``scheduler_info`` gives the last answer when the scheduler cannot be reached."""
         try:
-            return len(self.client.scheduler_info().get("workers", {}))
+            info = self.client.sync(self.client.scheduler.identity, n_workers=-1,
+                                    callback_timeout=DASK_CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise HeartsError(f"lost the Dask cluster: its scheduler has not answered for "
+                              f"{DASK_CONNECT_TIMEOUT:g} s") from None
         except Exception as e:
             _lost_cluster(e)
+        return len(info.get("workers", {}))
 
     def close(self) -> None:
         with suppress(Exception):   # a cluster already gone has nothing to close

@@ -298,8 +298,9 @@ class _Failing:
     """A Dask client whose chunks all end in ``error`` (``status`` "error": raised by the
     chunk on its worker), and whose scheduler has ``workers``."""
 
-    def __init__(self, error: Exception, status: str = "lost", workers: int = 1) -> None:
+    def __init__(self, error: Exception, status: str = "lost", workers: int | None = 1) -> None:
         self.error, self.status, self.workers = error, status, workers
+        self.scheduler = self
 
     def submit(self, *args, **kwargs):
         return self
@@ -307,8 +308,24 @@ class _Failing:
     def result(self, timeout=None):
         raise self.error
 
-    def scheduler_info(self):
+        self.scheduler = self
+
+    def identity(self, n_workers=-1):
+        if self.workers is None:     # a scheduler stopped (SIGSTOP), its connection still open
+            threading.Event().wait()
         return {"workers": {f"tcp://127.0.0.1:{port}": {} for port in range(self.workers)}}
+
+    scheduler_info = identity
+
+    def sync(self, func, *args, callback_timeout=None, **kwargs):
+        """As Dask's: ``func``'s answer, unless it takes longer than ``callback_timeout``."""
+        answer: list = []
+        asking = threading.Thread(target=lambda: answer.append(func(*args, **kwargs)), daemon=True)
+        asking.start()
+        asking.join(callback_timeout)
+        if not answer:
+            raise TimeoutError
+        return answer[0]
 
 
 def _dask_runner(client) -> batch._Dask:
@@ -346,6 +363,25 @@ def test_a_dask_scheduler_whose_workers_all_left_is_one_line_not_a_wait_for_ever
     runner = _dask_runner(_Failing(TimeoutError(), "pending", workers=0))
     with pytest.raises(HeartsError, match="^the Dask scheduler has had no workers for 1 s"):
         runner.submit(records, AnnotateOptions())()
+
+
+def test_a_dask_scheduler_that_stopped_answering_is_one_line_not_a_wait_for_ever(quick_dask):
+    """A scheduler stopped (SIGSTOP) mid-run, or the network to it gone with its connection
+    still open: the run waited for ever, without a word."""
+    records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
+    runner = _dask_runner(_Failing(TimeoutError(), "pending", workers=None))
+    failed: list = []
+
+    def wait() -> None:
+        try:
+            runner.submit(records, AnnotateOptions())()
+        except HeartsError as e:
+            failed.append(str(e))
+
+    waiting = threading.Thread(target=wait, daemon=True)
+    waiting.start()
+    waiting.join(10)
+    assert failed == ["lost the Dask cluster: its scheduler has not answered for 1 s"]
 
 
 @pytest.fixture
