@@ -296,7 +296,7 @@ def test_a_chunk_that_kills_its_workers_twice_is_reported_in_its_records_and_the
 # -- a Dask cluster that fails ----------------------------------------------------------------------
 class _Failing:
     """A Dask client whose chunks all end in ``error`` (``status`` "error": raised by the
-    chunk on its worker), and whose scheduler has ``workers``."""
+    chunk on its worker), and whose scheduler has ``workers`` (None: it never answers)."""
 
     def __init__(self, error: Exception, status: str = "lost", workers: int | None = 1) -> None:
         self.error, self.status, self.workers = error, status, workers
@@ -307,8 +307,6 @@ class _Failing:
 
     def result(self, timeout=None):
         raise self.error
-
-        self.scheduler = self
 
     def identity(self, n_workers=-1):
         if self.workers is None:     # a scheduler stopped (SIGSTOP), its connection still open
