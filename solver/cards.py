@@ -27,16 +27,18 @@ _LETTERS = {**{ord(symbol): letter for symbol, letter in SUIT_SYMBOLS.items()},
             **{ord(v): None for v in VARIATIONS}}
 
 
-def suit_letters(text: str) -> str:
-    """``text`` with its suit symbols as letters (and their variation selectors dropped).
+_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_CARD_LETTERS = {**_LETTERS, **_UPPER}
 
-    >>> suit_letters("Q♠ 10\u2663\ufe0f")
+
+def card_letters(text: str) -> str:
+    """``text`` as cards are read: suit symbols as letters (their variation selectors dropped)
+    and ASCII letters in capitals (``ascii_upper``), in one pass.
+
+    >>> card_letters("q♠ 10\u2663\ufe0f")
     'QS 10C'
     """
-    return text.translate(_LETTERS)
-
-
-_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    return text.translate(_CARD_LETTERS)
 
 
 def ascii_upper(text: str) -> str:
@@ -153,7 +155,7 @@ class Card(int):
         if type(text) is str and text in _BY_NAME:
             return _BY_NAME[text]  # the canonical form, as files and the solver's own output have it
         raw = str(text).strip()
-        t = ascii_upper(suit_letters(raw))
+        t = card_letters(raw)
         if len(t) >= 2 and t[0] in SUITS:
             suit, rank = t[0], t[1:]
         elif len(t) >= 2 and t[-1] in SUITS:

@@ -41,8 +41,8 @@ from itertools import chain
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
 from .bounded_lines import MAX_LINE, CutBytes, bounded_lines, is_cut
-from .cards import (DECK, RANKS, SUIT_SYMBOLS, SUITS, VARIATIONS, Card, Seat, ascii_upper, cards_of,
-                    suit_letters)
+from .cards import (DECK, RANKS, SUIT_SYMBOLS, SUITS, VARIATIONS, Card, Seat, ascii_upper,
+                    card_letters, cards_of)
 from .deal import Deal, parse_hand
 from .errors import DealError, HeartsError, shortened
 from .rules import Rules
@@ -1263,7 +1263,7 @@ def _is_card(token: str) -> bool:
 
 def _play_card(token: str) -> Card:
     """A card of the play section: suit letter (or symbol, as SPEC §1 allows) then rank."""
-    t = ascii_upper(suit_letters(token))
+    t = card_letters(token)
     if len(t) < 2 or t[0] not in SUITS or t[1:] not in (*RANKS, "10"):
         raise ValueError(token)
     return Card.parse(t)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any, Mapping
 
-from .cards import DECK, SUITS, Card, ascii_upper, cards_of, suit_letters
+from .cards import DECK, SUITS, Card, card_letters, cards_of
 from .errors import CardError, JsonError, RulesError, json_type, read_json, show_json
 
 MOON_MODES = ("add", "subtract", "none")
@@ -298,7 +298,7 @@ def _merge_values(values: dict[int, int], given: Any) -> None:
     named: dict[str, str] = {}      # suit or card -> the key that named it
     for key, v in given.items():
         val = _int(v, f"values[{key!r}]")
-        k = ascii_upper(suit_letters(str(key).strip()))
+        k = card_letters(str(key).strip())
         if len(k) == 1 and k in SUITS:
             what = k
         else:
