@@ -26,7 +26,7 @@ from typing import Any, Iterator
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
-from solver.analysis import SearchAborted
+from solver.analysis import SearchAborted, Solver
 from solver.batch import AnnotateOptions, annotate_record, not_annotated
 from solver.pbn import Record, read_records
 from solver.rules import Rules
@@ -82,31 +82,38 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
     buffer = io.BytesIO()
     writer = make_writer(fmt, buffer)
     request_budget = budget(config["ANNOTATE_TIME_LIMIT"])
-    for done, record in enumerate(records):
-        # a record at a time: other requests' turns come between records
-        with turn(), client_watched(request_budget.solver):
-            try:
-                solver = request_budget.limited()
-                own = config["SOLVER_TIME_LIMIT"]
-                left = solver.time_limit if request_budget.deadline else 0.0
-                if not left or 0 < own <= left:
-                    limited = replace(options, time_limit=own)
-                else:               # what is left of the request's: say so, not its seconds
-                    nodes = solver.node_limit
-                    limited = replace(options, time_limit=left, out_of_time=_budget_spent(
-                        config["ANNOTATE_TIME_LIMIT"]) + (f" (or the node limit of {nodes} nodes "
-                                                          "per search)" if nodes else ""))
-                result = annotate_record(record, limited, solver)
-            except SearchAborted:
-                result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"], options)
-        if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)
-            current_app.logger.warning("Client gone: %s %s stopped after %d records",
-                                       request.method, request.path, done)
-            return
-        writer.write(record, result)
-        yield _take(buffer)
+    # (one watcher for the stream: it stops this thread's calls only, whoever's turn it is)
+    with client_watched(request_budget.solver):
+        for done, record in enumerate(records):
+            with turn():    # a record at a time: other requests' turns come between records
+                try:
+                    solver = request_budget.limited()
+                    result = annotate_record(record, _record_options(
+                        options, solver, bool(request_budget.deadline)), solver)
+                except SearchAborted:
+                    result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"], options)
+            if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)
+                current_app.logger.warning("Client gone: %s %s stopped after %d records",
+                                           request.method, request.path, done)
+                return
+            writer.write(record, result)
+            yield _take(buffer)
     writer.close()
     yield _take(buffer)
+
+
+def _record_options(options: AnnotateOptions, solver: Solver, deadline: bool) -> AnnotateOptions:
+    """``options`` with a record's time limit: its own, or what is left of the request's
+    (``solver``'s limits now), whose running out the record's error then names."""
+    config = current_app.config
+    own = config["SOLVER_TIME_LIMIT"]
+    left = solver.time_limit if deadline else 0.0
+    if not left or 0 < own <= left:
+        return replace(options, time_limit=own)
+    nodes = solver.node_limit
+    return replace(options, time_limit=left, out_of_time=_budget_spent(
+        config["ANNOTATE_TIME_LIMIT"]) + (f" (or the node limit of {nodes} nodes per search)"
+                                          if nodes else ""))
 
 
 def _not_annotated(record: Record, seconds: float, options: AnnotateOptions) -> dict[str, Any]:
