@@ -27,7 +27,7 @@ from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTu
 from .cards import Card, Seat, SeatLike, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
-from .results import Analysis, Bounds, LineStep, MoveResult, PlayerResult, Questions, line_json
+from .results import Analysis, Bounds, BySeat, LineStep, MoveResult, PlayerResult, Questions, line_json
 from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 from ._search import watch_signal as _watch_signal
@@ -886,7 +886,7 @@ class Solver:
         return Analysis(p, players, results, meter[0], time.perf_counter() - t0)
 
     def _answers(self, p: Position, wanted: list[Seat], moves: bool, watch: Watch | None,
-                 ) -> tuple[dict[Seat, PlayerResult], list[MoveResult]]:
+                 ) -> tuple[BySeat[PlayerResult], list[MoveResult]]:
         def for_question(name: str) -> Report | None:
             return watch and functools.partial(watch, name)
 
@@ -897,7 +897,7 @@ class Solver:
         sides, groups = self._plan(p, wanted, moves)
         answers = self._map(seat_values, sides, p.cards_left >= PARALLEL_FROM_CARDS)
         by_side = dict(zip(sides, answers))
-        players = {seat: by_side[p.side(seat)] for seat in wanted}
+        players = BySeat({seat: by_side[p.side(seat)] for seat in wanted})
         results: list[MoveResult] = []
         if groups:
             side = p.side(cast(Seat, p.to_move))

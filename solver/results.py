@@ -6,13 +6,14 @@ line; and the one-line message of a question cut short, with what it had proved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ._search import SearchAborted
 from .cards import Card, Seat
+from .errors import CardError
 from .position import Position
 
-__all__ = ["Analysis", "Bounds", "LineStep", "MoveResult", "PlayerResult", "Questions",
+__all__ = ["Analysis", "Bounds", "BySeat", "LineStep", "MoveResult", "PlayerResult", "Questions",
            "line_json", "out_of_time", "proven_so_far"]
 
 
@@ -36,6 +37,43 @@ class Questions(NamedTuple):
     guarantees ("N", or "N/S" with partnerships) and the mover's cards it searches ("C2")."""
     sides: list[str]
     cards: list[str]
+
+
+_V = TypeVar("_V")
+
+
+class BySeat(dict[Seat, _V]):
+    """A dict keyed by seats that also takes a seat's letter or number as a key, as every
+    other call of the library takes a seat, so that ``analysis.players["N"]`` works.
+
+    >>> d = BySeat({Seat.N: 3})
+    >>> d["N"], d["n"], d[0], d.get("E"), "N" in d, "X" in d
+    (3, 3, 3, None, True, False)
+    >>> d["X"]
+    Traceback (most recent call last):
+    KeyError: 'X'
+    """
+
+    def __missing__(self, key: object) -> _V:
+        seat = _seat_or_none(key)
+        if seat is None or seat is key:
+            raise KeyError(key)
+        return self[seat]
+
+    def __contains__(self, key: object) -> bool:
+        seat = _seat_or_none(key)
+        return seat is not None and dict.__contains__(self, seat)
+
+    def get(self, key: object, default: Any = None) -> Any:
+        seat = _seat_or_none(key)
+        return default if seat is None else dict.get(self, seat, default)
+
+
+def _seat_or_none(key: object) -> Seat | None:
+    try:
+        return Seat.of(key)  # type: ignore[arg-type]
+    except CardError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -64,7 +102,8 @@ class LineStep:
 @dataclass(frozen=True)
 class Analysis:
     position: Position
-    players: dict[Seat, PlayerResult]
+    #: Each seat asked about, by Seat, letter ("N") or number.
+    players: BySeat[PlayerResult]
     moves: list[MoveResult]
     nodes: int
     seconds: float

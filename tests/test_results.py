@@ -3,8 +3,12 @@ position lines share."""
 from __future__ import annotations
 
 import json
+import pickle
+
+import pytest
 
 from solver.analysis import Solver
+from solver.cards import Seat
 from solver.deal import Deal
 from solver.position import Position
 from solver.position_lines import read_position_lines
@@ -21,6 +25,20 @@ def test_the_trick_is_counted_from_1_and_null_once_the_hand_is_over() -> None:
         got = solver.analyze(Position.from_play(DEAL, RULES, play, "N")).to_json()
         assert (got["trick"], got["to_move"]) == (trick, to_move), play
         assert got["play"] == play
+
+
+def test_an_analysis_players_take_a_seat_as_the_library_takes_one() -> None:
+    """A bot writes ``players["N"]`` as it writes ``guarantee(p, "N")``: letters and numbers
+    find the seat; anything else is not in it."""
+    a = Solver(table_mb=16).analyze(Position.from_play(DEAL, RULES, "C2 C3 C4", "N"),
+                                     seats=["N", "W"])
+    assert a.players["N"] is a.players[Seat.N] is a.players["n"] is a.players[0]
+    assert a.players.get("W") is a.players[Seat.W] and a.players.get("E") is None
+    assert "W" in a.players and "E" not in a.players and "NS" not in a.players
+    for missing in ("E", "X", 4, None):
+        with pytest.raises(KeyError):
+            a.players[missing]
+    assert pickle.loads(pickle.dumps(a.players)) == a.players
 
 
 def test_points_taken_are_each_seats_side_so_far() -> None:
