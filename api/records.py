@@ -36,6 +36,7 @@ from solver.writers import make_writer
 
 from .config import API_PREFIX
 from .docs import problem_responses
+from .kinds import PROBLEM_TYPE_KEY, TYPE_PREFIX
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
 from .solving import CLIENT_GONE_KEY, budget, client_watched, turn
@@ -98,6 +99,8 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
             if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)
                 current_app.logger.warning("Client gone: %s %s stopped after %d records",
                                            request.method, request.path, done)
+                # (the access log's type, as for a request answered "client-gone": api.worker)
+                request.environ[PROBLEM_TYPE_KEY] = TYPE_PREFIX + "client-gone"
                 return
             writer.write(record, result)
             yield _take(buffer)
