@@ -38,6 +38,17 @@ _DOCS_ASSETS = {key: f"docs/assets/{name}" for key, name in (
     ("DOCS_FAVICON", "favicon-32x32.png"))}
 
 
+#: Where the API is, and where /docs finds the document: relative URLs, right whatever host,
+#: scheme and prefix a proxy puts the service at. APIFlask's were absolute, from the request
+#: (the spec's ``servers``: the URL of the first request for /openapi.json in each worker, cached
+#: for every later one, such as the service's internal address for clients of the proxy) or
+#: from the root (the page's document: /openapi.json, outside a prefix the proxy strips).
+#: A server URL is relative to the document's (OpenAPI 3.1 §4.8.5), as swagger-ui resolves it.
+_RELATIVE_URLS = {"SERVERS": [{"url": ".", "description": "this service (relative to the URL "
+                              "this document was fetched from)"}],
+                  "SWAGGER_UI_CONFIG": {"url": "openapi.json"}}
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
     app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
@@ -46,7 +57,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     app.json = problems.SafeJSONProvider(app)
     app.config.update(DEFAULTS)
     app.config.update(DESCRIPTION=DESCRIPTION, AUTO_VALIDATION_ERROR_RESPONSE=False,
-                      AUTO_404_RESPONSE=False, **_DOCS_ASSETS)
+                      AUTO_404_RESPONSE=False, **_DOCS_ASSETS, **_RELATIVE_URLS)
     app.config.update(from_environment(os.environ))
     app.config.update(config or {})
     app.config.update(checked(app.config))

@@ -5,7 +5,9 @@ record is annotated by ``solver.batch.annotate_record`` (exactly as ``hearts-dd 
 does) and written as soon as it is done, so a client sees the first records at once. A bad
 record gets its own line with an ``error``, as in the CLI (SPEC §6). The whole request shares
 one compute budget (``ANNOTATE_TIME_LIMIT``, each record at most ``SOLVER_TIME_LIMIT``);
-records left when it runs out are answered with an error line, not dropped.
+records left when it runs out are answered with an error line, not dropped. The answer says
+``X-Accel-Buffering: no``: nginx, in front as README advises, buffers a proxied answer by
+default, and its client got every record at the end instead of each as it was done.
 
 The stream takes the worker's solver one record at a time (``api.solving.turn``), never across
 a ``yield``: in a threaded server other requests are answered between its records, and a
@@ -34,6 +36,7 @@ from solver.writers import make_writer
 
 from .config import API_PREFIX
 from .docs import problem_responses
+from .kinds import PROBLEM_TYPE_KEY, TYPE_PREFIX
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
 from .solving import CLIENT_GONE_KEY, budget, client_watched, turn
@@ -73,7 +76,8 @@ def annotate(query: AnnotateQuery) -> Response:
                                    'such as [Deal "N:..."])')
     options = AnnotateOptions(rules=rules)
     stream = _annotated(chain([first], records), options, query.format)
-    return Response(stream_with_context(stream), mimetype=MEDIA_TYPES[query.format])
+    return Response(stream_with_context(stream), mimetype=MEDIA_TYPES[query.format],
+                    headers={"X-Accel-Buffering": "no"})    # (nginx: pass each record on)
 
 
 def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) -> Iterator[bytes]:
@@ -95,6 +99,8 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
             if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)
                 current_app.logger.warning("Client gone: %s %s stopped after %d records",
                                            request.method, request.path, done)
+                # (the access log's type, as for a request answered "client-gone": api.worker)
+                request.environ[PROBLEM_TYPE_KEY] = TYPE_PREFIX + "client-gone"
                 return
             writer.write(record, result)
             yield _take(buffer)

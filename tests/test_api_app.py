@@ -1,8 +1,11 @@
 """The app (api/app.py): what it serves besides the API, such as the interactive /docs page."""
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import urljoin
+
+import pytest
 
 from api import create_app
 
@@ -39,3 +42,33 @@ def test_every_operation_documents_the_503_of_a_quick_stop() -> None:
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             assert "stopping" in operation["responses"]["503"]["description"], (method, path)
+
+
+def _document_url(page: str) -> str:
+    """The URL /docs's swagger-ui reads the OpenAPI document from, as the page gives it."""
+    url = re.search(r'url: "([^"]*)"', page)
+    assert url is not None
+    user = re.search(r"var userConfig = (\{.*\})", page)
+    return str(json.loads(user.group(1)).get("url", url.group(1)) if user else url.group(1))
+
+
+@pytest.mark.parametrize("served_at, public", [
+    ("http://127.0.0.1:8000", "http://127.0.0.1:8000/"),        # no proxy
+    ("http://127.0.0.1:8000", "https://example.org/"),          # behind a proxy, at its root
+    ("http://127.0.0.1:8000", "https://example.org/hearts/"),   # under a prefix the proxy strips
+    ("https://example.org/hearts", "https://example.org/hearts/"),  # ... or says (SCRIPT_NAME)
+])
+def test_the_docs_page_and_the_document_find_the_service_where_its_clients_see_it(
+        served_at: str, public: str) -> None:
+    """Behind a proxy, /docs read the document at /openapi.json, outside a prefix the proxy
+    strips (another application's, or a 404), and the document's server was the URL of the
+    first request for it (cached for every later one): the service's internal address, the
+    proxy's without its port, http for an https page. swagger-ui resolves the page's document
+    URL against the page and the server URL against the document's, as this test does."""
+    client = create_app().test_client()
+    assert client.get("/openapi.json", base_url="http://10.0.0.5:8000").status_code == 200
+    page = client.get("/docs", base_url=served_at).get_data(as_text=True)
+    document_url = urljoin(public + "docs", _document_url(page))
+    assert document_url == public + "openapi.json"
+    spec = client.get("/openapi.json", base_url=served_at).get_json()
+    assert urljoin(document_url, spec["servers"][0]["url"]) == public

@@ -36,9 +36,8 @@ def base_url() -> Any:
 
 
 def test_the_server_serves_this_document(base_url):
-    served_document = requests.get(base_url + "/openapi.json", timeout=10).json()
-    assert served_document["servers"] == [{"url": base_url + "/"}]
-    assert {**served_document, "servers": None} == {**DOCUMENT, "servers": None}
+    # (its server URL is relative: the same document wherever it is fetched from)
+    assert requests.get(base_url + "/openapi.json", timeout=10).json() == DOCUMENT
 
 
 @schema.parametrize()

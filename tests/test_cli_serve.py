@@ -256,7 +256,8 @@ def test_a_client_gone_stops_the_search_of_its_request() -> None:
 
 def test_a_client_gone_stops_an_annotate_stream() -> None:
     """A client that closed its connection during annotate's stream left its worker solving
-    the record to the end of its budget, then the next ones, for nobody."""
+    the record to the end of its budget, then the next ones, for nobody. Its access log line
+    says so, as a request's does (it said "-", as for a stream sent whole)."""
     pbn = (b'[Board "1"]\n[Deal "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 '
            b'J865.AQ92.KT8.T4"]\n[HeartsRules "spot"]\n\n') * 2
     with running(SLOW_ENV) as server:
@@ -269,6 +270,8 @@ def test_a_client_gone_stops_an_annotate_stream() -> None:
         assert_answered_at_once(server)
         text = server.log_text()
     assert "Client gone: POST /api/v1/annotate stopped after 0 records" in text, text
+    assert [line.rsplit(" ", 1)[1] for line in text.splitlines() if "POST /api/v1/annotate" in line
+            and " 200 " in line] == ["urn:hearts-dd:problem:client-gone"], text
     assert "Traceback" not in text, text
 
 
