@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from itertools import groupby
 from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence,
@@ -155,6 +155,46 @@ def _one_call_at_a_time(method: F) -> F:
 
 _solvers: weakref.WeakSet[Solver] = weakref.WeakSet()
 
+#: a job for a solver's threads, or None to end the thread that takes it
+_Job = tuple[Future[None], Callable[[], None]] | None
+
+
+class _Threads:
+    """A solver's threads for its questions in parallel: daemon threads, not a
+    ThreadPoolExecutor's, which the interpreter waits for at exit and which takes no work once
+    the main thread has ended. A program exiting with a search under way in a daemon thread
+    waited for it (minutes), and a thread still solving after the main one ended got a
+    RuntimeError."""
+
+    def __init__(self, count: int) -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        for i in range(count):
+            threading.Thread(target=_serve, args=(self._jobs,), name=f"hearts-dd_{i}",
+                             daemon=True).start()
+        # the threads hold the queue, not this: they end when the solver drops it
+        weakref.finalize(self, _end, self._jobs, count).atexit = False
+
+    def submit(self, fn: Callable[[], None]) -> Future[None]:
+        future: Future[None] = Future()
+        self._jobs.put((future, fn))
+        return future
+
+
+def _serve(jobs: queue.SimpleQueue[_Job]) -> None:
+    while (job := jobs.get()) is not None:
+        future, fn = job
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn())
+            except BaseException as e:
+                future.set_exception(e)
+        del job, future, fn     # (an idle thread keeps no solver alive)
+
+
+def _end(jobs: queue.SimpleQueue[_Job], count: int) -> None:
+    for _ in range(count):
+        jobs.put(None)
+
 
 class _Lending(NamedTuple):
     """What an engine asks a solver for helpers by (``Engine.set_lender``): the solver's own
@@ -241,7 +281,7 @@ class Solver:
         # per thread: whether it is one of the pool's (whose _map calls run in line) and the
         # count its searches' nodes are charged to (see _metered)
         self._local = threading.local()
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: _Threads | None = None
         self._pool_pid = 0
 
     def __reduce__(self) -> tuple[type[Solver], tuple[int, int, float, int]]:
@@ -524,7 +564,7 @@ class Solver:
             # kept for the solver's life (starting threads for each call cost more than the
             # searches of a position near the end of a hand), but not across a fork, which
             # leaves the pool's threads behind
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="hearts-dd")
+            self._pool = _Threads(self.threads)
             self._pool_pid = os.getpid()
         jobs = [self._pool.submit(work) for _ in range(width)]
         try:

@@ -8,6 +8,9 @@ import random
 import math
 import re
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from typing import Callable
@@ -582,6 +585,66 @@ def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threa
         assert os.waitstatus_to_exitcode(status) == 0
     finally:
         searcher.join()
+
+
+def _script(text: str) -> subprocess.CompletedProcess:
+    """``text`` run by another Python (in this one's environment), its output captured."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(text)], capture_output=True,
+                          text=True, timeout=120,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+_HALFWAY = """
+    import threading, time
+    from solver.analysis import Solver
+    from solver.deal import Deal
+    from solver.position import Position
+
+    def halfway(seed):          # 28 cards left: questions the solver's threads share out
+        p = Position.start(Deal.random(seed))
+        for _ in range(24):
+            p = p.play(p.legal_moves()[0])
+        return [(p, "N")]
+    questions = halfway(1) + halfway(2)
+"""
+
+
+def test_a_program_exits_while_a_daemon_thread_is_in_a_parallel_call() -> None:
+    """The solver's threads were a ThreadPoolExecutor's, which the interpreter waits for at
+    exit: a program ending with a search under way in a daemon thread hung until it was over
+    (here a ``done`` that never returns stands for a search of minutes)."""
+    run = _script(_HALFWAY + """
+    solver = Solver(table_mb=16, threads=2)
+    started = threading.Event()
+
+    def endless(i, answer):
+        started.set()
+        time.sleep(3600)
+
+    threading.Thread(target=solver.analyses, args=(questions,), kwargs={"done": endless},
+                     daemon=True).start()
+    assert started.wait(60)
+    print("main thread over")
+    """)
+    assert (run.returncode, run.stdout) == (0, "main thread over\n"), run.stderr
+
+
+def test_a_thread_solving_after_the_main_thread_ended_still_gets_answers() -> None:
+    """A ThreadPoolExecutor takes no work once the main thread has ended: a program whose
+    threads go on solving after it got RuntimeError from every parallel call."""
+    run = _script(_HALFWAY + """
+    expected = [Solver(table_mb=16).guarantee(p, s) for p, s in questions]
+    solver = Solver(table_mb=16, threads=2)
+
+    def later():
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        solver.clear()
+        print(solver.guarantees(questions) == expected)
+
+    threading.Thread(target=later).start()
+    """)
+    assert (run.returncode, run.stdout) == (0, "True\n"), run.stderr
 
 
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
