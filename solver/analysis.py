@@ -356,6 +356,9 @@ class Solver:
             self._retired_trick_nodes += sum(e.trick_nodes for e in self._engines)
             self._engines = []  # free the old tables before allocating new ones
             self._free = queue.LifoQueue()
+            # none for any rules until all are made: after a MemoryError, the next call under
+            # the old rules found no engine (an IndexError, or with threads a wait for ever)
+            self._rules = None
             for i in range(self.threads):
                 e = new_engine(rules, self.table_mb << 20 if i == 0 else _SHARER_BYTES)
                 if i:

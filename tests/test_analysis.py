@@ -647,6 +647,37 @@ def test_a_thread_solving_after_the_main_thread_ended_still_gets_answers() -> No
     assert (run.returncode, run.stdout) == (0, "True\n"), run.stderr
 
 
+@pytest.mark.parametrize("threads, made", [(1, 0), (2, 0), (2, 1)])
+def test_a_solver_whose_new_tables_could_not_be_allocated_answers_under_its_old_rules(
+        monkeypatch: pytest.MonkeyPatch, threads: int, made: int) -> None:
+    """A MemoryError while making the engines of new rules (after ``made`` of them) left the
+    solver without engines but still set up for its old rules: the next call under them found
+    none, an IndexError, or with threads a wait for ever."""
+    import solver.analysis
+    omnibus, real = Rules.parse("omnibus"), solver.analysis.new_engine
+    count = [0]
+
+    def short_of_memory(rules: Rules, table_bytes: int) -> object:
+        if rules == omnibus:
+            count[0] += 1
+            if count[0] > made:
+                raise MemoryError("cannot allocate a transposition table")
+        return real(rules, table_bytes)
+
+    monkeypatch.setattr(solver.analysis, "new_engine", short_of_memory)
+    pos = endgames({}, 1, "short of memory")[0]
+    expected = answers(Solver(table_mb=16), pos)
+    ours = Solver(table_mb=16, threads=threads)
+    assert answers(ours, pos) == expected
+    with pytest.raises(MemoryError):
+        ours.guarantee(Position.start(SAMPLE, omnibus), Seat.N)
+    got: list[tuple] = []
+    again = threading.Thread(target=lambda: got.append(answers(ours, pos)), daemon=True)
+    again.start()
+    again.join(60)
+    assert got == [expected]
+
+
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
     """A program's handler of its own (here SIGUSR1's) ran only once a search ended, seconds
     later; watched (``watch_signal``), the signal stops the search as Ctrl-C does, and the
