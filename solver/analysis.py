@@ -580,8 +580,15 @@ class Solver:
             # a call left early (Ctrl-C, which stops their searches too) waits for the items
             # its threads are on: they hold engines that the next call may set up anew
             concurrent.futures.wait(jobs)
-        if failed:
-            raise failed[0]
+            # an error's traceback holds the frame of ``work``, which holds ``failed``: kept in
+            # it, the cycle kept the solver and its table alive until a garbage collection
+            error = failed[0] if failed else None
+            failed.clear()
+        if error is not None:
+            try:
+                raise error
+            finally:
+                error = None    # (nor through this frame, which the traceback holds too)
         return results
 
     @property

@@ -3,6 +3,7 @@ and answers that do not depend on what the same solver was asked before or on th
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import random
 import math
@@ -13,6 +14,7 @@ import sys
 import textwrap
 import threading
 import time
+import weakref
 from typing import Callable
 
 import pytest
@@ -676,6 +678,28 @@ def test_a_solver_whose_new_tables_could_not_be_allocated_answers_under_its_old_
     again.start()
     again.join(60)
     assert got == [expected]
+
+
+def test_a_solver_dropped_after_a_parallel_call_was_cut_short_frees_its_table_at_once() -> None:
+    """The error of a parallel call was kept in a list that the frames of its traceback held:
+    the cycle kept the solver and its table (224 MB by default) until the garbage collector
+    ran, and the tables of a solver made next, or of new rules, were allocated beside it."""
+    solver = Solver(table_mb=16, threads=2, node_limit=10_000)
+    gone = weakref.ref(solver)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            solver.analyze(Position.start(Deal.random(43)))    # the seats on both threads
+        except SearchAborted:
+            pass
+        else:
+            pytest.fail("not cut short")
+        del solver
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
