@@ -222,9 +222,11 @@ def watch_signal(signum: int) -> None:
 
 def _after_fork_in_child() -> None:
     """A child forked while another thread was in a solver's call gets that solver empty: the
-    thread is not in the child, and its engines, borrowed and mid-search, never come back."""
+    thread is not in the child, and its engines, borrowed and mid-search, never come back. (Its
+    lock says so: ``_caller`` is not yet set as a call takes it, nor still as it lets go.)"""
+    me = threading.get_ident()
     for solver in list(_solvers):
-        if solver._caller not in (None, threading.get_ident()):
+        if solver._calls.locked() and solver._caller != me:
             solver._reset()
 
 

@@ -589,6 +589,40 @@ def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threa
         searcher.join()
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")  # (3.12+: the point)
+def test_a_child_forked_as_another_thread_enters_a_call_gets_the_solver_anew() -> None:
+    """A call takes the solver's lock, then says whose call it is: a child forked in between
+    (or as a call ends, in the other order) found the lock taken for ever."""
+    pos = endgames({}, 1, "fork on entry")[0]
+    solver = Solver(table_mb=16)
+    expected = answers(solver, pos)
+    taken, forked = threading.Event(), threading.Event()
+
+    def entering() -> None:
+        with solver._calls:     # as a call does, before it names its thread
+            taken.set()
+            forked.wait(60)
+
+    other = threading.Thread(target=entering)
+    other.start()
+    taken.wait(60)
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            signal.alarm(60)
+            ok = answers(solver, pos) == expected
+        finally:
+            os._exit(0 if ok else 1)
+    forked.set()
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        other.join()
+
+
 def _script(text: str) -> subprocess.CompletedProcess:
     """``text`` run by another Python (in this one's environment), its output captured."""
     return subprocess.run([sys.executable, "-c", textwrap.dedent(text)], capture_output=True,
