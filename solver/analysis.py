@@ -561,6 +561,10 @@ class Solver:
                         results[i] = fn(x)
                     except BaseException as e:
                         failed.append(e)
+                        # the call ends with this error: the other threads' searches, whose
+                        # answers nobody will see, stop now rather than run on (for minutes)
+                        for engine in self._engines:
+                            engine.set_cancelled(True)
             finally:
                 self._local.own = None
                 self._give_back(own)
@@ -586,6 +590,9 @@ class Solver:
             # it, the cycle kept the solver and its table alive until a garbage collection
             error = failed[0] if failed else None
             failed.clear()
+            if error is not None:
+                for engine in self._engines:     # (what a cancel() meant is the call's)
+                    engine.set_cancelled(self._cancelled)
         if error is not None:
             try:
                 raise error

@@ -736,6 +736,22 @@ def test_a_solver_dropped_after_a_parallel_call_was_cut_short_frees_its_table_at
             gc.enable()
 
 
+def test_an_error_in_one_question_of_a_parallel_call_stops_the_others_at_once() -> None:
+    """A watch function that failed on E's question ended ``analyze`` only once N's search, on
+    the other thread, was over: four minutes for this deal, all for an answer it dropped."""
+    def failing(question: str, low: int | None, high: int | None) -> None:
+        if question == "E":
+            raise ValueError("a watch function's own bug")
+
+    solver = Solver(table_mb=16, threads=2)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="a watch function's own bug"):
+        solver.analyze(Position.start(Deal.random(43)), watch=failing)
+    assert time.monotonic() - start < 20
+    pos = endgames({}, 1, "after a failed parallel call", cards=(24, 28))[0]
+    assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+
+
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
     """A program's handler of its own (here SIGUSR1's) ran only once a search ended, seconds
     later; watched (``watch_signal``), the signal stops the search as Ctrl-C does, and the
