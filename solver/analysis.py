@@ -146,6 +146,7 @@ def _one_call_at_a_time(method: F) -> F:
         with self._calls:
             self._caller = me
             try:
+                self._recover_engines()
                 return method(self, *args, **kwargs)
             finally:
                 self._caller = None
@@ -278,6 +279,7 @@ class Solver:
         self._cancelled = False  # cancel() was called during the call in progress
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
+        self._jobs_out = 0  # jobs of a parallel _map not yet over (each holds an engine)
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()  # for _waiting, _invited and meters, changed by pool threads
         # per thread: whether it is one of the pool's (whose _map calls run in line) and the
@@ -427,6 +429,16 @@ class Solver:
         finally:
             self._local.meter = outer
 
+    def _recover_engines(self) -> None:
+        """Every engine idle again, between calls: a Ctrl-C raises KeyboardInterrupt wherever
+        the main thread is when its search returns, often as a helper it had lent is given
+        back, which was then lost (a two-thread solver went on with one). Only once no job of a
+        parallel call still holds one (a second Ctrl-C leaves them finishing)."""
+        if self.threads > 1 and not self._jobs_out and self._free.qsize() < len(self._engines):
+            self._free = queue.LifoQueue()
+            for e in reversed(self._engines):  # the table's owner first
+                self._free.put(e)
+
     def _lend(self) -> Engine | None:
         """An idle engine to help a search for one pass, unless questions still waiting to
         start in parallel will want it (see Engine.set_lender)."""
@@ -568,6 +580,8 @@ class Solver:
             finally:
                 self._local.own = None
                 self._give_back(own)
+                with self._lock:
+                    self._jobs_out -= 1
 
         if self._pool is None or self._pool_pid != os.getpid():
             # kept for the solver's life (starting threads for each call cost more than the
@@ -575,6 +589,8 @@ class Solver:
             # leaves the pool's threads behind
             self._pool = _Threads(self.threads)
             self._pool_pid = os.getpid()
+        with self._lock:
+            self._jobs_out += width
         jobs = [self._pool.submit(work) for _ in range(width)]
         try:
             for job in jobs:

@@ -752,6 +752,31 @@ def test_an_error_in_one_question_of_a_parallel_call_stops_the_others_at_once() 
     assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
 
 
+def test_a_two_thread_solver_keeps_both_engines_after_ctrl_c() -> None:
+    """KeyboardInterrupt is raised wherever the main thread is when its search returns: often
+    as it gave back the engine it had lent its search as a helper, which was lost. The solver
+    went on with one engine, for good: no helper, no two questions at once."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    watch_signal(signal.SIGINT)
+    try:
+        solver = Solver(table_mb=16, threads=2)
+        hard = Position.start(Deal.random(2))   # N's guarantee takes many seconds
+        for _ in range(3):
+            timer = threading.Timer(0.3, signal.pthread_kill,
+                                    (threading.get_ident(), signal.SIGINT))
+            timer.start()
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    solver.guarantee(hard, Seat.N)
+            finally:
+                timer.cancel()
+            pos = endgames({}, 1, "after ctrl-c, two engines")[0]
+            assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+            assert solver._free.qsize() == 2
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
     """A program's handler of its own (here SIGUSR1's) ran only once a search ended, seconds
     later; watched (``watch_signal``), the signal stops the search as Ctrl-C does, and the
