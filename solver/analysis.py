@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from itertools import groupby
 from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence,
@@ -146,6 +146,7 @@ def _one_call_at_a_time(method: F) -> F:
         with self._calls:
             self._caller = me
             try:
+                self._recover_engines()
                 return method(self, *args, **kwargs)
             finally:
                 self._caller = None
@@ -154,6 +155,46 @@ def _one_call_at_a_time(method: F) -> F:
 
 
 _solvers: weakref.WeakSet[Solver] = weakref.WeakSet()
+
+#: a job for a solver's threads, or None to end the thread that takes it
+_Job = tuple[Future[None], Callable[[], None]] | None
+
+
+class _Threads:
+    """A solver's threads for its questions in parallel: daemon threads, not a
+    ThreadPoolExecutor's, which the interpreter waits for at exit and which takes no work once
+    the main thread has ended. A program exiting with a search under way in a daemon thread
+    waited for it (minutes), and a thread still solving after the main one ended got a
+    RuntimeError."""
+
+    def __init__(self, count: int) -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        for i in range(count):
+            threading.Thread(target=_serve, args=(self._jobs,), name=f"hearts-dd_{i}",
+                             daemon=True).start()
+        # the threads hold the queue, not this: they end when the solver drops it
+        weakref.finalize(self, _end, self._jobs, count).atexit = False
+
+    def submit(self, fn: Callable[[], None]) -> Future[None]:
+        future: Future[None] = Future()
+        self._jobs.put((future, fn))
+        return future
+
+
+def _serve(jobs: queue.SimpleQueue[_Job]) -> None:
+    while (job := jobs.get()) is not None:
+        future, fn = job
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn())
+            except BaseException as e:
+                future.set_exception(e)
+        del job, future, fn     # (an idle thread keeps no solver alive)
+
+
+def _end(jobs: queue.SimpleQueue[_Job], count: int) -> None:
+    for _ in range(count):
+        jobs.put(None)
 
 
 class _Lending(NamedTuple):
@@ -182,9 +223,11 @@ def watch_signal(signum: int) -> None:
 
 def _after_fork_in_child() -> None:
     """A child forked while another thread was in a solver's call gets that solver empty: the
-    thread is not in the child, and its engines, borrowed and mid-search, never come back."""
+    thread is not in the child, and its engines, borrowed and mid-search, never come back. (Its
+    lock says so: ``_caller`` is not yet set as a call takes it, nor still as it lets go.)"""
+    me = threading.get_ident()
     for solver in list(_solvers):
-        if solver._caller not in (None, threading.get_ident()):
+        if solver._calls.locked() and solver._caller != me:
             solver._reset()
 
 
@@ -236,12 +279,13 @@ class Solver:
         self._cancelled = False  # cancel() was called during the call in progress
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
+        self._jobs_out = 0  # jobs of a parallel _map not yet over (each holds an engine)
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()  # for _waiting, _invited and meters, changed by pool threads
         # per thread: whether it is one of the pool's (whose _map calls run in line) and the
         # count its searches' nodes are charged to (see _metered)
         self._local = threading.local()
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: _Threads | None = None
         self._pool_pid = 0
 
     def __reduce__(self) -> tuple[type[Solver], tuple[int, int, float, int]]:
@@ -316,6 +360,9 @@ class Solver:
             self._retired_trick_nodes += sum(e.trick_nodes for e in self._engines)
             self._engines = []  # free the old tables before allocating new ones
             self._free = queue.LifoQueue()
+            # none for any rules until all are made: after a MemoryError, the next call under
+            # the old rules found no engine (an IndexError, or with threads a wait for ever)
+            self._rules = None
             for i in range(self.threads):
                 e = new_engine(rules, self.table_mb << 20 if i == 0 else _SHARER_BYTES)
                 if i:
@@ -381,6 +428,16 @@ class Solver:
             yield meter
         finally:
             self._local.meter = outer
+
+    def _recover_engines(self) -> None:
+        """Every engine idle again, between calls: a Ctrl-C raises KeyboardInterrupt wherever
+        the main thread is when its search returns, often as a helper it had lent is given
+        back, which was then lost (a two-thread solver went on with one). Only once no job of a
+        parallel call still holds one (a second Ctrl-C leaves them finishing)."""
+        if self.threads > 1 and not self._jobs_out and self._free.qsize() < len(self._engines):
+            self._free = queue.LifoQueue()
+            for e in reversed(self._engines):  # the table's owner first
+                self._free.put(e)
 
     def _lend(self) -> Engine | None:
         """An idle engine to help a search for one pass, unless questions still waiting to
@@ -516,16 +573,24 @@ class Solver:
                         results[i] = fn(x)
                     except BaseException as e:
                         failed.append(e)
+                        # the call ends with this error: the other threads' searches, whose
+                        # answers nobody will see, stop now rather than run on (for minutes)
+                        for engine in self._engines:
+                            engine.set_cancelled(True)
             finally:
                 self._local.own = None
                 self._give_back(own)
+                with self._lock:
+                    self._jobs_out -= 1
 
         if self._pool is None or self._pool_pid != os.getpid():
             # kept for the solver's life (starting threads for each call cost more than the
             # searches of a position near the end of a hand), but not across a fork, which
             # leaves the pool's threads behind
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="hearts-dd")
+            self._pool = _Threads(self.threads)
             self._pool_pid = os.getpid()
+        with self._lock:
+            self._jobs_out += width
         jobs = [self._pool.submit(work) for _ in range(width)]
         try:
             for job in jobs:
@@ -537,8 +602,18 @@ class Solver:
             # a call left early (Ctrl-C, which stops their searches too) waits for the items
             # its threads are on: they hold engines that the next call may set up anew
             concurrent.futures.wait(jobs)
-        if failed:
-            raise failed[0]
+            # an error's traceback holds the frame of ``work``, which holds ``failed``: kept in
+            # it, the cycle kept the solver and its table alive until a garbage collection
+            error = failed[0] if failed else None
+            failed.clear()
+            if error is not None:
+                for engine in self._engines:     # (what a cancel() meant is the call's)
+                    engine.set_cancelled(self._cancelled)
+        if error is not None:
+            try:
+                raise error
+            finally:
+                error = None    # (nor through this frame, which the traceback holds too)
         return results
 
     @property

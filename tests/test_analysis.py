@@ -3,13 +3,18 @@ and answers that do not depend on what the same solver was asked before or on th
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import random
 import math
 import re
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
+import weakref
 from typing import Callable
 
 import pytest
@@ -582,6 +587,194 @@ def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threa
         assert os.waitstatus_to_exitcode(status) == 0
     finally:
         searcher.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")  # (3.12+: the point)
+def test_a_child_forked_as_another_thread_enters_a_call_gets_the_solver_anew() -> None:
+    """A call takes the solver's lock, then says whose call it is: a child forked in between
+    (or as a call ends, in the other order) found the lock taken for ever."""
+    pos = endgames({}, 1, "fork on entry")[0]
+    solver = Solver(table_mb=16)
+    expected = answers(solver, pos)
+    taken, forked = threading.Event(), threading.Event()
+
+    def entering() -> None:
+        with solver._calls:     # as a call does, before it names its thread
+            taken.set()
+            forked.wait(60)
+
+    other = threading.Thread(target=entering)
+    other.start()
+    taken.wait(60)
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            signal.alarm(60)
+            ok = answers(solver, pos) == expected
+        finally:
+            os._exit(0 if ok else 1)
+    forked.set()
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        other.join()
+
+
+def _script(text: str) -> subprocess.CompletedProcess:
+    """``text`` run by another Python (in this one's environment), its output captured."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(text)], capture_output=True,
+                          text=True, timeout=120,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+_HALFWAY = """
+    import threading, time
+    from solver.analysis import Solver
+    from solver.deal import Deal
+    from solver.position import Position
+
+    def halfway(seed):          # 28 cards left: questions the solver's threads share out
+        p = Position.start(Deal.random(seed))
+        for _ in range(24):
+            p = p.play(p.legal_moves()[0])
+        return [(p, "N")]
+    questions = halfway(1) + halfway(2)
+"""
+
+
+def test_a_program_exits_while_a_daemon_thread_is_in_a_parallel_call() -> None:
+    """The solver's threads were a ThreadPoolExecutor's, which the interpreter waits for at
+    exit: a program ending with a search under way in a daemon thread hung until it was over
+    (here a ``done`` that never returns stands for a search of minutes)."""
+    run = _script(_HALFWAY + """
+    solver = Solver(table_mb=16, threads=2)
+    started = threading.Event()
+
+    def endless(i, answer):
+        started.set()
+        time.sleep(3600)
+
+    threading.Thread(target=solver.analyses, args=(questions,), kwargs={"done": endless},
+                     daemon=True).start()
+    assert started.wait(60)
+    print("main thread over")
+    """)
+    assert (run.returncode, run.stdout) == (0, "main thread over\n"), run.stderr
+
+
+def test_a_thread_solving_after_the_main_thread_ended_still_gets_answers() -> None:
+    """A ThreadPoolExecutor takes no work once the main thread has ended: a program whose
+    threads go on solving after it got RuntimeError from every parallel call."""
+    run = _script(_HALFWAY + """
+    expected = [Solver(table_mb=16).guarantee(p, s) for p, s in questions]
+    solver = Solver(table_mb=16, threads=2)
+
+    def later():
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        solver.clear()
+        print(solver.guarantees(questions) == expected)
+
+    threading.Thread(target=later).start()
+    """)
+    assert (run.returncode, run.stdout) == (0, "True\n"), run.stderr
+
+
+@pytest.mark.parametrize("threads, made", [(1, 0), (2, 0), (2, 1)])
+def test_a_solver_whose_new_tables_could_not_be_allocated_answers_under_its_old_rules(
+        monkeypatch: pytest.MonkeyPatch, threads: int, made: int) -> None:
+    """A MemoryError while making the engines of new rules (after ``made`` of them) left the
+    solver without engines but still set up for its old rules: the next call under them found
+    none, an IndexError, or with threads a wait for ever."""
+    import solver.analysis
+    omnibus, real = Rules.parse("omnibus"), solver.analysis.new_engine
+    count = [0]
+
+    def short_of_memory(rules: Rules, table_bytes: int) -> object:
+        if rules == omnibus:
+            count[0] += 1
+            if count[0] > made:
+                raise MemoryError("cannot allocate a transposition table")
+        return real(rules, table_bytes)
+
+    monkeypatch.setattr(solver.analysis, "new_engine", short_of_memory)
+    pos = endgames({}, 1, "short of memory")[0]
+    expected = answers(Solver(table_mb=16), pos)
+    ours = Solver(table_mb=16, threads=threads)
+    assert answers(ours, pos) == expected
+    with pytest.raises(MemoryError):
+        ours.guarantee(Position.start(SAMPLE, omnibus), Seat.N)
+    got: list[tuple] = []
+    again = threading.Thread(target=lambda: got.append(answers(ours, pos)), daemon=True)
+    again.start()
+    again.join(60)
+    assert got == [expected]
+
+
+def test_a_solver_dropped_after_a_parallel_call_was_cut_short_frees_its_table_at_once() -> None:
+    """The error of a parallel call was kept in a list that the frames of its traceback held:
+    the cycle kept the solver and its table (224 MB by default) until the garbage collector
+    ran, and the tables of a solver made next, or of new rules, were allocated beside it."""
+    solver = Solver(table_mb=16, threads=2, node_limit=10_000)
+    gone = weakref.ref(solver)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            solver.analyze(Position.start(Deal.random(43)))    # the seats on both threads
+        except SearchAborted:
+            pass
+        else:
+            pytest.fail("not cut short")
+        del solver
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def test_an_error_in_one_question_of_a_parallel_call_stops_the_others_at_once() -> None:
+    """A watch function that failed on E's question ended ``analyze`` only once N's search, on
+    the other thread, was over: four minutes for this deal, all for an answer it dropped."""
+    def failing(question: str, low: int | None, high: int | None) -> None:
+        if question == "E":
+            raise ValueError("a watch function's own bug")
+
+    solver = Solver(table_mb=16, threads=2)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="a watch function's own bug"):
+        solver.analyze(Position.start(Deal.random(43)), watch=failing)
+    assert time.monotonic() - start < 20
+    pos = endgames({}, 1, "after a failed parallel call", cards=(24, 28))[0]
+    assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+
+
+def test_a_two_thread_solver_keeps_both_engines_after_ctrl_c() -> None:
+    """KeyboardInterrupt is raised wherever the main thread is when its search returns: often
+    as it gave back the engine it had lent its search as a helper, which was lost. The solver
+    went on with one engine, for good: no helper, no two questions at once."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    watch_signal(signal.SIGINT)
+    try:
+        solver = Solver(table_mb=16, threads=2)
+        hard = Position.start(Deal.random(2))   # N's guarantee takes many seconds
+        for _ in range(3):
+            timer = threading.Timer(0.3, signal.pthread_kill,
+                                    (threading.get_ident(), signal.SIGINT))
+            timer.start()
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    solver.guarantee(hard, Seat.N)
+            finally:
+                timer.cancel()
+            pos = endgames({}, 1, "after ctrl-c, two engines")[0]
+            assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+            assert solver._free.qsize() == 2
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
