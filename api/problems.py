@@ -20,7 +20,7 @@ from werkzeug.datastructures import Headers
 from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from solver.analysis import SearchAborted
-from solver.errors import json_type, read_json
+from solver.errors import json_type, read_json, shortened, show_json
 from solver.results import proven_so_far
 
 from .kinds import KINDS, PROBLEM_JSON, PROBLEM_TYPE_KEY, TYPE_PREFIX, problem_body
@@ -32,6 +32,9 @@ _EXPECTED = {"string_type": "a string", "int_type": "an integer", "bool_type": "
              "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
              "typed_dict_type": "an object", "int_from_float": "an integer"}
 _DRAIN_CAP = 16 << 20
+#: The longest field path given whole: a key of the request's own (an unknown field, a seat of
+#: ``known``) is part of it, and came back whole in the problem, twice.
+_FIELD_LIMIT = 80
 
 
 class ApiProblem(Exception):
@@ -113,7 +116,7 @@ def _field_path(loc: Iterable[Any]) -> str:
             path += f"[{part}]"
         else:
             path += ("." if path else "") + str(part)
-    return path or "body"
+    return shortened(path, _FIELD_LIMIT) if path else "body"
 
 
 def _describe(err: Mapping[str, Any]) -> str:
@@ -126,9 +129,9 @@ def _describe(err: Mapping[str, Any]) -> str:
     if kind in _EXPECTED:
         return f"expected {_EXPECTED[kind]}, got {json_type(given)}"
     if kind == "literal_error":
-        return f"unknown value {json.dumps(given)}; expected {err['ctx']['expected']}"
+        return f"unknown value {show_json(given)}; expected {err['ctx']['expected']}"
     msg: str = err["msg"]
-    return msg[0].lower() + msg[1:] if msg else kind
+    return shortened(msg[0].lower() + msg[1:]) if msg else kind
 
 
 def validation_problem(error: ValidationError) -> Response:

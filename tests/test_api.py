@@ -328,6 +328,20 @@ def test_validation_problem_lists_every_field(base_url):
     assert {e["field"] for e in body["errors"]} == {"deal", "rules.moon", "rules.x"}
 
 
+@pytest.mark.parametrize("path, body", [
+    ("analyze", {"deal": FULL_DEAL, "leader": "X" * 100_000}),
+    ("analyze", {"deal": FULL_DEAL, "rules": {"moon": "X" * 100_000}}),
+    ("analyze", {"deal": FULL_DEAL, "X" * 100_000: 1}),
+    ("samples", {"deal": FULL_DEAL, "known": {"E": 1, "X" * 100_000: 1}}),
+])
+def test_a_validation_problem_echoes_no_long_value_or_key(path, body):
+    """A value outside a list (a leader, a rule) or a key of the request's own (an unknown
+    field) came back whole in the detail and again in ``errors``: 1 MB sent, 2 MB answered."""
+    resp = create_app({}).test_client().post(f"/api/v1/{path}", json=body)
+    assert resp.status_code == 422 and len(resp.get_data()) < 2000, len(resp.get_data())
+    assert "characters left out" in resp.get_json()["detail"] or "X…" in resp.get_json()["detail"]
+
+
 def test_search_over_budget_is_a_problem_not_a_dead_worker(base_url):
     body = assert_problem(post(base_url, "analyze", json={"deal": FULL_DEAL}), 422, "budget-exceeded",
                           f"{NODE_BUDGET} nodes")
