@@ -21,6 +21,7 @@ next one, for nobody, until a write failed.
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import replace
 from itertools import chain
 from typing import Any, Iterator
@@ -39,7 +40,7 @@ from .docs import problem_responses
 from .kinds import PROBLEM_TYPE_KEY, TYPE_PREFIX
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
-from .solving import CLIENT_GONE_KEY, budget, client_watched, turn
+from .solving import CLIENT_GONE_KEY, alive, budget, client_watched, turn
 
 bp = APIBlueprint("records", __name__, tag="Hand records")
 
@@ -86,9 +87,11 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
     buffer = io.BytesIO()
     writer = make_writer(fmt, buffer)
     request_budget = budget(config["ANNOTATE_TIME_LIMIT"])
+    beat = _Beats(request_budget.deadline)
     # (one watcher for the stream: it stops this thread's calls only, whoever's turn it is)
     with client_watched(request_budget.solver):
         for done, record in enumerate(records):
+            beat()
             with turn():    # a record at a time: other requests' turns come between records
                 try:
                     solver = request_budget.limited()
@@ -104,8 +107,27 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
                 return
             writer.write(record, result)
             yield _take(buffer)
+            beat()
     writer.close()
     yield _take(buffer)
+
+
+class _Beats:
+    """Says the worker is alive (``api.solving.alive``) after each record's reading and each
+    record's writing, until it first does so past the stream's ``deadline``: reading a record
+    is no solving but can take seconds (1 MiB of PBN about 5), and a worker was killed reading
+    the record after one that spent the budget (5 s below the worker timeout). The stream
+    still ends within the worker timeout of that last beat, as a client reading slowly would
+    otherwise hold the worker a write's timeout for each record."""
+
+    def __init__(self, deadline: float) -> None:
+        self._deadline = deadline
+        self._over = False
+
+    def __call__(self) -> None:
+        if not self._over:
+            self._over = bool(self._deadline) and time.monotonic() >= self._deadline
+            alive()
 
 
 def _record_options(options: AnnotateOptions, solver: Solver, deadline: bool) -> AnnotateOptions:
