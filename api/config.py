@@ -40,6 +40,10 @@ SETTINGS: dict[str, Setting] = {
                                   "above): 1,000 sampled positions sent on to analyses fit"),
     "ANNOTATE_MAX_BYTES": Setting(1 << 20, int, 1, 1 << 30,
                                   "largest PBN body of annotate, in bytes (413 above)"),
+    "ANNOTATE_MAX_RECORDS": Setting(10_000, int, 1, 10**7, "most games in one annotate body "
+                                    "(413 above): each is answered, in the budget or not"),
+    "ANALYSES_MAX_POSITIONS": Setting(1000, int, 1, 10**6, "most positions in one analyses "
+                                      "request (422 above): as many as one samples request draws"),
 }
 
 DEFAULTS: dict[str, Any] = {name: s.kind(s.default) for name, s in SETTINGS.items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, TypeVar
 
 from apiflask import APIBlueprint
-from flask import Response, jsonify
+from flask import Response, current_app, jsonify
 
 from solver.results import line_json
 from solver.cards import Seat
@@ -81,8 +81,15 @@ def analyses(body: AnalysesRequest) -> Response:
     rule, card or field) is answered with only its `error`, naming `positions[i]`, and never
     stops the others, as are positions the request's compute budget (shared by all of them)
     does not reach. For the deals a Monte-Carlo player samples: one request instead of one
-    each.
+    each (at most 1,000 positions, as many as `/samples` draws, unless the service's
+    `HEARTS_DD_ANALYSES_MAX_POSITIONS` says otherwise).
     """
+    # (each position costs its reading and an answer, a budget's worth of solving or not: 1 MB
+    # of "{}" was 340,000 error answers, 18 MB, 300 MB of worker)
+    limit = current_app.config["ANALYSES_MAX_POSITIONS"]
+    if len(body.positions) > limit:
+        raise ApiProblem.for_field("invalid-request", "positions", f"{len(body.positions)} "
+                                   f"positions; at most {limit} a request")
     rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
     player = None if body.player is None else Seat.parse(body.player)
     items = list(read_position_objects(body.positions, rules, player))

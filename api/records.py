@@ -1,6 +1,7 @@
 """``POST /annotate``: PBN hand records in, annotations streamed out record by record.
 
-The body is read whole (it is capped at ``ANNOTATE_MAX_BYTES``), the output is streamed: each
+The body is read whole (it is capped at ``ANNOTATE_MAX_BYTES`` and ``ANNOTATE_MAX_RECORDS``
+games), the output is streamed: each
 record is annotated by ``solver.batch.annotate_record`` (exactly as ``hearts-dd annotate``
 does) and written as soon as it is done, so a client sees the first records at once. A bad
 record gets its own line with an ``error``, as in the CLI (SPEC §6). The whole request shares
@@ -21,6 +22,7 @@ next one, for nobody, until a write failed.
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import replace
 from itertools import chain
 from typing import Any, Iterator
@@ -30,7 +32,7 @@ from flask import Response, current_app, request, stream_with_context
 
 from solver.analysis import SearchAborted, Solver
 from solver.batch import AnnotateOptions, annotate_record, not_annotated
-from solver.pbn import Record, read_records
+from solver.pbn import Record, games_up_to, read_records
 from solver.rules import Rules
 from solver.writers import make_writer
 
@@ -39,7 +41,7 @@ from .docs import problem_responses
 from .kinds import PROBLEM_TYPE_KEY, TYPE_PREFIX
 from .problems import ApiProblem
 from .schemas import AnnotateQuery
-from .solving import CLIENT_GONE_KEY, budget, client_watched, turn
+from .solving import CLIENT_GONE_KEY, alive, budget, client_watched, turn
 
 bp = APIBlueprint("records", __name__, tag="Hand records")
 
@@ -61,7 +63,8 @@ def annotate(query: AnnotateQuery) -> Response:
     of the recorded play, exactly as `hearts-dd annotate` writes them: `jsonl` (SPEC §6: one
     object per record with `index`, `deal`, `players`, `error`), `pbn` (the input with
     annotation tags added), `csv` or `text` (the readable report). A bad record is reported in
-    its own `error` and never stops the others.
+    its own `error` and never stops the others. A body of more than 10,000 games (unless the
+    service's `HEARTS_DD_ANNOTATE_MAX_RECORDS` says otherwise) is refused 413.
     """
     for name in request.args:       # (the schema saw the first of each: the rest went unread)
         if len(request.args.getlist(name)) > 1:
@@ -69,6 +72,12 @@ def annotate(query: AnnotateQuery) -> Response:
     request.max_content_length = current_app.config["ANNOTATE_MAX_BYTES"]
     body = request.get_data()  # a body over the limit is a 413 problem here
     rules = Rules.parse(query.rules) if query.rules is not None else None  # a preset: checked
+    # (each game gets its line, read and written after the budget too: 1 MiB of "*" games was
+    # 350,000 error lines, 79 MB, 25 s of a worker)
+    limit = current_app.config["ANNOTATE_MAX_RECORDS"]
+    if games_up_to(io.BytesIO(body), limit) > limit:
+        raise ApiProblem.for_field("too-large", "body", f"more than {limit} games; at most "
+                                   f"{limit} a request (send fewer at a time)")
     records = read_records(io.BytesIO(body))
     first = next(records, None)
     if first is None:
@@ -86,9 +95,11 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
     buffer = io.BytesIO()
     writer = make_writer(fmt, buffer)
     request_budget = budget(config["ANNOTATE_TIME_LIMIT"])
+    beat = _Beats(request_budget.deadline)
     # (one watcher for the stream: it stops this thread's calls only, whoever's turn it is)
     with client_watched(request_budget.solver):
         for done, record in enumerate(records):
+            beat()
             with turn():    # a record at a time: other requests' turns come between records
                 try:
                     solver = request_budget.limited()
@@ -104,8 +115,27 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
                 return
             writer.write(record, result)
             yield _take(buffer)
+            beat()
     writer.close()
     yield _take(buffer)
+
+
+class _Beats:
+    """Says the worker is alive (``api.solving.alive``) after each record's reading and each
+    record's writing, until it first does so past the stream's ``deadline``: reading a record
+    is no solving but can take seconds (1 MiB of PBN about 5), and a worker was killed reading
+    the record after one that spent the budget (5 s below the worker timeout). The stream
+    still ends within the worker timeout of that last beat, as a client reading slowly would
+    otherwise hold the worker a write's timeout for each record."""
+
+    def __init__(self, deadline: float) -> None:
+        self._deadline = deadline
+        self._over = False
+
+    def __call__(self) -> None:
+        if not self._over:
+            self._over = bool(self._deadline) and time.monotonic() >= self._deadline
+            alive()
 
 
 def _record_options(options: AnnotateOptions, solver: Solver, deadline: bool) -> AnnotateOptions:

@@ -320,7 +320,8 @@ class FieldProblem(BaseModel):
 
 
 class Problem(BaseModel):
-    """RFC 9457 problem details; ``errors`` lists every field problem of a request."""
+    """RFC 9457 problem details; ``errors`` lists the field problems of a request (the first
+    20; ``detail`` counts the rest)."""
 
     model_config = ConfigDict(extra="allow")
 

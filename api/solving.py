@@ -93,6 +93,13 @@ def on_budget(beat: Callable[[], None]) -> None:
     _heartbeats.append(beat)
 
 
+def alive() -> None:
+    """Say the worker is alive (``on_budget``'s beats): as a budget starts, and between the
+    records of a stream (``api.records``)."""
+    for beat in _heartbeats:
+        beat()
+
+
 def init_app(app: Flask) -> None:
     """Give the app its solver (engines and tables are allocated on first use)."""
     app.extensions[_EXTENSION] = (FairLock(), Solver(table_mb=app.config["SOLVER_TABLE_MB"]))
@@ -108,8 +115,7 @@ def budget(seconds: float | None = None) -> Budget:
     config = current_app.config
     _, solver = current_app.extensions[_EXTENSION]
     solver.thread_limits = (None, None)
-    for beat in _heartbeats:
-        beat()
+    alive()
     return Budget(solver, config["SOLVER_TIME_LIMIT"] if seconds is None else seconds,
                   config["SOLVER_NODE_LIMIT"])
 

@@ -328,6 +328,29 @@ def test_validation_problem_lists_every_field(base_url):
     assert {e["field"] for e in body["errors"]} == {"deal", "rules.moon", "rules.x"}
 
 
+@pytest.mark.parametrize("path, body", [
+    ("analyze", {"deal": FULL_DEAL, "leader": "X" * 100_000}),
+    ("analyze", {"deal": FULL_DEAL, "rules": {"moon": "X" * 100_000}}),
+    ("analyze", {"deal": FULL_DEAL, "X" * 100_000: 1}),
+    ("samples", {"deal": FULL_DEAL, "known": {"E": 1, "X" * 100_000: 1}}),
+])
+def test_a_validation_problem_echoes_no_long_value_or_key(path, body):
+    """A value outside a list (a leader, a rule) or a key of the request's own (an unknown
+    field) came back whole in the detail and again in ``errors``: 1 MB sent, 2 MB answered."""
+    resp = create_app({}).test_client().post(f"/api/v1/{path}", json=body)
+    assert resp.status_code == 422 and len(resp.get_data()) < 2000, len(resp.get_data())
+    assert "characters left out" in resp.get_json()["detail"] or "X…" in resp.get_json()["detail"]
+
+
+def test_a_validation_problem_lists_the_first_problems_and_counts_the_rest():
+    """Each unknown key is a problem: 90,000 of them in 1 MB were answered with 7.5 MB."""
+    body = {"deal": FULL_DEAL, **{f"k{i}": 0 for i in range(5000)}}
+    resp = create_app({}).test_client().post("/api/v1/analyze", json=body)
+    assert resp.status_code == 422 and len(resp.get_json()["errors"]) == 20
+    assert resp.get_json()["detail"].endswith("; and 4980 more problems")
+    assert len(resp.get_data()) < 10_000
+
+
 def test_search_over_budget_is_a_problem_not_a_dead_worker(base_url):
     body = assert_problem(post(base_url, "analyze", json={"deal": FULL_DEAL}), 422, "budget-exceeded",
                           f"{NODE_BUDGET} nodes")
@@ -462,6 +485,19 @@ def test_the_most_samples_one_request_draws_can_be_sent_on_to_analyses() -> None
     drawn = client.post("/api/v1/samples", json={"deal": FULL_DEAL, "count": 1000, "seed": 1})
     resp = client.post("/api/v1/analyses", json={"positions": drawn.get_json()["positions"]})
     assert resp.status_code == 200 and len(resp.get_json()["answers"]) == 1000
+
+
+def test_analyses_takes_as_many_positions_as_its_setting() -> None:
+    """Each position costs its reading and an answer, in the budget or not: 1 MB of ``{}`` was
+    340,000 positions, answered with 18 MB of errors. By default as many as samples draws."""
+    client = create_app({"ANALYSES_MAX_POSITIONS": 3}).test_client()
+    resp = client.post("/api/v1/analyses", json={"positions": [{}] * 3})
+    assert resp.status_code == 200 and len(resp.get_json()["answers"]) == 3
+    resp = client.post("/api/v1/analyses", json={"positions": [{}] * 4})
+    assert resp.status_code == 422
+    assert resp.get_json()["detail"] == "positions: 4 positions; at most 3 a request"
+    resp = create_app({}).test_client().post("/api/v1/analyses", json={"positions": [{}] * 1001})
+    assert resp.status_code == 422 and "at most 1000" in resp.get_json()["detail"]
 
 
 @pytest.mark.parametrize("body, field, words", [

@@ -29,6 +29,8 @@ def test_a_setting_misspelt_in_the_environment_is_refused(monkeypatch):
     ({"SOLVER_TABLE_MB": 1.5}, "SOLVER_TABLE_MB: expected an integer, got 1.5"),
     ({"SOLVER_NODE_LIMIT": 1e-300}, "SOLVER_NODE_LIMIT: expected an integer"),   # not 0: no limit
     ({"SOLVER_TIME_LIMIT": float("nan")}, "SOLVER_TIME_LIMIT: expected a number, got nan"),
+    ({"ANALYSES_MAX_POSITIONS": 0}, "ANALYSES_MAX_POSITIONS: 0 is out of range"),
+    ({"ANNOTATE_MAX_RECORDS": 0.5}, "ANNOTATE_MAX_RECORDS: expected an integer, got 0.5"),
 ])
 def test_bad_settings_are_refused_with_one_line(settings, words):
     with pytest.raises(ValueError, match=words):

@@ -206,3 +206,48 @@ def test_short_requests_are_answered_between_a_streams_records(threaded_url):
     assert all(json.loads(x)["error"] is None for x in lines)
     # answered while the stream went on, each after at most a record or two of it
     assert seen_at_health < 30 and seen_at_analyses < 30, (seen_at_health, seen_at_analyses)
+
+
+def test_a_stream_says_its_worker_is_alive_between_reading_a_record_and_solving_it(monkeypatch):
+    """Reading 1 MiB of PBN takes seconds (about 5 for the slowest text), no part of any budget:
+    after a record that spent the stream's budget, the worker was killed at its timeout reading
+    the next one. Each reading and each solving now starts on a beat of its own, until one past
+    the budget (a client reading slowly would hold the worker a write's timeout a record)."""
+    import api.records
+    import api.solving
+    events: list[str] = []
+    monkeypatch.setattr(api.solving, "_heartbeats", [lambda: events.append("beat")])
+    read, solve = api.records.read_records, api.records.annotate_record
+
+    def reading(*args: Any) -> Iterator[Any]:
+        for record in read(*args):
+            events.append("read")
+            yield record
+
+    def solving(*args: Any) -> Any:
+        events.append("solve")
+        return solve(*args)
+
+    monkeypatch.setattr(api.records, "read_records", reading)
+    monkeypatch.setattr(api.records, "annotate_record", solving)
+    resp = create_app({}).test_client().post("/api/v1/annotate", data=PBN)
+    assert resp.status_code == 200 and resp.get_data().count(b"\n") == events.count("solve") == 10
+    steps = [e for k, e in enumerate(events) if e != "beat" or events[k - 1] != "beat"]
+    assert steps == ["read", "beat"] + ["solve", "beat", "read", "beat"] * 9 + ["solve", "beat"]
+    events.clear()
+    resp = create_app({"ANNOTATE_TIME_LIMIT": 1e-6}).test_client().post("/api/v1/annotate",
+                                                                          data=PBN)
+    assert resp.get_data().count(b"\n") == 10 and events.count("beat") == 2   # (its start's too)
+
+
+def test_a_body_of_more_games_than_the_setting_is_refused_before_any_is_read():
+    """Each game gets its line, read and written past the budget too: 1 MiB of ``*`` games was
+    350,000 error lines, 79 MB of answer and 25 s of a worker."""
+    client = create_app({"ANNOTATE_MAX_RECORDS": 10}).test_client()
+    resp = client.post("/api/v1/annotate", data=PBN)
+    assert resp.status_code == 200 and resp.get_data().count(b"\n") == 10
+    resp = client.post("/api/v1/annotate", data=PBN + b"\n*\n")
+    assert resp.status_code == 413 and resp.get_json()["detail"] == (
+        "body: more than 10 games; at most 10 a request (send fewer at a time)")
+    resp = create_app({}).test_client().post("/api/v1/annotate", data=b"*\n\n" * 10_001)
+    assert resp.status_code == 413 and "at most 10000 a request" in resp.get_json()["detail"]
