@@ -505,18 +505,8 @@ def test_ctrl_c_interrupts_a_search_and_the_next_question_runs() -> None:
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         solver = Solver(table_mb=16)
-        hard = Position.start(Deal.random(2))  # N's guarantee takes many seconds
-        main = threading.main_thread().ident
-        assert main == threading.get_ident()
-        timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
-        start = time.monotonic()
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                solver.guarantee(hard, Seat.N)
-        finally:
-            timer.cancel()
-        assert time.monotonic() - start < 5
+        assert threading.main_thread().ident == threading.get_ident()
+        assert _interrupted(solver) < 5
         small = endgames({}, 1, "after ctrl-c")[0]
         assert answers(solver, small) == answers(Solver(table_mb=16), small)
     finally:
@@ -573,18 +563,9 @@ def test_a_child_forked_while_another_thread_searches_gets_the_solver_anew(threa
     searcher.start()
     busy.wait()
     time.sleep(0.3)
-    pid = os.fork()
-    if pid == 0:
-        ok = False
-        try:
-            signal.alarm(60)
-            solver.time_limit = 0
-            ok = answers(solver, pos) == expected
-        finally:
-            os._exit(0 if ok else 1)
+    pid = _fork_asking(solver, pos, expected)
     try:
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
+        assert _exit_code(pid) == 0
     finally:
         searcher.join()
 
@@ -607,20 +588,32 @@ def test_a_child_forked_as_another_thread_enters_a_call_gets_the_solver_anew() -
     other = threading.Thread(target=entering)
     other.start()
     taken.wait(60)
+    pid = _fork_asking(solver, pos, expected)
+    forked.set()
+    try:
+        assert _exit_code(pid) == 0
+    finally:
+        other.join()
+
+
+def _fork_asking(solver: Solver, pos: Position, expected: tuple) -> int:
+    """Fork a child that asks ``solver`` about ``pos`` without a time limit, and exits 0 when
+    it gets ``expected`` (killed after 60 s: a child that waits for ever); the child's pid."""
     pid = os.fork()
     if pid == 0:
         ok = False
         try:
             signal.alarm(60)
+            solver.time_limit = 0
             ok = answers(solver, pos) == expected
         finally:
             os._exit(0 if ok else 1)
-    forked.set()
-    try:
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
-    finally:
-        other.join()
+    return pid
+
+
+def _exit_code(pid: int) -> int:
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
 
 
 def _script(text: str) -> subprocess.CompletedProcess:
@@ -760,21 +753,28 @@ def test_a_two_thread_solver_keeps_both_engines_after_ctrl_c() -> None:
     watch_signal(signal.SIGINT)
     try:
         solver = Solver(table_mb=16, threads=2)
-        hard = Position.start(Deal.random(2))   # N's guarantee takes many seconds
         for _ in range(3):
-            timer = threading.Timer(0.3, signal.pthread_kill,
-                                    (threading.get_ident(), signal.SIGINT))
-            timer.start()
-            try:
-                with pytest.raises(KeyboardInterrupt):
-                    solver.guarantee(hard, Seat.N)
-            finally:
-                timer.cancel()
+            _interrupted(solver)
             pos = endgames({}, 1, "after ctrl-c, two engines")[0]
             assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
             assert solver._free.qsize() == 2
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted(solver: Solver) -> float:
+    """Ask ``solver`` a question of many seconds (N's guarantee in seed 2) and press Ctrl-C
+    0.3 s into it; the seconds until KeyboardInterrupt came."""
+    hard = Position.start(Deal.random(2))
+    timer = threading.Timer(0.3, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solver.guarantee(hard, Seat.N)
+    finally:
+        timer.cancel()
+    return time.monotonic() - start
 
 
 def test_a_watched_signal_s_own_handler_runs_at_once_not_when_the_search_ends() -> None:
