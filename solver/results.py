@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 from ._search import SearchAborted
-from .cards import Card, Seat
+from .cards import Card, Seat, SeatLike
 from .errors import CardError
 from .position import Position
 
@@ -54,11 +54,11 @@ class BySeat(dict[Seat, _V]):
     KeyError: 'X'
     """
 
-    def __missing__(self, key: object) -> _V:
+    def __getitem__(self, key: SeatLike) -> _V:
         seat = _seat_or_none(key)
-        if seat is None or seat is key:
+        if seat is None:
             raise KeyError(key)
-        return self[seat]
+        return dict.__getitem__(self, seat)
 
     def __contains__(self, key: object) -> bool:
         seat = _seat_or_none(key)

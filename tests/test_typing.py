@@ -56,6 +56,8 @@ weigh_cards(solver, pos, 2, known=known)
 # a seat as its number, as every call takes one at run time
 solver.guarantee(pos, 2), solver.guarantees([(pos, 2)]), solver.guarantee_bounds([(pos, 0)])
 solver.moon_possible(pos, 3), solver.line(pos, 1), solver.analyze(pos, 2), samples(pos, 1, seat=3)
+a = solver.analyze(pos)
+by_letter: int = a.players["N"].guarantee + a.players[0].guarantee + a.players[Seat.N].guarantee
 '''
 
 
