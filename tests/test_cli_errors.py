@@ -309,9 +309,11 @@ def test_ctrl_c_at_any_moment_of_start_up_is_one_line() -> None:
     What comes before the package's first line is Python's start-up, out of its reach: there
     Ctrl-C kills the process (before Python has its handler) or ends Python's start-up with
     Python's own message ("Fatal Python error: init_..."), as it would for any Python program;
-    those are told apart here by no line of the package being in the traceback."""
+    those are told apart here by no line of the package being in the traceback (a frame of
+    its files: the folder's name alone is also in Python's own KeyError as it looks the
+    folder up in its importer cache, struck there by a Ctrl-C before the package's first line)."""
     import solver
-    package = str(Path(solver.__file__).parent)
+    package = f'File "{Path(solver.__file__).parent}{os.sep}'
     ours = done = 0
     # every 3 ms through Python's start-up, then further apart until the command is done (a
     # busy machine starts slowly)
