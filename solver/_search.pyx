@@ -11,7 +11,7 @@ from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from solver._state cimport (Game, State, SUIT_LANE, HEARTS, BREAK_QUEEN, MOON_DEAD, MAX_SPECIAL,
-                            INF, LEADER_DEP, popcount, ctz, msb, atomic_load, atomic_set)
+                            INF, LEADER_DEP, popcount, msb, atomic_load, atomic_set)
 from solver._movegen cimport (legal_mask, group_moves, order_moves, winning_index,
                               find_winning_index)
 from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo, bound_hi,
@@ -19,7 +19,7 @@ from solver._bounds cimport (Outcomes, outcome_bounds, moon_constants, bound_lo,
                              trick_lost, shot_lost,
                              lead_side_max, trick_then_cash, others_cannot_shoot,
                              cannot_shoot, leads_a_point,
-                             OUT_NONE, OUT_SELF, OUT_OTHER)
+                             OUT_SELF, OUT_OTHER)
 from solver._ttable cimport (Table, Key, tt_init, tt_free, tt_clear, tt_touch, tt_probe,
                              tt_store, tt_share, tt_follow, make_key, exact_hash, ex_probe,
                              ex_store, KIND_SCORE, KIND_MOON, KIND_HELPED_MOON, NARROWED)

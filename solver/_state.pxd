@@ -23,7 +23,6 @@ cdef extern from *:
 cdef enum:
     SUIT_LANE = 0x1FFF
     HEARTS = 1
-    SPADES = 0
     MOON_ADD = 0
     MOON_SUBTRACT = 1
     MOON_NONE = 2

@@ -9,7 +9,7 @@
 # compared ranks; special cards always count). Below that card, any deal of the same lengths
 # plays the same, as in DDS's "winning ranks" and Ginsberg's partition search.
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, int16_t, uint8_t, int8_t
-from solver._state cimport Game, State, popcount, msb, ctz, SUIT_LANE, INF
+from solver._state cimport Game, State, popcount, ctz, SUIT_LANE, INF
 
 cdef enum:
     BUCKET = 64                  # entries a bucket (tag_matches in _ttable.pyx assumes 64)
