@@ -1,8 +1,9 @@
 # Bounds on the value to go at a trick boundary. The value is one of three kinds of outcome
 # (nobody shoots the moon, the target's side shoots, another side shoots), each bounded from
-# what is still to be won; a kind that the state rules out is left out. Inside a trick, one
-# bound: that of a trick the target's side has lost (trick_lost); and for the moon search, a
-# trick whose point card the target's side cannot take (shot_lost).
+# what is still to be won; a kind that the state rules out is left out. Inside a trick: under
+# Hearts rules the bound of a trick the target's side has lost (trick_lost), in bridge play the
+# tricks the side to play takes for sure (trick_then_cash); and for the moon search, a trick
+# whose point card the target's side cannot take (shot_lost).
 #
 # A test that compares ranks and holds adds to ``rel`` the lowest card of each suit whose
 # owner it depended on (the cards above it count too): any position that agrees with this one

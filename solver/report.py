@@ -1,6 +1,6 @@
 """Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from,
-an optimal line trick by trick, the status line of a solve under way, and the one-line message
-of a question the limits cut short (which the batch outputs and the API give too)."""
+an optimal line trick by trick, the status line of a solve under way, and the cards weighed
+over sampled deals."""
 from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence

@@ -351,7 +351,7 @@ def moon_story(review: dict[str, Any]) -> list[str]:
 
 
 def moon_line(result: dict[str, Any]) -> str:
-    """``Record 3 (games.pbn line 20, board 2): at the start W; W could force it ...``."""
+    """``Record 3 (games.pbn line 20, board 2): at the start: W; W could force it ...``."""
     parts = []
     players = result.get("players")
     if players is not None:
