@@ -30,7 +30,7 @@ def eager(solver: Solver, rules: Rules) -> Solver:
     narrowed entries are shared too, and the target looks up its cards' trick ends (the lazy
     ETC) at every size."""
     solver.prepare(rules)
-    for e in solver._engines:
+    for e in solver.engines:
         e.spawn_nodes = 0
         e.helper_from = 1
         e.helper_pairs_from = 1
@@ -48,7 +48,7 @@ def test_a_helper_changes_no_value(name: str) -> None:
     helped = eager(Solver(table_mb=2, threads=2), rules)
     done = 0
     # larger positions until a helper has run: small ones may finish before it starts
-    while done < POSITIONS or (done < 40 and not sum(e.helper_nodes for e in helped._engines)):
+    while done < POSITIONS or (done < 40 and not helped.helper_nodes):
         s = random_endgame(RULE_SETS[name], rng, min(48, rng.randint(20, 28) + 2 * done))
         if s is None:
             continue
@@ -56,7 +56,7 @@ def test_a_helper_changes_no_value(name: str) -> None:
         for seat in Seat:
             assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (name, s, seat)
         done += 1
-    assert sum(e.helper_nodes for e in helped._engines) > 0, "no helper ever ran"
+    assert helped.helper_nodes > 0, "no helper ever ran"
 
 
 def test_a_helper_that_finishes_first_answers_the_pass() -> None:
@@ -75,7 +75,7 @@ def test_a_helper_that_finishes_first_answers_the_pass() -> None:
         for seat in Seat:
             assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (s, seat)
         done += 1
-    assert sum(e.helper_answers for e in helped._engines) > 0, "the main search always ended first"
+    assert sum(e.helper_answers for e in helped.engines) > 0, "the main search always ended first"
 
 
 def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
@@ -94,7 +94,7 @@ def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
         a, b = helped.analyze(pos), single.analyze(pos)
         assert a.players == b.players and a.moves == b.moves, s
         done += 1
-    assert sum(e.helper_nodes for e in helped._engines) > 0, "no engine was ever lent"
+    assert helped.helper_nodes > 0, "no engine was ever lent"
 
 
 class LateLender:
@@ -164,7 +164,7 @@ def test_a_helped_search_stops_its_helper_when_its_budget_runs_out() -> None:
     solver = eager(Solver(table_mb=8, threads=2, node_limit=8_000_000), rules)
     with pytest.raises(SearchAborted):
         solver.guarantee(Position.start(Deal.random(2), rules), Seat.N)
-    assert sum(e.helper_nodes for e in solver._engines) > 0
+    assert solver.helper_nodes > 0
     rng = random.Random("after-abort")
     s = None
     while s is None:
