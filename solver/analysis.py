@@ -730,7 +730,7 @@ class Solver:
         bounds are equal.
 
         >>> from solver.deal import Deal
-        >>> hard = Position.start(Deal.random(19))        # N's guarantee: 6, in about 7 M nodes
+        >>> hard = Position.start(Deal.random(19))        # N's guarantee: 6, in about 5 M nodes
         >>> Solver(table_mb=16, node_limit=300_000).guarantee_bounds([(hard, "N")])
         [Bounds(low=5, high=None)]
         """
