@@ -12,7 +12,7 @@ from typing import Any, Callable, TypeVar
 from apiflask import APIBlueprint
 from flask import Response, current_app, jsonify
 
-from solver.results import line_json
+from solver.analysis import analyze_with_line
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.errors import HeartsError, SampleError
@@ -61,12 +61,11 @@ def analyze(body: AnalyzeRequest) -> Response:
     """
     _, position = positions_of(body)
     seats = None if body.player is None else [Seat.parse(body.player)]
-    with solving() as budget:
-        out = budget.limited().analyze(position, seats).to_json()
-        if body.line is not None:
-            target = Seat.parse(body.line)
-            out["line"] = line_json(target, budget.limited().line(position, target))
-    return jsonify(out)
+    target = None if body.line is None else Seat.parse(body.line)
+    with solving() as budget:       # (each call gets what is left of the budget)
+        answer = analyze_with_line(budget.limited(), position, seats, target,
+                                   before_line=budget.limited)
+    return jsonify(answer.to_json())
 
 
 @bp.post("/analyses")

@@ -27,14 +27,16 @@ from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTu
 from .cards import Card, Seat, SeatLike, cards_of, mask_of
 from .errors import HeartsError
 from .position import Position
-from .results import Analysis, Bounds, BySeat, LineStep, MoveResult, PlayerResult, Questions, line_json
+from .results import (Analysis, AnalysisWithLine, Bounds, BySeat, LineStep, MoveResult, PlayerResult,
+                      Questions, line_json)
 from .rules import Rules
 from ._search import Engine, SearchAborted, interrupts, watch_ctrl_c
 from ._search import watch_signal as _watch_signal
 
 # (the answers' types live in solver.results; named here too, where callers found them first)
-__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Seats", "Done", "Analysis", "Bounds", "LineStep", "MoveResult",
-           "PlayerResult", "Questions", "line_json", "watch_signal"]
+__all__ = ["Budget", "Solver", "SearchAborted", "Watch", "Seats", "Done", "Analysis", "AnalysisWithLine",
+           "Bounds", "LineStep", "MoveResult", "PlayerResult", "Questions", "analyze_with_line",
+           "line_json", "watch_signal"]
 
 #: Bounds on one guarantee as they are proved: (low, high), None for none yet.
 Report = Callable[[int | None, int | None], None]
@@ -1088,6 +1090,22 @@ class Budget:
 
     def __exit__(self, *exc: object) -> None:
         self.solver.thread_limits = self._saved.stack.pop()
+
+
+def analyze_with_line(solver: Solver, p: Position, seats: Seats = None,
+                      target: SeatLike | None = None, watch: Watch | None = None,
+                      before_line: Callable[[], object] | None = None) -> AnalysisWithLine:
+    """``solver.analyze(p, seats, watch=watch)`` and, for ``target``, ``solver.line(p, target)``:
+    what ``hearts-dd analyze --line`` and ``POST /analyze`` answer, made once for both.
+    ``before_line()`` runs between the two, for a caller whose one time limit covers both
+    (the line gets what is left).
+    """
+    analysis = solver.analyze(p, seats=seats, watch=watch)
+    if target is None:
+        return AnalysisWithLine(analysis)
+    if before_line is not None:
+        before_line()
+    return AnalysisWithLine(analysis, Seat.of(target), solver.line(p, target))
 
 
 def _points_left(p: Position) -> int | None:

@@ -14,7 +14,7 @@ from typing import IO, Any, Callable, Iterator
 import click
 from click.shell_completion import CompletionItem
 
-from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, watch_signal
+from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
 from .batch import default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, LineInput, Seconds, as_written,
@@ -28,7 +28,7 @@ from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
 from .position_lines import answer_lines, read_position_lines
 from .report import render, render_line, render_weighing, status_line
-from .results import line_json, out_of_time
+from .results import out_of_time
 from .rules import Rules
 from .sampling import samples as sampled, samples_from_view, weigh_deals
 
@@ -199,29 +199,27 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
         return
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
-    line = None
     status = _StatusLine(solver, pos, seats, shown=live_display())
     started = time.monotonic()
+
+    def before_line() -> None:
+        status.after = f"optimal line for {target}"
+        if time_limit:      # one limit for the command: the line has what is left
+            solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
+
     try:
         with status:
-            result = solver.analyze(pos, seats=seats, watch=status.watch)
-            if target is not None:
-                status.after = f"optimal line for {target}"
-                if time_limit:      # one limit for the command: the line has what is left
-                    solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
-                line = solver.line(pos, target)
+            answer = analyze_with_line(solver, pos, seats, target, watch=status.watch,
+                                       before_line=before_line)
     except SearchAborted as e:
         fail(status.cut_short(out_of_time(time_limit, e), out_of_time(time_limit)), code=3)
-    out = result.to_json()
-    if target is not None and line is not None:
-        out["line"] = line_json(target, line)
     try:
         if as_json:
-            echo(json.dumps(out))
+            echo(json.dumps(answer.to_json()))
             return
-        echo(render(result))
-        if target is not None and line is not None:
-            echo("\n" + render_line(pos, target, line))
+        echo(render(answer.analysis))
+        if answer.target is not None and answer.line is not None:
+            echo("\n" + render_line(pos, answer.target, answer.line))
     except OSError as e:
         stdout_failed(e)
 

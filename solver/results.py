@@ -13,8 +13,8 @@ from .cards import Card, Seat, SeatLike
 from .errors import CardError
 from .position import Position
 
-__all__ = ["Analysis", "Bounds", "BySeat", "LineStep", "MoveResult", "PlayerResult", "Questions",
-           "line_json", "out_of_time", "proven_so_far"]
+__all__ = ["Analysis", "AnalysisWithLine", "Bounds", "BySeat", "LineStep", "MoveResult",
+           "PlayerResult", "Questions", "line_json", "out_of_time", "proven_so_far"]
 
 
 class Bounds(NamedTuple):
@@ -135,6 +135,22 @@ class Analysis:
 def line_json(target: Seat, steps: list[LineStep]) -> dict[str, Any]:
     """A line as ``hearts-dd analyze --line --json`` prints it and the API answers it."""
     return {"for": str(target), "cards": [f"{st.seat}:{st.card}" for st in steps]}
+
+
+@dataclass(frozen=True)
+class AnalysisWithLine:
+    """An analysis and, if one was asked for, ``target``'s optimal line
+    (``analysis.analyze_with_line``): one answer for ``analyze --line`` and ``POST /analyze``."""
+    analysis: Analysis
+    target: Seat | None = None
+    line: list[LineStep] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The analysis' SPEC §4 object, with ``line`` after the rest when there is one."""
+        out = self.analysis.to_json()
+        if self.target is not None and self.line is not None:
+            out["line"] = line_json(self.target, self.line)
+        return out
 
 
 def out_of_time(seconds: float, e: SearchAborted | None = None, nodes: int = 0) -> str:

@@ -21,7 +21,7 @@ import pytest
 
 from endgames import Scenario, random_endgame
 from benchmarks.record_files import small_deal
-from solver.analysis import Budget, SearchAborted, Solver, _tighter, watch_signal
+from solver.analysis import Budget, SearchAborted, Solver, _tighter, analyze_with_line, watch_signal
 from solver.results import Analysis, Bounds, PlayerResult
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
@@ -1102,6 +1102,20 @@ def test_the_line_is_legal_and_names_its_seats() -> None:
             assert step.seat == pos.to_move and step.card in pos.legal_moves()
             pos = pos.play(step.card)
         assert pos.is_over and isinstance(line[0].card, Card)
+
+
+def test_an_analysis_with_a_line_runs_before_line_between_the_two() -> None:
+    """``before_line`` is where a front end's one time limit gives the line what is left."""
+    solver = Solver(table_mb=16)
+    pos = endgames({"preset": "black-maria"}, 1, "line")[0]
+    calls: list[str] = []
+    alone = analyze_with_line(solver, pos, before_line=lambda: calls.append("before"))
+    assert (alone.target, alone.line, calls) == (None, None, [])      # no line asked: no call
+    got = analyze_with_line(solver, pos, ["W"], "W", watch=lambda *q: calls.append("watch"),
+                            before_line=lambda: calls.append("before"))
+    assert calls[-1] == "before" and calls[:-1] and set(calls[:-1]) == {"watch"}
+    assert got.target == Seat.W and got.line == solver.line(pos, "W")
+    assert got.analysis.players == solver.analyze(pos, ["W"]).players
 
 
 def test_a_budget_covers_many_calls() -> None:

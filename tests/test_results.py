@@ -12,6 +12,7 @@ from solver.cards import Seat
 from solver.deal import Deal
 from solver.position import Position
 from solver.position_lines import read_position_lines
+from solver.results import AnalysisWithLine
 from solver.rules import Rules
 
 DEAL = Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5")
@@ -60,3 +61,14 @@ def test_an_answer_names_its_position_whole_leader_included() -> None:
         got = solver.analyze(p).to_json()
         line = json.dumps({k: got[k] for k in ("deal", "play", "rules", "leader")})
         assert got["leader"] == leader and next(read_position_lines([line])).position == p
+
+
+def test_an_analysis_with_a_line_is_the_analysis_json_and_the_line_after_it() -> None:
+    """``analyze --line --json`` and ``POST /analyze`` answer this one object."""
+    solver = Solver(table_mb=16)
+    p = Position.from_play(DEAL, RULES, "C2 C3", "N")
+    a, line = solver.analyze(p), solver.line(p, Seat.E)
+    assert AnalysisWithLine(a).to_json() == a.to_json()
+    got = AnalysisWithLine(a, Seat.E, line).to_json()
+    assert list(got) == [*a.to_json(), "line"]
+    assert got["line"] == {"for": "E", "cards": [f"{st.seat}:{st.card}" for st in line]}
