@@ -18,7 +18,7 @@ from solver.deal import Deal
 from solver.errors import HeartsError, SampleError
 from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
-from solver.review import played_by, review
+from solver.review import review
 from solver.rules import Rules
 from solver.sampling import samples as sampled, samples_from_view
 
@@ -148,15 +148,5 @@ def moon(body: PositionRequest) -> Response:
     """
     start, end = positions_of(body)
     with solving() as budget:
-        moon = review(budget, start, end.played, costs=False).moon
-    steps = [{"index": k, "trick": trick, "seat": str(seat), "card": str(card)}
-             for k, (trick, seat, card) in enumerate(played_by(start, end.played))]
-    timeline = [{**step, "moon_possible": {str(s): moon[s].forceable[k + 1] for s in Seat}}
-                for k, step in enumerate(steps)]
-    # (the card after which the moon was never again forceable)
-    lost = {str(seat): None if line.lost_with is None else steps[line.last_forceable or 0]
-            for seat, line in moon.items()}
-    first = {str(s): moon[s].at_start for s in Seat}
-    return jsonify({"deal": start.deal.pbn(), "play": " ".join(map(str, end.played)),
-                    "rules": start.rules.to_dict(), "start": first, "timeline": timeline,
-                    "lost": lost})
+        reviewed = review(budget, start, end.played, costs=False)
+    return jsonify(reviewed.moon_report())

@@ -228,6 +228,22 @@ class Review:
             "shot_the_foot": seats(self.shot_the_foot),
         }
 
+    def moon_report(self) -> dict[str, Any]:
+        """``POST /moon``'s answer for a play reviewed from the start of play: every seat's
+        moon at the start and after each card, and the card after which it was lost for good
+        (``MoonLine.lost_with``, with its index in the play)."""
+        line = self.moon[Seat.N]            # (every seat's has the same start and cards)
+        start = line.start
+        steps = [{"index": k, "trick": trick, "seat": str(seat), "card": str(card)}
+                 for k, (trick, seat, card) in enumerate(line._played)]
+        timeline = [{**step, "moon_possible": {str(s): self.moon[s].forceable[k + 1] for s in Seat}}
+                    for k, step in enumerate(steps)]
+        lost = {str(seat): None if moon.lost_with is None else steps[moon.last_forceable or 0]
+                for seat, moon in self.moon.items()}
+        return {"deal": start.deal.pbn(), "play": " ".join(map(str, line.cards)),
+                "rules": start.rules.to_dict(), "start": {str(s): self.moon[s].at_start for s in Seat},
+                "timeline": timeline, "lost": lost}
+
 
 def played_by(start: Position, cards: Sequence[Card]) -> list[tuple[int, Seat, Card]]:
     """(trick, seat, card) of each of ``cards``, a legal play from ``start``, from one pass

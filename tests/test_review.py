@@ -125,6 +125,30 @@ def test_moon_line_runs_and_losing_card(solver):
     assert j["segments"][1]["given_by"]["seat"] != "E"
 
 
+def test_the_moon_report_names_each_card_and_the_one_that_lost_a_moon(solver):
+    """``POST /moon``'s answer: the flags after each card, and the card after which a seat's
+    moon was never forceable again (that of ``MoonLine.lost_with``)."""
+    deal = Deal.parse("N:94.64..2 Q.K..JT4 7.97.8.9 T.2.732.")
+    start = Position.start(deal, Rules.parse({"first_lead": "free", "moon": "subtract"}), Seat.E)
+    cards = "C4 C9 D3 C2".split()                          # E's own C4 throws its moon away
+    rv = review(solver, start, cards, costs=False)
+    got = rv.moon_report()
+    assert list(got) == ["deal", "play", "rules", "start", "timeline", "lost"]
+    assert (got["deal"], got["play"], got["rules"]) == (deal.pbn(), " ".join(cards), start.rules.to_dict())
+    assert got["start"] == {str(s): rv.moon[s].at_start for s in Seat}
+    assert [step["card"] for step in got["timeline"]] == cards
+    assert got["timeline"][0] == {"index": 0, "trick": 1, "seat": "E", "card": "C4",
+                                  "moon_possible": {str(s): rv.moon[s].forceable[1] for s in Seat}}
+    for seat, line in rv.moon.items():
+        lost = got["lost"][str(seat)]
+        if line.lost_with is None:
+            assert lost is None
+        else:
+            trick, by, card = line.lost_with
+            assert lost == {"index": line.last_forceable, "trick": trick, "seat": str(by), "card": str(card)}
+    assert got["lost"]["E"] == {"index": 0, "trick": 1, "seat": "E", "card": "C4"}
+
+
 def test_shot_the_foot(solver):
     # W ends with SQ and HA (14 of the 17 points), N with the other hearts
     deal = Deal.parse("N:.AK..2 Q.Q..3 ..32.4 .2.4.5")
