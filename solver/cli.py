@@ -30,7 +30,7 @@ from .position_lines import answer_lines, read_position_lines
 from .report import render, render_line, render_weighing, status_line
 from .results import out_of_time
 from .rules import Rules
-from .sampling import samples as sampled, samples_from_view, weigh_deals
+from .sampling import Weighing, weigh_cards, weigh_view
 
 # (ParamType is generic in newer click, not in 8.2, which is supported: no type arguments)
 class _Seat(click.ParamType):  # type: ignore[type-arg]
@@ -248,10 +248,10 @@ def _seat_cards(option: str, text: str, example: str) -> tuple[Seat, str]:
 def _weigh(solver: Solver, pos: Position, count: int, seed: int | None,
            known: dict[Seat | str, str], as_json: bool) -> None:
     """``analyze --samples``: the mover's cards over deals it cannot tell apart."""
-    if pos.to_move is None:
+    if pos.to_move is None:     # (the library's words would name weigh_cards)
         fail("analyze --samples: the hand is over: no card to weigh")
-    _weighed(solver, pos.to_move, lambda: sampled(pos, count, None, seed, known), count, seed,
-             as_json, from_view=False)
+    _weighed(solver, lambda step: weigh_cards(solver, pos, count, seed, known, done=step),
+             count, seed, as_json, from_view=False)
 
 
 def _weigh_view(solver: Solver, hand: str, play: str, rules: Rules, leader: str | None,
@@ -260,9 +260,9 @@ def _weigh_view(solver: Solver, hand: str, play: str, rules: Rules, leader: str 
     """``analyze --hand --samples``: the cards of the seat to play over deals drawn from its
     own cards and the play alone."""
     seat, cards = _seat_cards("--hand", hand, "S:KQ97.Q9.AK54.J75")
-    _weighed(solver, seat, lambda: samples_from_view(seat, cards, play, count, rules, leader,
-                                                     seed, known), count, seed, as_json,
-             from_view=True)
+    _weighed(solver, lambda step: weigh_view(solver, seat, cards, play, count, rules, leader,
+                                             seed, known, done=step),
+             count, seed, as_json, from_view=True)
 
 
 # the library's arguments, as the command line names them
@@ -270,24 +270,24 @@ _OPTIONS = {"known": "--known", "hand": "--hand", "seat": "--hand", "play": "--p
             "leader": "--leader", "rules": "--rules"}
 
 
-def _weighed(solver: Solver, seat: Seat, draw: Callable[[], list[Position]], count: int,
+def _weighed(solver: Solver, weigh: Callable[[Callable[[], None]], Weighing], count: int,
              seed: int | None, as_json: bool, from_view: bool) -> None:
-    """``seat``'s cards over the deals ``draw()`` gives, reported (the first shows its hand)."""
+    """``weigh(step)``'s weighing, ``step()`` a deal's step of the progress bar, reported."""
     try:
         with progress(live_display(), lambda: count, "deal") as step:
-            deals = draw()
-            weighing = weigh_deals(solver, seat, deals, done=step)
+            weighing = weigh(step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
         option = _OPTIONS.get(e.field or "")
         fail(f"analyze --samples: {option}: {e.detail}" if option else
              f"analyze --samples: {str(e).partition(': ')[2]}")
     except HeartsError as e:
         fail(str(e))
-    if not weighing.answered:
+    first = weighing.first_deal
+    if first is None or not weighing.answered:      # (no deal drawn: none answered)
         fail(f"no deal analysed within the time limit of {solver.time_limit:g} s", code=3)
     try:
         echo(json.dumps(weighing.to_json()) if as_json
-             else render_weighing(deals[0], weighing, seed, from_view))
+             else render_weighing(first, weighing, seed, from_view))
     except OSError as e:
         stdout_failed(e)
 

@@ -466,6 +466,9 @@ class Weighing:
     drawn: int                  # deals drawn
     answered: int               # of them, analysed within the solver's limits
     cards: list[CardWeight]     # lowest mean first
+    #: Deal 1 (None if none was drawn): the seat's hand and the trick, as in every deal, for a
+    #: report of the weighing (``report.render_weighing``) with no deals of its own.
+    first_deal: Position | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": str(self.seat), "samples": self.drawn, "answered": self.answered,
@@ -565,7 +568,7 @@ def _weigh(solver: Solver, observer: Seat, deals: list[Position], share: float,
             best[m.card] = best.get(m.card, 0) + m.best
     weights = [CardWeight(c, total[c] / len(answers), best[c]) for c in total]
     return Weighing(observer, len(deals), len(answers),
-                    sorted(weights, key=lambda w: (w.mean, -w.best_in)))
+                    sorted(weights, key=lambda w: (w.mean, -w.best_in)), deals[0] if deals else None)
 
 
 def _check_weighing(solver: object, done: object, name: str) -> None:

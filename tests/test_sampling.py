@@ -250,6 +250,20 @@ def test_cards_weighed_are_the_means_of_the_samples_analyses() -> None:
     assert {c["card"] for c in w.to_json()["cards"]} == {str(c) for c in p.legal_moves()}
 
 
+def test_a_weighing_keeps_its_first_deal_for_a_report() -> None:
+    """``analyze --samples`` shows the mover's hand and trick from deal 1 (the same in every
+    deal), without drawing the deals itself."""
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    seat = p.to_move
+    assert seat is not None
+    solver = Solver(table_mb=16, time_limit=0.000001)   # (no deal need be answered)
+    first = weigh_cards(solver, p, 3, seed=5).first_deal
+    assert first == samples(p, 3, seed=5)[0]
+    assert first is not None and first.played == p.played and first.hands[seat] == p.hands[seat]
+    assert weigh_deals(solver, seat, [p]).first_deal is p
+    assert weigh_deals(solver, seat, []).first_deal is None
+
+
 def test_a_card_s_mean_is_over_the_deals_answered_not_those_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
     """Deals the limits cut short are left out of the means, so each mean divides by the deals
     answered: dividing by those drawn counts every deal not answered as a guarantee of 0."""
