@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from solver.rules import FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS
+from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS, VALUE_LIMIT,
+                          whole_value)
 
 SeatName = Literal["N", "E", "S", "W"]
 if TYPE_CHECKING:  # a Literal built at run time is opaque to type checkers
@@ -29,15 +30,11 @@ def _spelled(options: tuple[str, ...]) -> BeforeValidator:
     return BeforeValidator(lambda v: by_key.get(v.strip().lower(), v) if isinstance(v, str) else v)
 
 
-def _whole(value: Any) -> Any:
-    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) <= 1000 else value
-
-
 # in requests as the command line and the positions of /analyses take them: seats and rule
 # choices in either case, 2.0 for 2 (``Rules.parse``)
 SeatInput = Annotated[SeatName, _spelled(("N", "E", "S", "W"))]
 PresetInput = Annotated[PresetName, _spelled(tuple(PRESETS))]
-RuleValue = Annotated[int, BeforeValidator(_whole), Field(ge=-1000, le=1000)]
+RuleValue = Annotated[int, BeforeValidator(whole_value), Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 EXAMPLE_PLAY = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK "

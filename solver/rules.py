@@ -22,6 +22,8 @@ HEARTS_BREAK = ("hearts", "queen", "none")
 FIRST_LEAD = ("C2", "free")
 KEYS = ("preset", "values", "moon", "first_trick_points", "hearts_break", "first_lead",
         "trick_points", "partnership")
+#: A card's value and ``trick_points`` lie in -VALUE_LIMIT..VALUE_LIMIT (the API's schema too).
+VALUE_LIMIT = 1000
 
 _HEARTS = SUITS.index("H")
 _SQ = Card.parse("SQ")
@@ -114,10 +116,11 @@ class Rules:
             if not isinstance(getattr(self, key), bool):
                 raise RulesError(f"rule {key!r}: expected true or false, got {getattr(self, key)!r}")
         if not (isinstance(self.values, tuple) and len(self.values) == 64
-                and all(_is_int(v) and abs(v) <= 1000 for v in self.values)):
-            raise RulesError("rule values: expected 64 integers in -1000..1000, one per card index")
-        if not (_is_int(self.trick_points) and abs(self.trick_points) <= 1000):
-            raise RulesError(f"rule trick_points: expected an integer in -1000..1000, "
+                and all(_is_int(v) and abs(v) <= VALUE_LIMIT for v in self.values)):
+            raise RulesError(f"rule values: expected 64 integers in -{VALUE_LIMIT}..{VALUE_LIMIT}, "
+                             "one per card index")
+        if not (_is_int(self.trick_points) and abs(self.trick_points) <= VALUE_LIMIT):
+            raise RulesError(f"rule trick_points: expected an integer in -{VALUE_LIMIT}..{VALUE_LIMIT}, "
                              f"got {self.trick_points!r}")
         moon_factor = {"add": 1, "subtract": 2}.get(self.moon, 0)
         reach = (sum(abs(v) for v in self.values) + 13 * abs(self.trick_points)
@@ -340,14 +343,20 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def whole_value(v: Any) -> Any:
+    """``v`` as an int where it is a float naming one in range: a rule value of 2.0 means 2 (a
+    JSON writer may write whole numbers so), for ``Rules.parse`` and the API's schema alike;
+    anything else as it was, for the caller to refuse."""
+    return int(v) if isinstance(v, float) and v.is_integer() and abs(v) <= VALUE_LIMIT else v
+
+
 def _int(v: Any, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         if not (isinstance(v, float) and v.is_integer()):
             raise RulesError(f"rule {what}: expected an integer, got {show_json(v)}")
-        if abs(v) <= 1000:
-            v = int(v)
-    if abs(v) > 1000:
-        raise RulesError(f"rule {what}: {show_json(v)} is out of range (-1000..1000)")
+        v = whole_value(v)
+    if abs(v) > VALUE_LIMIT:
+        raise RulesError(f"rule {what}: {show_json(v)} is out of range (-{VALUE_LIMIT}..{VALUE_LIMIT})")
     return int(v)
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from solver.cards import DECK, Card, cards_of
 from solver.errors import RulesError
-from solver.rules import KEYS, PRESETS, Rules
+from solver.rules import KEYS, PRESETS, VALUE_LIMIT, Rules, whole_value
 from strategies import PROPERTY, rule_specs
 
 HEARTS = [c for c in cards_of(DECK) if c.suit == 1]
@@ -171,6 +171,18 @@ def test_bad_rule_text_is_a_one_line_error(text: str, words: str) -> None:
     with pytest.raises(RulesError) as err:
         Rules.parse(text)
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_whole_float_is_a_whole_value_within_the_limit_only() -> None:
+    """2.0 means 2, as ``Rules.parse`` and the API's schema both read it (``whole_value``);
+    anything else is left as it was, for the caller to refuse."""
+    assert whole_value(2.0) == 2 and type(whole_value(2.0)) is int
+    assert whole_value(-float(VALUE_LIMIT)) == -VALUE_LIMIT
+    for kept in (VALUE_LIMIT + 1.0, 2.5, float("inf"), "2", True, 3):
+        assert whole_value(kept) is kept
+    assert Rules.parse({"trick_points": float(VALUE_LIMIT)}).trick_points == VALUE_LIMIT
+    with pytest.raises(RulesError, match=rf"out of range \(-{VALUE_LIMIT}\.\.{VALUE_LIMIT}\)"):
+        Rules.parse({"trick_points": VALUE_LIMIT + 1})
 
 
 def test_scores_beyond_the_engine_limit_are_a_one_line_error() -> None:
