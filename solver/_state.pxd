@@ -23,6 +23,7 @@ cdef extern from *:
 cdef enum:
     SUIT_LANE = 0x1FFF
     HEARTS = 1
+    # MOON_* and BREAK_*: the codes of analysis._MOON_MODES and _BREAK (test_analysis checks)
     MOON_ADD = 0
     MOON_SUBTRACT = 1
     MOON_NONE = 2

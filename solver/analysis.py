@@ -47,6 +47,8 @@ Seats = Iterable[SeatLike] | Seat | int | None
 #: A many-question call's word on each question as it is answered: (its index, its answer).
 Done = Callable[[int, Any], None]
 
+# the engine's codes for the rules: _state.pxd's MOON_* and BREAK_*, kept equal by hand
+# (tests/test_analysis.py checks them)
 _MOON_MODES = {"add": 0, "subtract": 1, "none": 2}
 _BREAK = {"hearts": 0, "queen": 1, "none": 2}
 DEFAULT_TABLE_MB = 224

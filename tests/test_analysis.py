@@ -15,6 +15,7 @@ import textwrap
 import threading
 import time
 import weakref
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -27,7 +28,8 @@ from solver.errors import HeartsError
 from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position
-from solver.rules import Rules
+from solver import analysis
+from solver.rules import HEARTS_BREAK, MOON_MODES, Rules
 from test_bruteforce import RULE_SETS
 
 SAMPLE = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
@@ -1102,6 +1104,19 @@ def test_the_line_is_legal_and_names_its_seats() -> None:
             assert step.seat == pos.to_move and step.card in pos.legal_moves()
             pos = pos.play(step.card)
         assert pos.is_over and isinstance(line[0].card, Card)
+
+
+def test_the_rule_codes_the_solver_passes_are_the_engine_s() -> None:
+    """``new_engine`` passes the moon mode and hearts break as ``_MOON_MODES`` and ``_BREAK``
+    number them; the engine reads them as ``_state.pxd``'s MOON_* and BREAK_* (kept equal by
+    hand: a drift would solve every position under other rules)."""
+    pxd = (Path(analysis.__file__).parent / "_state.pxd").read_text()
+    codes = {name: int(value) for name, value in
+             re.findall(r"^\s+((?:MOON|BREAK)_[A-Z]+) = (\d+)\b", pxd, re.MULTILINE)}
+    assert set(analysis._MOON_MODES) == set(MOON_MODES) and set(analysis._BREAK) == set(HEARTS_BREAK)
+    for prefix, modes in (("MOON_", analysis._MOON_MODES), ("BREAK_", analysis._BREAK)):
+        for mode, code in modes.items():
+            assert codes.get(prefix + mode.upper()) == code, (prefix + mode.upper(), code)
 
 
 def test_an_analysis_with_a_line_runs_before_line_between_the_two() -> None:
