@@ -474,8 +474,9 @@ def main() -> None:
     except RuntimeError as e:
         if not _no_thread(e):
             raise
-        fail("out of memory: cannot start a thread (fewer --threads or --jobs, or a smaller "
-             "--table-mb, may fit)")
+        # (no memory for its stack, or the limit on processes, which counts threads)
+        fail("out of memory, or too many processes: cannot start a thread (fewer --threads or "
+             "--jobs, a smaller --table-mb, or a higher ulimit -u may fit)")
     except OSError as e:   # one no command caught: writing its help or usage
         if e.filename:
             fail(os_error_line(e))

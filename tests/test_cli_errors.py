@@ -167,6 +167,18 @@ def test_out_of_memory_without_a_reason_does_not_blame_the_table() -> None:
                              "--threads or --jobs, may fit)\n")
 
 
+def test_a_thread_that_cannot_start_names_the_limit_on_processes_too() -> None:
+    """A thread fails to start as often under a limit on processes (``ulimit -u``, a
+    container's), which counts threads, as out of memory; the message blamed memory alone."""
+    script = ("from solver import cli\ndef full(**kw): raise RuntimeError(\"can't start new thread\")\n"
+              "cli.cli.main = full\ncli.main()")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("hearts-dd: error: out of memory, or too many processes: cannot start a "
+                             "thread (fewer --threads or --jobs, a smaller --table-mb, or a higher "
+                             "ulimit -u may fit)\n")
+
+
 def test_an_endless_line_is_read_in_bounded_memory() -> None:
     """annotate /dev/zero held its one line until memory ran out; now it reads on, as wc would,
     in little memory (stopped here after three seconds)."""
