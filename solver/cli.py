@@ -395,7 +395,7 @@ cli.add_command(moon)
 
 
 class Stopped(BaseException):
-    """Ctrl-C, SIGTERM or SIGHUP: unwound so that no half-written output is left. (Not a
+    """Ctrl-C, SIGTERM, SIGHUP or SIGXCPU: unwound so that no half-written output is left. (Not a
     KeyboardInterrupt: click would print a blank line for that first.)"""
 
     def __init__(self, signum: int) -> None:
@@ -403,7 +403,9 @@ class Stopped(BaseException):
         self.signum = signum
 
 
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: (SIGXCPU: the soft limit on CPU time, ulimit -St, as a batch system's job limit sets it,
+#: whose default action ended the command at once, leaving annotate's temporary output file)
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXCPU)
 #: Seconds after a stop signal in which another is taken for the same stop.
 REPEAT_GRACE = 2.0
 _stopped_at: list[float] = []
@@ -446,7 +448,8 @@ def main() -> None:
     a Ctrl-C before the handlers are set (a KeyboardInterrupt) or after (``Stopped``) is one line
     however early it comes."""
     try:
-        for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL)):
+        for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL,
+                                             signal.SIG_DFL)):
             if signal.getsignal(signum) is unset:
                 signal.signal(signum, _stop)
                 watch_signal(signum)

@@ -253,6 +253,20 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.pbn"]
 
 
+def test_the_soft_limit_on_cpu_time_stops_the_run_as_sigterm_does(tmp_path):
+    """SIGXCPU (``ulimit -St``, a batch system's CPU limit) ended the command by its default
+    action: no message, and the temporary output file left beside the output."""
+    import resource
+    source = tmp_path / "slow.pbn"
+    source.write_bytes(endgame_file(2000, seed=5, hand_size=8, play_cards=32))
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
+                        str(tmp_path / "out.jsonl"), "-j", "1"], capture_output=True, timeout=120,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (2, 60)))
+    assert (p.returncode, p.stderr.decode()) == (128 + signal.SIGXCPU, "hearts-dd: error: stopped by SIGXCPU\n")
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["slow.pbn"]
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds processes in /proc")
 def test_workers_end_when_the_run_is_killed_outright(tmp_path):
     """SIGKILL (or the OOM killer) gives the run no chance to stop its workers, and the fork
