@@ -56,14 +56,14 @@ class _ServeCommand(Command):
 
 
 @click.command(cls=_ServeCommand,
-               short_help="Serve the JSON API with gunicorn (docs at /docs).")
+               short_help="Serve the JSON API with gunicorn (docs at /docs).",
+               help="Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="TCP port to listen on.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: one per core this process may use).")
 def serve(host: str, port: int, workers: int | None) -> None:
-    """Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py."""
     if find_spec("gunicorn") is None:
         fail("serve: gunicorn is not installed (pip install gunicorn)")
     if host.startswith("[") and host.endswith("]"):     # an IPv6 address as gunicorn writes it

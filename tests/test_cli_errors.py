@@ -505,6 +505,25 @@ def test_an_ascii_console_gets_ascii_help_and_errors(args: list[str], stream: st
     assert written in text and result.returncode == (0 if stream == "stdout" else 2)
 
 
+@pytest.mark.parametrize("command", [[], ["analyze"], ["annotate"], ["moon"], ["serve"]])
+def test_help_pages_survive_python_dash_oo(command: list[str]) -> None:
+    """``python -OO`` (``PYTHONOPTIMIZE=2``) strips docstrings, which were the commands' help:
+    their pages lost what each does and its exit statuses, leaving the options alone."""
+    def page(optimize: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "solver.cli", *command, "--help"],
+                                capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "PYTHONOPTIMIZE": optimize,
+                                     "PYTHONDONTWRITEBYTECODE": "1"})
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    plain = page("")
+    assert page("2") == plain
+    assert {"analyze": "Exit status 2 for bad input", "annotate": "Exit status 1 when a record",
+            "moon": "Exit status 1 when a record", "serve": "Serve the JSON API (docs at /docs)"}.get(
+        "".join(command), "Exact double-dummy analysis of Hearts deals.") in " ".join(plain.split())
+
+
 def test_a_table_beyond_the_memory_limit_is_one_line() -> None:
     import resource
     limit = 200 << 20        # room for Python, not for the table
