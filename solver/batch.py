@@ -284,7 +284,9 @@ POOL_FILES = 12
 _LIMIT_HINTS = {errno.EMFILE: "or a higher limit on open files, ulimit -n",
                 errno.ENFILE: "or fewer files open on the system",
                 errno.EAGAIN: "or a higher limit on processes, ulimit -u",
-                errno.ENOMEM: "or a smaller --table-mb"}
+                errno.ENOMEM: "or a smaller --table-mb",
+                # (the fork server's socket is made in one, and none is writable)
+                errno.ENOENT: "or a writable temporary directory, TMPDIR"}
 
 
 def _files_problem(jobs: int) -> str | None:

@@ -252,6 +252,9 @@ def test_a_pool_whose_feeding_thread_died_is_one_line_not_a_wait_for_ever():
     ("submit", OSError(24, "Too many open files"),
      "cannot start worker processes: Too many open files (fewer --jobs may fit, or a higher "
      "limit on open files, ulimit -n)"),
+    ("submit", FileNotFoundError(2, "No usable temporary directory found in ['/tmp']"),
+     "cannot start worker processes: No usable temporary directory found in ['/tmp'] (fewer "
+     "--jobs may fit, or a writable temporary directory, TMPDIR)"),
     ("submit", EOFError(),
      "cannot start worker processes: the fork server could not start one (fewer --jobs may fit, "
      "or a higher limit on processes, ulimit -u)"),
