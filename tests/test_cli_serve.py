@@ -362,6 +362,25 @@ def test_files_gunicorn_can_open_are_taken(monkeypatch, tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.ini"]      # (nothing created)
 
 
+def test_no_writable_temporary_directory_is_refused_unless_one_is_given(monkeypatch, tmp_path) -> None:
+    """With /tmp, /var/tmp and the working directory read-only (a read-only container), gunicorn
+    logged a page of traceback as it forked the first worker (its heartbeat file) and stopped,
+    exit status 255. (A test cannot make them so for root: tempfile's search is stood in for.)"""
+    import tempfile
+    from solver.cli_serve import settings_problem
+
+    def none_usable() -> str:
+        raise FileNotFoundError(2, "No usable temporary directory found in ['/tmp', '/var/tmp']")
+
+    monkeypatch.setattr(tempfile, "gettempdir", none_usable)
+    monkeypatch.delenv("GUNICORN_CMD_ARGS", raising=False)
+    assert settings_problem() == (
+        "no writable temporary directory for the workers' heartbeat files (TMPDIR, /tmp, /var/tmp, "
+        "the working directory): set TMPDIR, or GUNICORN_CMD_ARGS='--worker-tmp-dir /dev/shm'")
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--worker-tmp-dir={tmp_path}")
+    assert settings_problem() is None
+
+
 def test_the_arbiter_imports_none_of_the_app() -> None:
     """gunicorn's arbiter imported the worker class, ``api.worker``, and with it the whole app
     (``api/__init__.py`` built it): the workers a reload (SIGHUP) forked served the old code,
