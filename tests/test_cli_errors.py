@@ -179,6 +179,26 @@ def test_a_thread_that_cannot_start_names_the_limit_on_processes_too() -> None:
                              "ulimit -u may fit)\n")
 
 
+@pytest.mark.parametrize("failure", [
+    "MemoryError()",
+    "ImportError('/usr/lib/python3.11/lib-dynload/_posixshmem.so: failed to map segment from "
+    "shared object')",
+])
+def test_memory_too_low_to_load_the_command_is_one_line(failure: str) -> None:
+    """Under ``ulimit -v`` of about 15-26 MB Python starts, but loading the CLI's modules ran
+    out of memory: a traceback (MemoryError, or a shared library that could not be mapped)."""
+    script = ("import sys\n"
+              "class Full:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              f"        if name == 'solver.cli': raise {failure}\n"
+              "sys.meta_path.insert(0, Full())\n"
+              "from solver.launch import main\nmain()")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == ("hearts-dd: error: out of memory while loading: a limit on memory "
+                             "(ulimit -v) too low to start\n")
+
+
 def test_an_endless_line_is_read_in_bounded_memory() -> None:
     """annotate /dev/zero held its one line until memory ran out; now it reads on, as wc would,
     in little memory (stopped here after three seconds)."""
