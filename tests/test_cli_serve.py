@@ -109,6 +109,33 @@ def answer(s: socket.socket) -> tuple[int, bytes, bytes]:
     return (int(head.split()[1]) if head else 0), head, body
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGQUIT])
+def test_a_stop_as_the_workers_start_ends_the_service_at_once(signum: int) -> None:
+    """A worker loaded the engine (a fifth of a second or more) before it set its signal
+    handlers: a stop the arbiter passed on meanwhile met the arbiter's own handlers, inherited
+    through the fork, and was dropped, and the arbiter waited its whole graceful timeout (90 s)
+    for a worker that went on serving. (Sent as the workers' boot lines appear.)"""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", str(port),
+                             "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        assert proc.stderr is not None
+        booted = 0
+        for line in proc.stderr:
+            booted += "Booting worker" in line
+            if booted == 2:
+                break
+        proc.send_signal(signum)
+        start = time.monotonic()
+        proc.wait(timeout=60)
+        assert time.monotonic() - start < 15
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback() -> None:
     """It was answered 500, after the search in progress ended, and a SystemExit traceback
     went to the log."""
