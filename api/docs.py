@@ -20,8 +20,8 @@ _WHY = {
     413: "the body is over the size limit",
     422: "a field is missing, has the wrong type or an impossible value (deal, rules, leader, "
          "play, player; no game in a PBN body), or the compute budget ran out",
-    503: "the service cannot solve (`/health`), or is stopping and dropped the request "
-         "unanswered (`stopping`: send it again)",
+    503: "the service cannot solve (`/health`; or the worker is out of memory: `unavailable`), "
+         "or is stopping and dropped the request unanswered (`stopping`: send it again)",
 }
 
 

@@ -206,6 +206,15 @@ def install(app: APIFlask) -> None:
             detail = f"no resource at {request.path}"
         return problem(status, "about:blank", e.name, detail, headers=Headers(e.get_headers()))
 
+    @app.errorhandler(MemoryError)
+    def on_no_memory(e: MemoryError) -> Response:
+        # (the worker's table, allocated at its first request, beyond a memory limit: a 500
+        # and a traceback in the log for each request, while /health answered "ok")
+        current_app.logger.error("Out of memory: %s %s: %s (a smaller HEARTS_DD_SOLVER_TABLE_MB "
+                                 "may fit)", request.method, request.path,
+                                 str(e) or "no reason given")
+        return problem_of("unavailable", "this worker is out of memory; the error is in its log")
+
     @app.errorhandler(Exception)
     def on_bug(e: Exception) -> Response:
         if isinstance(e, (ParseException, NoMoreData, TimeoutError)):

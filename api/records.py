@@ -96,6 +96,7 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
     writer = make_writer(fmt, buffer)
     request_budget = budget(config["ANNOTATE_TIME_LIMIT"])
     beat = _Beats(request_budget.deadline)
+    short_of_memory = False     # (said once in the log, not for every record)
     # (one watcher for the stream: it stops this thread's calls only, whoever's turn it is)
     with client_watched(request_budget.solver):
         for done, record in enumerate(records):
@@ -107,6 +108,15 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
                         options, solver, bool(request_budget.deadline)), solver)
                 except SearchAborted:
                     result = _not_annotated(record, config["ANNOTATE_TIME_LIMIT"], options)
+                except MemoryError as e:    # (as annotate's workers answer it: the stream
+                    # was cut off at its first record, a 500, with a traceback in the log)
+                    if not short_of_memory:
+                        current_app.logger.error(
+                            "Out of memory: %s %s: %s (a smaller HEARTS_DD_SOLVER_TABLE_MB may "
+                            "fit)", request.method, request.path,
+                            str(e) or "no reason given")
+                    short_of_memory = True
+                    result = not_annotated(record, f"out of memory ({e})", options)
             if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)
                 current_app.logger.warning("Client gone: %s %s stopped after %d records",
                                            request.method, request.path, done)

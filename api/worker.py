@@ -217,20 +217,26 @@ class Worker(SyncWorker):
     def init_process(self) -> None:
         # gunicorn writes its refusals with util.write_error, only from Worker.handle_error:
         # in this worker process, they are problems
-        from . import solving       # (here, in the worker: see api/__init__.py)
         util.write_error = _write_problem
-        solving.on_budget(self.notify)
         super().init_process()
 
     def load_wsgi(self) -> None:
+        # (the app's modules are loaded here, once init_process has set the worker's signal
+        # handlers: see init_signals)
+        from . import solving       # (here, in the worker: see api/__init__.py)
+        solving.on_budget(self.notify)
         super().load_wsgi()
         self.wsgi = _Noted(self.wsgi, self)
 
     def init_signals(self) -> None:
         """A quick stop also stops the search in progress at once: the engine searches without
-        the GIL, and Python's handler (``handle_quit``) only ran when the search returned."""
-        from solver.analysis import watch_signal
+        the GIL, and Python's handler (``handle_quit``) only ran when the search returned.
+        (The engine is loaded once the worker's own handlers are set, as is the app, in
+        ``load_wsgi``: loaded before, for a fifth of a second or more the arbiter's handlers,
+        inherited through the fork, took a stop signal and dropped it, and a stop just after
+        the start waited the whole graceful timeout for this worker.)"""
         super().init_signals()
+        from solver.analysis import watch_signal
         for signum in (signal.SIGINT, signal.SIGQUIT):
             watch_signal(signum)
 

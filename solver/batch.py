@@ -18,6 +18,7 @@ What "annotated" means for one record (docs/hand-records.md):
 """
 from __future__ import annotations
 
+import errno
 import logging
 import multiprocessing
 import os
@@ -210,8 +211,11 @@ def _worker_signals(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
-    threading.Thread(target=_end_with, args=(parent,), name="hearts-dd parent watch",
-                     daemon=True).start()
+    with suppress(RuntimeError):    # (no thread to spare, under a limit on processes: the
+        # worker still works, and ends with the pool as ever; a traceback and "no worker
+        # process could start" ended the run)
+        threading.Thread(target=_end_with, args=(parent,), name="hearts-dd parent watch",
+                         daemon=True).start()
 
 
 def _end_with(pid: int) -> None:
@@ -274,6 +278,51 @@ def _start_shielded() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, kept_mask)
 
 
+#: Open files a pool needs besides two for each worker: its queues' pipes, the fork server's
+#: and the resource tracker's, and those that starting a worker holds for a moment.
+POOL_FILES = 12
+_LIMIT_HINTS = {errno.EMFILE: "or a higher limit on open files, ulimit -n",
+                errno.ENFILE: "or fewer files open on the system",
+                errno.EAGAIN: "or a higher limit on processes, ulimit -u",
+                errno.ENOMEM: "or a smaller --table-mb",
+                # (the fork server's socket is made in one, and none is writable)
+                errno.ENOENT: "or a writable temporary directory, TMPDIR"}
+
+
+def _files_problem(jobs: int) -> str | None:
+    """Why ``jobs`` worker processes would run out of open files, if they would: past the
+    limit (``ulimit -n``), a worker's start failed half-way, the fork server and the workers
+    already started printed tracebacks, and the run said it could not write its output."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        open_now = len(os.listdir("/proc/self/fd")) - 1     # (less the listing's own)
+    except (ImportError, OSError):     # (not Linux: no check)
+        return None
+    need = open_now + 2 * jobs + POOL_FILES
+    if soft == resource.RLIM_INFINITY or need <= soft:
+        return None
+    return (f"{jobs} worker processes need about {need} open files, and this process may open "
+            f"{soft} (ulimit -n): fewer --jobs may fit")
+
+
+@contextmanager
+def _processes_starting() -> Iterator[None]:
+    """Worker processes (or the pool's own) that the system will not start are one line that
+    says so: the run said it could not write its output ("Resource temporarily unavailable",
+    under a limit on processes), or that it was interrupted (exit 130)."""
+    try:
+        yield
+    except OSError as e:
+        hint = _LIMIT_HINTS.get(e.errno or 0, "")
+        raise HeartsError(f"cannot start worker processes: {e.strerror or e} "
+                          f"(fewer --jobs may fit{', ' + hint if hint else ''})") from None
+    except EOFError:    # the fork server ended, unable to fork a worker (click took this EOF
+        # for the end of the user's input: "interrupted", exit 130)
+        raise HeartsError("cannot start worker processes: the fork server could not start one "
+                          f"(fewer --jobs may fit, {_LIMIT_HINTS[errno.EAGAIN]})") from None
+
+
 class _Runner:
     """Where chunks run: ``submit`` returns a function that waits for the chunk's results.
     ``window`` chunks may be in flight at once (here, in this process, one: each is done by
@@ -308,6 +357,9 @@ class _Processes(_Runner):
         self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self.jobs = jobs
         self.window = 4 * jobs
+        problem = _files_problem(jobs)
+        if problem:
+            raise HeartsError(problem)
         self.pool = self._new_pool()
         try:
             self._check_workers_start()
@@ -319,7 +371,7 @@ class _Processes(_Runner):
         """Fail the run in one line when no worker can start, rather than every record: a
         worker imports the main module again, and a script that starts a pool outside
         ``if __name__ == "__main__":`` makes each worker die doing so."""
-        with _start_shielded():     # the first submit starts the fork server
+        with _processes_starting(), _start_shielded():  # the first submit starts the fork server
             started = self.pool.submit(_started)
         try:
             self._result(started, self.pool)
@@ -331,12 +383,12 @@ class _Processes(_Runner):
     # a pool starts the resource tracker, and its first submit the fork server (_start_shielded),
     # and a submit the workers, forked from the fork server with its signals (_servers_shielded)
     def _new_pool(self) -> ProcessPoolExecutor:
-        with _start_shielded():
+        with _processes_starting(), _start_shielded():
             return ProcessPoolExecutor(self.jobs, mp_context=self.context, initializer=_worker_signals,
                                        initargs=(os.getpid(),))
 
     def _submit(self, records: list[Record], options: AnnotateOptions) -> tuple[Future[Results], ProcessPoolExecutor]:
-        with _servers_shielded():
+        with _servers_shielded(), _processes_starting():   # (a submit starts workers as needed)
             return self.pool.submit(annotate_chunk, records, options), self.pool
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
@@ -371,8 +423,9 @@ class _Processes(_Runner):
             except TimeoutError:
                 feeder = getattr(pool, "_executor_manager_thread", None)
                 if feeder is not None and not feeder.is_alive() and not future.done():
-                    raise HeartsError("the worker pool stopped: out of memory? (fewer --jobs, or a "
-                                      "smaller --table-mb, may fit)") from None
+                    raise HeartsError("the worker pool stopped: out of memory, or too many "
+                                      "processes? (fewer --jobs, a smaller --table-mb, or a "
+                                      "higher ulimit -u may fit)") from None
 
     @staticmethod
     def _stop(pool: ProcessPoolExecutor) -> None:

@@ -88,14 +88,26 @@ def _pipe_errors() -> Iterator[None]:
         stdout_failed(e)
 
 
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+# (each command's help is given, not its docstring, which python -OO strips: the help pages
+# were then no more than their options)
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]},
+             help="Exact double-dummy analysis of Hearts deals.")
 @click.version_option(package_name="hearts-dd")
 def cli() -> None:
-    """Exact double-dummy analysis of Hearts deals."""
+    pass
 
 
 @cli.command(
-    short_help="Every seat's guarantee and moon, and every legal card's value.")
+    short_help="Every seat's guarantee and moon, and every legal card's value.",
+    help="""Guarantee and moon feasibility for every seat, and the value of every legal card.
+
+    On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr up to
+    date with what it has proved so far (--samples, and --input answering to a file: a progress
+    bar).
+
+    Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
+    --time-limit ran out, 1 when a line of --input had an error.
+    """)
 @click.option("--deal", "deal_text", default=None, metavar="PBN",
               help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
                    'spades.hearts.diamonds.clubs, e.g. "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 '
@@ -149,15 +161,6 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             time_limit: float, threads: int | None, input_file: IO[bytes] | None,
             samples: int | None, seed: int | None, known: tuple[str, ...],
             hand: str | None) -> None:
-    """Guarantee and moon feasibility for every seat, and the value of every legal card.
-
-    On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr up to
-    date with what it has proved so far (--samples, and --input answering to a file: a progress
-    bar).
-
-    Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
-    --time-limit ran out, 1 when a line of --input had an error.
-    """
     if sum(given is not None for given in (deal_text, input_file, hand)) > 1:
         fail("analyze: --deal, --input and --hand cannot be given together (one position, a file "
              "of them, or a seat's own cards)")
@@ -393,7 +396,7 @@ cli.add_command(moon)
 
 
 class Stopped(BaseException):
-    """Ctrl-C, SIGTERM or SIGHUP: unwound so that no half-written output is left. (Not a
+    """Ctrl-C, SIGTERM, SIGHUP or SIGXCPU: unwound so that no half-written output is left. (Not a
     KeyboardInterrupt: click would print a blank line for that first.)"""
 
     def __init__(self, signum: int) -> None:
@@ -401,7 +404,9 @@ class Stopped(BaseException):
         self.signum = signum
 
 
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: (SIGXCPU: the soft limit on CPU time, ulimit -St, as a batch system's job limit sets it,
+#: whose default action ended the command at once, leaving annotate's temporary output file)
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXCPU)
 #: Seconds after a stop signal in which another is taken for the same stop.
 REPEAT_GRACE = 2.0
 _stopped_at: list[float] = []
@@ -444,7 +449,8 @@ def main() -> None:
     a Ctrl-C before the handlers are set (a KeyboardInterrupt) or after (``Stopped``) is one line
     however early it comes."""
     try:
-        for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL)):
+        for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL,
+                                             signal.SIG_DFL)):
             if signal.getsignal(signum) is unset:
                 signal.signal(signum, _stop)
                 watch_signal(signum)
@@ -472,8 +478,9 @@ def main() -> None:
     except RuntimeError as e:
         if not _no_thread(e):
             raise
-        fail("out of memory: cannot start a thread (fewer --threads or --jobs, or a smaller "
-             "--table-mb, may fit)")
+        # (no memory for its stack, or the limit on processes, which counts threads)
+        fail("out of memory, or too many processes: cannot start a thread (fewer --threads or "
+             "--jobs, a smaller --table-mb, or a higher ulimit -u may fit)")
     except OSError as e:   # one no command caught: writing its help or usage
         if e.filename:
             fail(os_error_line(e))

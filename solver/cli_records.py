@@ -248,7 +248,14 @@ def _with_common(f: F) -> F:
 
 
 @click.command(cls=Command,
-               short_help="Annotate PBN hand records: guarantees, moon, play review.")
+               short_help="Annotate PBN hand records: guarantees, moon, play review.",
+               help="""Annotate every record of PBN hand-record files (guarantees, moon, play review).
+
+    INPUTS: one or more PBN files, '-' for standard input.
+
+    Exit status 1 when a record had an error (its output says which; the others are
+    annotated) or an input could not be read, 2 for bad options.
+    """)
 @INPUTS
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Output file (default: standard output); written whole or not at all.")
@@ -262,13 +269,6 @@ def _with_common(f: F) -> F:
 def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, review: bool,
              rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
              chunk_size: int | None, table_mb: int) -> None:
-    """Annotate every record of PBN hand-record files (guarantees, moon, play review).
-
-    INPUTS: one or more PBN files, '-' for standard input.
-
-    Exit status 1 when a record had an error (its output says which; the others are
-    annotated) or an input could not be read, 2 for bad options.
-    """
     options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
     with _output(output) as out:
         writer = make_writer(fmt or format_for(output), out)
@@ -278,19 +278,20 @@ def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, revie
 
 
 @click.command(cls=Command,
-               short_help="Who could force a moon in each PBN record, and until when.")
-@INPUTS
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
-@_with_common
-def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
-         dask: str | None, time_limit: float, chunk_size: int | None, table_mb: int) -> None:
-    """Who could force a moon at the start of each record and, with a recorded play, until when.
+               short_help="Who could force a moon in each PBN record, and until when.",
+               help="""Who could force a moon at the start of each record and, with a recorded play,
+    until when.
 
     INPUTS: one or more PBN files, '-' for standard input.
 
     Exit status 1 when a record had an error (its line says which; the others are answered)
     or an input could not be read, 2 for bad options.
-    """
+    """)
+@INPUTS
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")
+@_with_common
+def moon(inputs: tuple[str, ...], as_json: bool, rules_text: str | None, jobs: int | None,
+         dask: str | None, time_limit: float, chunk_size: int | None, table_mb: int) -> None:
     options = AnnotateOptions(rules_option(rules_text), True, True, time_limit, table_mb)
     if as_json:
         writer = make_writer("jsonl", sys.stdout.buffer)

@@ -6,6 +6,7 @@ import runpy
 import shlex
 import socket
 import sys
+import tempfile
 import textwrap
 from importlib.util import find_spec
 from pathlib import Path
@@ -56,14 +57,14 @@ class _ServeCommand(Command):
 
 
 @click.command(cls=_ServeCommand,
-               short_help="Serve the JSON API with gunicorn (docs at /docs).")
+               short_help="Serve the JSON API with gunicorn (docs at /docs).",
+               help="Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True,
               help="TCP port to listen on.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: one per core this process may use).")
 def serve(host: str, port: int, workers: int | None) -> None:
-    """Serve the JSON API (docs at /docs) with gunicorn and api/gunicorn.conf.py."""
     if find_spec("gunicorn") is None:
         fail("serve: gunicorn is not installed (pip install gunicorn)")
     if host.startswith("[") and host.endswith("]"):     # an IPv6 address as gunicorn writes it
@@ -92,8 +93,27 @@ def settings_problem() -> str | None:
         timeouts.update(gunicorn_env_timeouts())
     except ValueError as e:
         return f"GUNICORN_CMD_ARGS: {e}"
+    if problem := temporary_problem():
+        return problem
     return budget_problem(app.config, timeouts["timeout"], timeouts["graceful_timeout"],
                           conf["BUDGET_MARGIN"])
+
+
+def temporary_problem() -> str | None:
+    """Why gunicorn could not make its workers' heartbeat files, when no ``--worker-tmp-dir``
+    is given: no temporary directory is writable (a read-only container's /tmp, /var/tmp and
+    working directory). gunicorn logged a page of traceback from its main loop as it forked
+    the first worker, and stopped with exit status 255."""
+    argv = shlex.split(os.environ.get("GUNICORN_CMD_ARGS", ""))
+    if any(a.partition("=")[0] == "--worker-tmp-dir" for a in argv):
+        return None         # (checked with the other files: gunicorn_env_timeouts)
+    try:
+        tempfile.gettempdir()
+    except OSError:
+        return ("no writable temporary directory for the workers' heartbeat files (TMPDIR, /tmp, "
+                "/var/tmp, the working directory): set TMPDIR, or GUNICORN_CMD_ARGS="
+                "'--worker-tmp-dir /dev/shm'")
+    return None
 
 
 def gunicorn_env_timeouts() -> dict[str, int]:

@@ -17,6 +17,14 @@ def main() -> None:
         if not _interrupted(e):
             raise
         _leave_interrupted()
+    except (MemoryError, ImportError) as e:
+        # (a memory limit, ulimit -v, that leaves Python room to start but not to load the
+        # CLI's modules: a traceback, MemoryError or a shared library's "failed to map segment")
+        if isinstance(e, ImportError) and "failed to map segment" not in str(e):
+            raise
+        sys.stderr.write("hearts-dd: error: out of memory while loading: a limit on memory "
+                         "(ulimit -v) too low to start\n")
+        sys.exit(2)
 
 
 def _interrupted(e: BaseException | None) -> bool:

@@ -58,3 +58,43 @@ def test_a_bug_in_a_request_is_a_500_problem_without_its_traceback(monkeypatch: 
     problem_body(resp, 500, "internal-error")
     text = resp.get_data(as_text=True)
     assert "boom" not in text and "Traceback" not in text and "RuntimeError" not in text
+
+
+def test_a_worker_out_of_memory_is_a_503_and_one_log_line() -> None:
+    """A worker whose table is beyond its memory limit (``ulimit -v``, a worker's table allocated
+    at its first request): each request was a 500 ``internal-error`` with a traceback in the
+    log, and an ``annotate`` stream was cut off at its first record, while ``/health`` (a small
+    solver of its own) answered "ok". Now a 503 ``unavailable``, one log line that names the
+    setting to lower, and each record of a stream its error, as ``hearts-dd annotate`` gives."""
+    import json
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    script = ("import json\n"
+              "from api import create_app\n"
+              "client = create_app({'SOLVER_TABLE_MB': 2048}).test_client()\n"
+              f"one = client.post('/api/v1/analyze', json={SMALL!r})\n"
+              "pbn = open('data/sample.pbn', 'rb').read()\n"
+              "stream = client.post('/api/v1/annotate', data=pbn, content_type='text/plain')\n"
+              "print(json.dumps([one.status_code, one.get_json(), stream.status_code,\n"
+              "                  stream.get_data(as_text=True)]))\n")
+    limit = 1 << 30     # room for Python and the app, not for the table
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=root, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert run.returncode == 0, run.stderr
+    status, body, stream_status, stream = json.loads(run.stdout)
+    assert status == 503 and body["type"].endswith(":unavailable")
+    assert body["detail"] == "this worker is out of memory; the error is in its log"
+    assert "Traceback" not in run.stderr
+    said = "Out of memory: POST /api/v1/%s: cannot allocate a transposition table of 2147483648 " \
+           "bytes (a smaller HEARTS_DD_SOLVER_TABLE_MB may fit)"
+    assert [line.split("] ERROR in ")[1].split(": ", 1)[1] for line in run.stderr.splitlines()] == [
+        said % "analyze", said % "annotate"]
+    records = [json.loads(line) for line in stream.splitlines()]
+    assert stream_status == 200 and len(records) == 5
+    assert all(r["players"] is None and r["error"].endswith(
+        "not annotated: out of memory (cannot allocate a transposition table of 2147483648 bytes)")
+        for r in records)

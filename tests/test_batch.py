@@ -245,6 +245,38 @@ def test_a_pool_whose_feeding_thread_died_is_one_line_not_a_wait_for_ever():
         batch._Processes._result(Future(), SimpleNamespace(_executor_manager_thread=dead))
 
 
+@pytest.mark.parametrize("where, failure, words", [
+    ("resource_tracker", BlockingIOError(11, "Resource temporarily unavailable"),
+     "cannot start worker processes: Resource temporarily unavailable (fewer --jobs may fit, or "
+     "a higher limit on processes, ulimit -u)"),
+    ("submit", OSError(24, "Too many open files"),
+     "cannot start worker processes: Too many open files (fewer --jobs may fit, or a higher "
+     "limit on open files, ulimit -n)"),
+    ("submit", FileNotFoundError(2, "No usable temporary directory found in ['/tmp']"),
+     "cannot start worker processes: No usable temporary directory found in ['/tmp'] (fewer "
+     "--jobs may fit, or a writable temporary directory, TMPDIR)"),
+    ("submit", EOFError(),
+     "cannot start worker processes: the fork server could not start one (fewer --jobs may fit, "
+     "or a higher limit on processes, ulimit -u)"),
+])
+def test_worker_processes_the_system_will_not_start_are_one_line(monkeypatch, where, failure, words):
+    """Under a limit on processes (``ulimit -u``, a container's) the resource tracker's or a
+    worker's fork failed: the CLI said it could not write its output, or (the fork server's
+    end, an EOFError, which click takes for the end of input) "interrupted", exit 130."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    def refuse(*args, **kwargs):
+        raise failure
+
+    if where == "resource_tracker":
+        monkeypatch.setattr(batch.resource_tracker, "ensure_running", refuse)
+    else:
+        monkeypatch.setattr(ProcessPoolExecutor, "submit", refuse)
+    with pytest.raises(HeartsError) as raised:
+        batch._Processes(2)
+    assert str(raised.value) == words
+
+
 def test_workers_that_cannot_start_fail_the_run_in_one_line(tmp_path):
     """Each worker imports the main module again: a script that starts the pool outside
     ``if __name__ == "__main__":`` kills every worker so, which once lost each record in turn

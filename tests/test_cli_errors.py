@@ -167,6 +167,38 @@ def test_out_of_memory_without_a_reason_does_not_blame_the_table() -> None:
                              "--threads or --jobs, may fit)\n")
 
 
+def test_a_thread_that_cannot_start_names_the_limit_on_processes_too() -> None:
+    """A thread fails to start as often under a limit on processes (``ulimit -u``, a
+    container's), which counts threads, as out of memory; the message blamed memory alone."""
+    script = ("from solver import cli\ndef full(**kw): raise RuntimeError(\"can't start new thread\")\n"
+              "cli.cli.main = full\ncli.main()")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("hearts-dd: error: out of memory, or too many processes: cannot start a "
+                             "thread (fewer --threads or --jobs, a smaller --table-mb, or a higher "
+                             "ulimit -u may fit)\n")
+
+
+@pytest.mark.parametrize("failure", [
+    "MemoryError()",
+    "ImportError('/usr/lib/python3.11/lib-dynload/_posixshmem.so: failed to map segment from "
+    "shared object')",
+])
+def test_memory_too_low_to_load_the_command_is_one_line(failure: str) -> None:
+    """Under ``ulimit -v`` of about 15-26 MB Python starts, but loading the CLI's modules ran
+    out of memory: a traceback (MemoryError, or a shared library that could not be mapped)."""
+    script = ("import sys\n"
+              "class Full:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              f"        if name == 'solver.cli': raise {failure}\n"
+              "sys.meta_path.insert(0, Full())\n"
+              "from solver.launch import main\nmain()")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == ("hearts-dd: error: out of memory while loading: a limit on memory "
+                             "(ulimit -v) too low to start\n")
+
+
 def test_an_endless_line_is_read_in_bounded_memory() -> None:
     """annotate /dev/zero held its one line until memory ran out; now it reads on, as wc would,
     in little memory (stopped here after three seconds)."""
@@ -491,6 +523,25 @@ def test_an_ascii_console_gets_ascii_help_and_errors(args: list[str], stream: st
                             env={**os.environ, "PYTHONIOENCODING": "ascii"})
     text = (result.stdout if stream == "stdout" else result.stderr).decode("ascii")
     assert written in text and result.returncode == (0 if stream == "stdout" else 2)
+
+
+@pytest.mark.parametrize("command", [[], ["analyze"], ["annotate"], ["moon"], ["serve"]])
+def test_help_pages_survive_python_dash_oo(command: list[str]) -> None:
+    """``python -OO`` (``PYTHONOPTIMIZE=2``) strips docstrings, which were the commands' help:
+    their pages lost what each does and its exit statuses, leaving the options alone."""
+    def page(optimize: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "solver.cli", *command, "--help"],
+                                capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "PYTHONOPTIMIZE": optimize,
+                                     "PYTHONDONTWRITEBYTECODE": "1"})
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    plain = page("")
+    assert page("2") == plain
+    assert {"analyze": "Exit status 2 for bad input", "annotate": "Exit status 1 when a record",
+            "moon": "Exit status 1 when a record", "serve": "Serve the JSON API (docs at /docs)"}.get(
+        "".join(command), "Exact double-dummy analysis of Hearts deals.") in " ".join(plain.split())
 
 
 def test_a_table_beyond_the_memory_limit_is_one_line() -> None:

@@ -253,6 +253,20 @@ def test_a_stop_signal_leaves_no_output_file(tmp_path, signum, jobs, group, stat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.pbn"]
 
 
+def test_the_soft_limit_on_cpu_time_stops_the_run_as_sigterm_does(tmp_path):
+    """SIGXCPU (``ulimit -St``, a batch system's CPU limit) ended the command by its default
+    action: no message, and the temporary output file left beside the output."""
+    import resource
+    source = tmp_path / "slow.pbn"
+    source.write_bytes(endgame_file(2000, seed=5, hand_size=8, play_cards=32))
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
+                        str(tmp_path / "out.jsonl"), "-j", "1"], capture_output=True, timeout=120,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (2, 60)))
+    assert (p.returncode, p.stderr.decode()) == (128 + signal.SIGXCPU, "hearts-dd: error: stopped by SIGXCPU\n")
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["slow.pbn"]
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds processes in /proc")
 def test_workers_end_when_the_run_is_killed_outright(tmp_path):
     """SIGKILL (or the OOM killer) gives the run no chance to stop its workers, and the fork
@@ -449,6 +463,29 @@ def test_a_table_beyond_the_memory_limit_fails_each_record_not_the_run(tmp_path)
         assert r["players"] is None and r["error"] == (
             "line %d: not annotated: out of memory (cannot allocate a transposition table of "
             "1073741824 bytes)" % r["line"])
+
+
+def test_workers_beyond_the_limit_on_open_files_are_one_line(tmp_path):
+    """Under a low ``ulimit -n`` a worker's start failed half-way: the fork server and the
+    workers started printed tracebacks, and the run said it could not write its output."""
+    import resource
+    source = tmp_path / "work.pbn"
+    source.write_bytes(endgame_file(200, seed=5, hand_size=5, play_cards=8))
+    out = tmp_path / "out.jsonl"
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o", str(out),
+                        "-j", "16", "--table-mb", "1"], capture_output=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32)))
+    err = p.stderr.decode()
+    assert p.returncode == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("hearts-dd: error: 16 worker processes need about ") and err.endswith(
+        "open files, and this process may open 32 (ulimit -n): fewer --jobs may fit\n"), err
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["work.pbn"]
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o", str(out),
+                        "-j", "2", "--table-mb", "1"], capture_output=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32)))
+    assert p.returncode == 0 and summary(p) == (200, 200, 0), p.stderr.decode()
 
 
 def test_a_failed_write_is_one_line_and_leaves_nothing_behind(tmp_path):
