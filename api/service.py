@@ -19,6 +19,7 @@ from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, KEYS, MOON
 from .docs import problem_responses
 from .problems import problem_of
 from .schemas import Health, RulesCatalogue
+from .solving import allocate
 
 bp = APIBlueprint("service", __name__, tag="Service")
 
@@ -83,7 +84,8 @@ def health() -> Response:
 
     Solves a two-trick endgame with the worker's engine and checks the answer (on a small
     solver of its own: one probe after another emptied the worker's table, kept for the
-    requests that ask the same again).
+    requests that ask the same again), and allocates the worker's table if no request has:
+    a table beyond the worker's memory limit made every request a 503.
     """
     t0 = time.perf_counter()
     position = Position.start(Deal.parse(HEALTH_DEAL))
@@ -93,6 +95,11 @@ def health() -> Response:
         got = {str(s): (r.guarantee, r.moon_possible) for s, r in result.players.items()}
         if got != HEALTH_ANSWER:
             raise RuntimeError(f"wrong answer {got}")
+        allocate()
+    except MemoryError as e:
+        current_app.logger.error("Health check failed: out of memory: %s (a smaller "
+                                 "HEARTS_DD_SOLVER_TABLE_MB may fit)", str(e) or "no reason given")
+        return problem_of("unavailable", f"this worker is out of memory: {e}")
     except Exception as e:
         current_app.logger.exception("health check failed")
         return problem_of("unavailable", f"the engine failed its check: {type(e).__name__}: {e}")

@@ -120,6 +120,16 @@ def budget(seconds: float | None = None) -> Budget:
                   config["SOLVER_NODE_LIMIT"])
 
 
+def allocate() -> None:
+    """Allocate the worker's table now if no request has yet (``MemoryError`` when it does not
+    fit): ``/health`` asks, so that a worker that cannot solve any request does not say ok."""
+    _, solver = current_app.extensions[_EXTENSION]
+    if not solver.engines:
+        with turn():
+            if not solver.engines:
+                solver.prepare()
+
+
 @contextmanager
 def turn() -> Iterator[None]:
     """The app's solver is this request's until the block ends (after those that asked first)."""

@@ -44,6 +44,48 @@ def test_a_health_check_keeps_the_workers_table_for_the_next_request() -> None:
     assert first > 100_000 and again < first // 100
 
 
+def test_a_health_check_allocates_the_workers_table_before_any_request() -> None:
+    """A worker whose table no request has allocated yet has it allocated by ``/health``, so
+    that the check answers for what a request needs (its own endgame is solved on a small
+    solver); a second check leaves the table as it is."""
+    app = create_app({"SOLVER_TABLE_MB": 4})
+    client = app.test_client()
+    solver = app.extensions["hearts_dd.solver"][1]
+    assert solver.engines == ()
+    assert client.get("/api/v1/health").status_code == 200
+    engines = solver.engines
+    assert engines and client.get("/api/v1/health").status_code == 200
+    assert solver.engines == engines
+
+
+def test_health_is_unavailable_when_the_workers_table_does_not_fit() -> None:
+    """Under a memory limit (``ulimit -v``) below the worker's table, ``/health`` answered "ok"
+    from its small solver while every request was a 503: now it is a 503 too, with one log line
+    that names the setting to lower."""
+    import json
+    import resource
+    import subprocess
+    import sys
+
+    script = ("import json\n"
+              "from api import create_app\n"
+              "client = create_app({'SOLVER_TABLE_MB': 2048}).test_client()\n"
+              "resp = client.get('/api/v1/health')\n"
+              "print(json.dumps([resp.status_code, resp.get_json()]))\n")
+    limit = 1 << 30     # room for Python and the app, not for the table
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert run.returncode == 0, run.stderr
+    status, body = json.loads(run.stdout)
+    assert status == 503 and body["type"].endswith(":unavailable")
+    assert body["detail"] == ("this worker is out of memory: cannot allocate a transposition "
+                              "table of 2147483648 bytes")
+    assert "Traceback" not in run.stderr
+    assert [line.split("] ERROR in ")[1].split(": ", 1)[1] for line in run.stderr.splitlines()] == [
+        "Health check failed: out of memory: cannot allocate a transposition table of 2147483648 "
+        "bytes (a smaller HEARTS_DD_SOLVER_TABLE_MB may fit)"]
+
+
 def test_a_bug_in_a_request_is_a_500_problem_without_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     """An exception no handler knows is the service's fault: 500 ``internal-error``, with a
     detail that points to the log and shows neither the exception's text nor a traceback."""
