@@ -349,8 +349,8 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
                 if not (seen >> (c >> 4)) & 1:
                     own_lead_suit(s, player, c >> 4, &ls[c >> 4])
                     seen |= 1 << (c >> 4)
-                w[i] = (own_lead_weight(&ls[c >> 4], c & 15,
-                                        (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                w[i] = <int64_t>own_lead_weight(&ls[c >> 4], c & 15,
+                                                (runs[i] & (runs[i] - 1)) != 0) * 65536 \
                     + (s.hist[c] if s.hist[c] < 65535 else 65535)
     else:
         wi = winning_index(s)
@@ -361,8 +361,8 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
             if first >= 0 and (runs[i] >> first) & 1:
                 w[i] = 1 << 30
             else:
-                w[i] = (own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
-                                          (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                w[i] = <int64_t>own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
+                                                  (runs[i] & (runs[i] - 1)) != 0) * 65536 \
                     + (s.hist[c] if s.hist[c] < 65535 else 65535)
     _sort_moves(w, moves, runs, n)
 
