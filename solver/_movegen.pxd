@@ -1,6 +1,6 @@
 # Move generation: legal cards under the rules, one card per run of equivalent cards,
 # and a Hearts-aware ordering for alpha-beta. Header-only so the search inlines it.
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint64_t, int64_t
 from solver._state cimport (Game, State, popcount, ctz, msb, SUIT_LANE, HEARTS, BREAK_NONE)
 
 
@@ -313,14 +313,15 @@ cdef inline int discard_key(const Game* g, const State* s, int player, int c) no
         & ~((<uint64_t>2 << c) - 1))
 
 
-cdef inline void _sort_moves(int* w, int* moves, uint64_t* runs, int n) noexcept nogil:
+cdef inline void _sort_moves(int64_t* w, int* moves, uint64_t* runs, int n) noexcept nogil:
     """Sort moves and runs by w, highest first, equal weights in their order."""
     cdef int i, j, tmp
+    cdef int64_t wt
     cdef uint64_t run
     for i in range(1, n):
         j = i
         while j > 0 and w[j] > w[j - 1]:
-            tmp = w[j]; w[j] = w[j - 1]; w[j - 1] = tmp
+            wt = w[j]; w[j] = w[j - 1]; w[j - 1] = wt
             tmp = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = tmp
             run = runs[j]; runs[j] = runs[j - 1]; runs[j - 1] = run
             j -= 1
@@ -329,7 +330,7 @@ cdef inline void _sort_moves(int* w, int* moves, uint64_t* runs, int n) noexcept
 cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* runs, int n,
                             int first) noexcept nogil:
     """order_moves when every side wants tricks (bridge play), n > 1."""
-    cdef int w[16]
+    cdef int64_t w[16]
     cdef int i, c, wi, wc, k1, seen = 0
     cdef LeadSuit ls[4]
     cdef FollowCtx fc
@@ -348,8 +349,8 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
                 if not (seen >> (c >> 4)) & 1:
                     own_lead_suit(s, player, c >> 4, &ls[c >> 4])
                     seen |= 1 << (c >> 4)
-                w[i] = (own_lead_weight(&ls[c >> 4], c & 15,
-                                        (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                w[i] = <int64_t>own_lead_weight(&ls[c >> 4], c & 15,
+                                                (runs[i] & (runs[i] - 1)) != 0) * 65536 \
                     + (s.hist[c] if s.hist[c] < 65535 else 65535)
     else:
         wi = winning_index(s)
@@ -360,8 +361,8 @@ cdef inline void _order_own(const State* s, int player, int* moves, uint64_t* ru
             if first >= 0 and (runs[i] >> first) & 1:
                 w[i] = 1 << 30
             else:
-                w[i] = (own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
-                                          (runs[i] & (runs[i] - 1)) != 0) << 16) \
+                w[i] = <int64_t>own_follow_weight(s, &fc, player, c, wc, (c >> 4) == (wc >> 4),
+                                                  (runs[i] & (runs[i] - 1)) != 0) * 65536 \
                     + (s.hist[c] if s.hist[c] < 65535 else 65535)
     _sort_moves(w, moves, runs, n)
 
@@ -376,8 +377,11 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
     overtakes the target instead, so as not to hand it the lead. When every side wants tricks
     (``g.tricks_wanted``) a side wins cheaply and loses its lowest card, and leads a seat's
     killer lead (the last that cut off) before ``first``."""
-    cdef int w[16]
-    cdef int i, c, tw, wi, wc, wseat, wins, follows
+    # 64-bit weights: a card's value reaches 1000 (Rules), and from about 355 on its tier
+    # (64 times the value, and more) shifted by 16 bits overflowed an int: undefined, and
+    # where it wrapped (-fwrapv) it put the costliest dumps last (tests/test_native_limits.py)
+    cdef int64_t w[16]
+    cdef int i, c, tw, wi, wc, wseat, wins, follows, t
     cdef int led, seize = 0, keep_hearts = 0
     if n < 2:
         return
@@ -405,27 +409,27 @@ cdef inline void order_moves(const Game* g, const State* s, int player, int* mov
             w[i] = 1 << 30
             continue
         if s.ntrick == 0:
-            w[i] = lead_weight(g, s, player, c, wants_target) << 16
+            t = lead_weight(g, s, player, c, wants_target)
         else:
             follows = (c >> 4) == led
             wins = follows and c > wc
             tw = (s.side[player] if wins else s.side[wseat]) == s.target
             if seize and wins:
-                w[i] = (20000 - (c & 15)) << 16
+                t = 20000 - (c & 15)
             elif tw == wants_target:
                 if follows:
-                    w[i] = (10000 + 64 * g.values[c] + (c & 15)) << 16
+                    t = 10000 + 64 * g.values[c] + (c & 15)
                 elif keep_hearts and (c >> 4) == HEARTS and g.values[c] == 1:
-                    w[i] = (10000 + discard_key(g, s, player, c)) << 16
+                    t = 10000 + discard_key(g, s, player, c)
                 else:
-                    w[i] = (10000 + 64 * g.values[c] + discard_key(g, s, player, c)) << 16
+                    t = 10000 + 64 * g.values[c] + discard_key(g, s, player, c)
             elif not follows:
-                w[i] = (-64 * g.values[c] + discard_key(g, s, player, c)) << 16
+                t = -64 * g.values[c] + discard_key(g, s, player, c)
             elif wants_target and not wins and s.side[player] != s.target:
                 # one of the others under another: shed the highest card, keep the low ones
                 # to duck under the target later
-                w[i] = ((c & 15) - 64 * g.values[c]) << 16
+                t = (c & 15) - 64 * g.values[c]
             else:
-                w[i] = (-(c & 15) - 64 * g.values[c]) << 16
-        w[i] += s.hist[c] if s.hist[c] < 65535 else 65535
+                t = -(c & 15) - 64 * g.values[c]
+        w[i] = <int64_t>t * 65536 + (s.hist[c] if s.hist[c] < 65535 else 65535)
     _sort_moves(w, moves, runs, n)
