@@ -228,10 +228,12 @@ def watch_signal(signum: int) -> None:
 def _after_fork_in_child() -> None:
     """A child forked while another thread was in a solver's call gets that solver empty: the
     thread is not in the child, and its engines, borrowed and mid-search, never come back. (Its
-    lock says so: ``_caller`` is not yet set as a call takes it, nor still as it lets go.)"""
+    lock says so: ``_caller`` is not yet set as a call takes it, nor still as it lets go.) So
+    does one whose last parallel call a second Ctrl-C left with jobs still stopping."""
     me = threading.get_ident()
     for solver in list(_solvers):
-        if solver._calls.locked() and solver._caller != me:
+        if solver._calls.locked() and solver._caller != me or (
+                solver._jobs_out and not solver._calls.locked()):
             solver._reset()
 
 
@@ -284,6 +286,7 @@ class Solver:
         self._moon_total: int | None = None
         self._waiting = 0  # questions of a parallel _map not yet started
         self._jobs_out = 0  # jobs of a parallel _map not yet over (each holds an engine)
+        self._jobs: list[Future[None]] = []     # the last parallel _map's
         self._invited: list[Engine] = []  # engines whose pass in progress would take a helper
         self._lock = threading.Lock()  # for _waiting, _invited and meters, changed by pool threads
         # per thread: whether it is one of the pool's (whose _map calls run in line) and the
@@ -438,6 +441,11 @@ class Solver:
         the main thread is when its search returns, often as a helper it had lent is given
         back, which was then lost (a two-thread solver went on with one). Only once no job of a
         parallel call still holds one (a second Ctrl-C leaves them finishing)."""
+        # (a second Ctrl-C cut short the last call's wait for its jobs: they are stopping, and
+        # until they have, their searches run on engines this call would set up anew)
+        if self._pool_pid == os.getpid():   # (a child has not the threads to wait for)
+            concurrent.futures.wait(self._jobs)
+        self._jobs = []
         if self.threads > 1 and not self._jobs_out and self._free.qsize() < len(self._engines):
             self._free = queue.LifoQueue()
             for e in reversed(self._engines):  # the table's owner first
@@ -595,7 +603,7 @@ class Solver:
             self._pool_pid = os.getpid()
         with self._lock:
             self._jobs_out += width
-        jobs = [self._pool.submit(work) for _ in range(width)]
+        jobs = self._jobs = [self._pool.submit(work) for _ in range(width)]
         try:
             for job in jobs:
                 job.result()

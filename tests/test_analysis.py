@@ -2,6 +2,7 @@
 and answers that do not depend on what the same solver was asked before or on threads."""
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import gc
 import os
@@ -16,13 +17,14 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
 from endgames import Scenario, random_endgame
 from benchmarks.record_files import small_deal
 from solver.analysis import Budget, SearchAborted, Solver, _tighter, analyze_with_line, watch_signal
+from solver._search import Engine
 from solver.results import Analysis, Bounds, PlayerResult
 from solver.errors import HeartsError
 from solver.cards import Card, Seat
@@ -1257,3 +1259,88 @@ def test_a_budget_checks_its_arguments_as_it_is_made() -> None:
         Budget(solver, 1, "9")  # type: ignore[arg-type]
     with Budget(solver, 0) as limited:
         assert limited is solver
+
+
+def _second_ctrl_c(solver: Solver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in a parallel call of ``solver``, and a second one during its wait for its jobs,
+    which are then still stopping (each takes half a second more, as a search may)."""
+    give_back = Solver._give_back
+
+    def slow_give_back(self: Solver, e: Engine) -> None:
+        if getattr(self._local, "pooled", False):
+            time.sleep(0.5)
+        give_back(self, e)
+
+    real_wait = concurrent.futures.wait
+    waits: list[int] = []
+
+    def second_ctrl_c(fs: Any, *args: Any, **kwargs: Any) -> Any:
+        if not waits:
+            waits.append(1)
+            raise KeyboardInterrupt     # the second Ctrl-C, during the call's wait
+        return real_wait(fs, *args, **kwargs)
+
+    monkeypatch.setattr(Solver, "_give_back", slow_give_back)
+    monkeypatch.setattr(concurrent.futures, "wait", second_ctrl_c)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    watch_signal(signal.SIGINT)
+    try:
+        many = [(Position.start(Deal.random(seed)), None) for seed in (2, 4, 11, 43)]
+        timer = threading.Timer(0.3, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                solver.analyses(many, partial=True)
+        finally:
+            timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        monkeypatch.setattr(Solver, "_give_back", give_back)
+    assert waits and solver._jobs_out, "the call's wait for its jobs was not cut short"
+
+
+def test_a_call_after_a_second_ctrl_c_waits_for_the_last_calls_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second Ctrl-C cut short a parallel call's wait for its jobs, which were still stopping
+    on their engines: the next call set those engines up anew (rules, moon total, table) under
+    their searches. It now waits for them first."""
+    solver = Solver(table_mb=16, threads=2)
+    _second_ctrl_c(solver, monkeypatch)
+    jobs_out_at_use: list[int] = []
+    use = Solver._use
+
+    def watched_use(self: Solver, p: Position) -> None:
+        jobs_out_at_use.append(self._jobs_out)
+        use(self, p)
+
+    monkeypatch.setattr(Solver, "_use", watched_use)
+    pos = endgames({}, 1, "after a second ctrl-c")[0]
+    assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+    assert jobs_out_at_use and jobs_out_at_use[0] == 0
+    assert solver._free.qsize() == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")  # (3.12+: the point)
+def test_a_child_forked_while_a_cut_short_calls_jobs_stop_gets_the_solver_anew(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jobs' threads are not in the child, nor do the engines they hold come back there:
+    the child's next parallel call waited for ever for an idle engine."""
+    pos = endgames({}, 1, "fork after a second ctrl-c", cards=(32, 32))[0]
+    expected = answers(Solver(table_mb=16), pos)
+    solver = Solver(table_mb=16, threads=2)
+    _second_ctrl_c(solver, monkeypatch)
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with the right answers
+        ok = False
+        try:
+            ok = answers(solver, pos) == expected
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 30
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's solver did not answer within 30 s")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
