@@ -277,9 +277,9 @@ cdef int tt_init(Table* t, size_t max_bytes) noexcept nogil:
     # the whole-position cache: a power of two, at most a quarter of the budget
     while nexact < EXACT_MAX and 2 * nexact * sizeof(Exact) <= max_bytes // 4:
         nexact *= 2
-    n = (max_bytes - nexact * sizeof(Exact)) // (sizeof(Bucket) + 1)
-    if n < 1:
-        n = 1
+    n = 1       # at least one bucket, however small the budget (below the cache's size too)
+    if max_bytes > nexact * sizeof(Exact):
+        n = max(1, (max_bytes - nexact * sizeof(Exact)) // (sizeof(Bucket) + 1))
     # calloc gets large blocks zeroed by the system, page by page as they are first touched:
     # a small search in a big table touches few of them
     p = calloc(n * sizeof(Bucket) + 64, 1)

@@ -124,3 +124,23 @@ def test_wrapped_generations_forget_old_entries() -> None:
     expected = values(fresh)
     assert before != expected, "no position where the moon total matters: the test proves nothing"
     assert values(shared) == expected
+
+
+@pytest.mark.parametrize("table_bytes", [0, 16, 64, 5000])
+def test_a_table_below_one_bucket_and_the_cache_still_has_them(table_bytes: int) -> None:
+    """The table takes at least one bucket and one cache slot: below the cache's size the
+    budget less the cache wrapped round (unsigned) and the engine asked for exabytes, a
+    MemoryError (found by the native-safety audit; ``Solver`` asks for 1 MB or more)."""
+    rules = Rules.parse({"preset": "standard"})
+    rng = random.Random("ttable/tiny")
+    positions = []
+    while len(positions) < 5:
+        s = random_endgame({"preset": "standard"}, rng, 16)
+        if s is not None:
+            positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+    tiny, fresh = new_engine(rules, table_bytes), new_engine(rules, 1 << 20)
+    for e in (tiny, fresh):
+        e.set_moon_total(26)
+    for p in positions:
+        args = (*Solver._args(p), p.moon_state, p.side(p.to_move))
+        assert tiny.value(*args) == fresh.value(*args)
