@@ -524,12 +524,18 @@ def test_a_two_thread_solver_still_answers_in_a_forked_child() -> None:
     (it used to wait for threads that were not there)."""
     pos = endgames({}, 1, "fork", cards=(32, 32))[0]
     solver = Solver(table_mb=16, threads=2)
-    expected = answers(solver, pos)
+    _child_answers(solver, pos, answers(solver, pos), clear=True)
+
+
+def _child_answers(solver: Solver, pos: Position, expected: dict, clear: bool = False) -> None:
+    """Fork, and in the child ask ``solver`` (cleared first if ``clear``) about ``pos``: the
+    child must give ``expected`` within a minute."""
     pid = os.fork()
-    if pid == 0:  # the child: exit 0 only with the parent's answers
+    if pid == 0:  # the child: exit 0 only with the expected answers
         ok = False
         try:
-            solver.clear()
+            if clear:
+                solver.clear()
             ok = answers(solver, pos) == expected
         finally:
             os._exit(0 if ok else 1)
@@ -826,21 +832,26 @@ def test_a_signal_without_a_python_handler_cannot_be_watched() -> None:
 def test_ctrl_c_during_a_parallel_call_stops_its_threads_before_it_returns() -> None:
     """The threads of a parallel ``analyses`` went on with their questions after Ctrl-C had
     ended the call, into the next one, which found no idle engine to help its search."""
+    solver = Solver(table_mb=16, threads=2)
+    _ctrl_c_in_a_parallel_call(solver, 0.5)
+    assert solver._waiting == 0 and solver._lend() is not None
+    pos = endgames({}, 1, "after a parallel ctrl-c")[0]
+    assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
+
+
+def _ctrl_c_in_a_parallel_call(solver: Solver, after: float) -> None:
+    """Ctrl-C ``after`` seconds into a parallel ``analyses`` of four whole deals."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     watch_signal(signal.SIGINT)    # as at import, where the test runner might have ignored it
     try:
-        solver = Solver(table_mb=16, threads=2)
         many = [(Position.start(Deal.random(seed)), None) for seed in (2, 4, 11, 43)]
-        timer = threading.Timer(0.5, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
+        timer = threading.Timer(after, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
         timer.start()
         try:
             with pytest.raises(KeyboardInterrupt):
                 solver.analyses(many, partial=True)
         finally:
             timer.cancel()
-        assert solver._waiting == 0 and solver._lend() is not None
-        pos = endgames({}, 1, "after a parallel ctrl-c")[0]
-        assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -1282,19 +1293,9 @@ def _second_ctrl_c(solver: Solver, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(Solver, "_give_back", slow_give_back)
     monkeypatch.setattr(concurrent.futures, "wait", second_ctrl_c)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    watch_signal(signal.SIGINT)
     try:
-        many = [(Position.start(Deal.random(seed)), None) for seed in (2, 4, 11, 43)]
-        timer = threading.Timer(0.3, signal.pthread_kill, (threading.get_ident(), signal.SIGINT))
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                solver.analyses(many, partial=True)
-        finally:
-            timer.cancel()
+        _ctrl_c_in_a_parallel_call(solver, 0.3)
     finally:
-        signal.signal(signal.SIGINT, previous)
         monkeypatch.setattr(Solver, "_give_back", give_back)
     assert waits and solver._jobs_out, "the call's wait for its jobs was not cut short"
 
@@ -1329,18 +1330,4 @@ def test_a_child_forked_while_a_cut_short_calls_jobs_stop_gets_the_solver_anew(
     expected = answers(Solver(table_mb=16), pos)
     solver = Solver(table_mb=16, threads=2)
     _second_ctrl_c(solver, monkeypatch)
-    pid = os.fork()
-    if pid == 0:  # the child: exit 0 only with the right answers
-        ok = False
-        try:
-            ok = answers(solver, pos) == expected
-        finally:
-            os._exit(0 if ok else 1)
-    deadline = time.monotonic() + 30
-    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if done[0] == 0:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child's solver did not answer within 30 s")
-    assert os.waitstatus_to_exitcode(done[1]) == 0
+    _child_answers(solver, pos, expected)

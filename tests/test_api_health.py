@@ -3,6 +3,12 @@ that catches a wrong answer from the engine, and a bug answered as a problem wit
 traceback (SPEC §5: a 5xx is for the service's faults, never for bad input)."""
 from __future__ import annotations
 
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from api import create_app, service
@@ -58,32 +64,36 @@ def test_a_health_check_allocates_the_workers_table_before_any_request() -> None
     assert solver.engines == engines
 
 
+def _in_a_worker_of_too_little_memory(requests: str) -> tuple[list, list[str]]:
+    """Run ``requests`` (Python, making ``client`` requests and printing a JSON answer) in a
+    process whose memory limit (``ulimit -v``, 1 GiB) leaves room for Python and the app but
+    not for its table of 2048 MB: the answer printed, and the message of each error logged."""
+
+    script = ("import json\n"
+              "from api import create_app\n"
+              "client = create_app({'SOLVER_TABLE_MB': 2048}).test_client()\n" + requests)
+    limit = 1 << 30
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parent.parent,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    return (json.loads(run.stdout),
+            [line.split("] ERROR in ")[1].split(": ", 1)[1] for line in run.stderr.splitlines()])
+
+
 def test_health_is_unavailable_when_the_workers_table_does_not_fit() -> None:
     """Under a memory limit (``ulimit -v``) below the worker's table, ``/health`` answered "ok"
     from its small solver while every request was a 503: now it is a 503 too, with one log line
     that names the setting to lower."""
-    import json
-    import resource
-    import subprocess
-    import sys
-
-    script = ("import json\n"
-              "from api import create_app\n"
-              "client = create_app({'SOLVER_TABLE_MB': 2048}).test_client()\n"
-              "resp = client.get('/api/v1/health')\n"
-              "print(json.dumps([resp.status_code, resp.get_json()]))\n")
-    limit = 1 << 30     # room for Python and the app, not for the table
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
-    assert run.returncode == 0, run.stderr
-    status, body = json.loads(run.stdout)
+    (status, body), errors = _in_a_worker_of_too_little_memory(
+        "resp = client.get('/api/v1/health')\n"
+        "print(json.dumps([resp.status_code, resp.get_json()]))\n")
     assert status == 503 and body["type"].endswith(":unavailable")
     assert body["detail"] == ("this worker is out of memory: cannot allocate a transposition "
                               "table of 2147483648 bytes")
-    assert "Traceback" not in run.stderr
-    assert [line.split("] ERROR in ")[1].split(": ", 1)[1] for line in run.stderr.splitlines()] == [
-        "Health check failed: out of memory: cannot allocate a transposition table of 2147483648 "
-        "bytes (a smaller HEARTS_DD_SOLVER_TABLE_MB may fit)"]
+    assert errors == ["Health check failed: out of memory: cannot allocate a transposition table "
+                      "of 2147483648 bytes (a smaller HEARTS_DD_SOLVER_TABLE_MB may fit)"]
 
 
 def test_a_bug_in_a_request_is_a_500_problem_without_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,33 +118,17 @@ def test_a_worker_out_of_memory_is_a_503_and_one_log_line() -> None:
     log, and an ``annotate`` stream was cut off at its first record, while ``/health`` (a small
     solver of its own) answered "ok". Now a 503 ``unavailable``, one log line that names the
     setting to lower, and each record of a stream its error, as ``hearts-dd annotate`` gives."""
-    import json
-    import resource
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
-    script = ("import json\n"
-              "from api import create_app\n"
-              "client = create_app({'SOLVER_TABLE_MB': 2048}).test_client()\n"
-              f"one = client.post('/api/v1/analyze', json={SMALL!r})\n"
-              "pbn = open('data/sample.pbn', 'rb').read()\n"
-              "stream = client.post('/api/v1/annotate', data=pbn, content_type='text/plain')\n"
-              "print(json.dumps([one.status_code, one.get_json(), stream.status_code,\n"
-              "                  stream.get_data(as_text=True)]))\n")
-    limit = 1 << 30     # room for Python and the app, not for the table
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                         cwd=root, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
-    assert run.returncode == 0, run.stderr
-    status, body, stream_status, stream = json.loads(run.stdout)
+    (status, body, stream_status, stream), errors = _in_a_worker_of_too_little_memory(
+        f"one = client.post('/api/v1/analyze', json={SMALL!r})\n"
+        "pbn = open('data/sample.pbn', 'rb').read()\n"
+        "stream = client.post('/api/v1/annotate', data=pbn, content_type='text/plain')\n"
+        "print(json.dumps([one.status_code, one.get_json(), stream.status_code,\n"
+        "                  stream.get_data(as_text=True)]))\n")
     assert status == 503 and body["type"].endswith(":unavailable")
     assert body["detail"] == "this worker is out of memory; the error is in its log"
-    assert "Traceback" not in run.stderr
     said = "Out of memory: POST /api/v1/%s: cannot allocate a transposition table of 2147483648 " \
            "bytes (a smaller HEARTS_DD_SOLVER_TABLE_MB may fit)"
-    assert [line.split("] ERROR in ")[1].split(": ", 1)[1] for line in run.stderr.splitlines()] == [
-        said % "analyze", said % "annotate"]
+    assert errors == [said % "analyze", said % "annotate"]
     records = [json.loads(line) for line in stream.splitlines()]
     assert stream_status == 200 and len(records) == 5
     assert all(r["players"] is None and r["error"].endswith(
