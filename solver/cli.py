@@ -17,7 +17,7 @@ from click.shell_completion import CompletionItem
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
 from .batch import default_jobs
 from .cards import Seat
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, LineInput, Seconds, as_written,
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          live_display, os_error_line, plain_where_needed, progress, rules_option,
                          standard_streams, stdout_failed, temporary_files)
@@ -26,7 +26,7 @@ from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
-from .position_lines import answer_lines, read_position_lines
+from .position_lines import LineInput, answer_lines, read_position_lines
 from .report import render, render_line, render_weighing, status_line
 from .results import out_of_time
 from .rules import Rules

@@ -8,7 +8,7 @@ and optionally ``id``, any JSON value handed back with the answer. Blank lines a
 Each answer is one JSON object: ``index`` (0-based, counting the lines that are not blank),
 ``id`` when given, the object of ``hearts-dd analyze --json`` (SPEC §4), and ``error`` (null,
 or one line naming the input line and what is wrong with it). A bad line is answered with its
-error and never stops the others.
+error and never stops the others. ``LineInput`` reads such lines from a stream as they come.
 
 >>> from solver.analysis import Solver
 >>> deal = '"deal": "N:A..2. K..3. Q..4. .J.5.", "leader": "N"'
@@ -20,23 +20,28 @@ error and never stops the others.
 """
 from __future__ import annotations
 
+import codecs
+import io
 import json
+import os
 import re
+import select
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any, BinaryIO
 
 from .analysis import Solver
-from .bounded_lines import BLANKS, MAX_LINE, bounded_lines, is_cut
+from .bounded_lines import BLANKS, MAX_LINE, bounded_lines, count_lines, is_cut
 from .cards import Seat
 from .deal import Deal
 from .errors import HeartsError, JsonError, LeaderNeeded, json_type, read_json
+from .pbn import wide_encoding
 from .position import Position
 from .results import Analysis, out_of_time
 from .rules import STANDARD, Rules
 
-__all__ = ["PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
+__all__ = ["LineInput", "PositionLine", "read_position_lines", "read_position_objects", "answer_lines",
            "answer_batch"]
 
 FIELDS = ("deal", "play", "rules", "leader", "player", "id")
@@ -257,3 +262,125 @@ def _in_order(solver: Solver, questions: list[tuple[Position, list[Seat] | None]
         thread.join()
     if failed:
         raise failed[0]
+
+
+class LineInput:
+    """The text lines of a binary stream (standard input, a file) read from its descriptor, for
+    ``analyze --input``, which can say whether a line is there to be read without waiting
+    (``more_now``). A buffered text stream reads ahead where ``select`` does not see it: the
+    lines a bot wrote at once, its sampled deals, were then solved one at a time, one thread
+    busy. UTF-8 with an optional BOM, bytes that are not UTF-8 passed on as surrogates, or
+    Windows' "Unicode" text (UTF-16, as PowerShell's ``>`` writes, or UTF-32: read as UTF-8,
+    each line was 'not UTF-8 text' and the zero byte after each newline another line), told
+    from the first bytes as the PBN reader tells it; lines ending at "\\n" alone (a lone "\\r"
+    is JSON whitespace)."""
+
+    BLOCK = 1 << 16
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.name = getattr(stream, "name", "-")
+        self._stream = stream
+        try:
+            self._fd: int | None = stream.fileno()
+        except (OSError, ValueError):   # (no descriptor: read as a file, its reads then fail)
+            self._fd = None
+        self._decode: Callable[..., str] | None = None     # (once the first bytes tell which)
+        self._head = b""
+        self._text = ""
+        self._start = 0     # where the next line starts in _text
+        self._ended = False
+
+    def readline(self, limit: int = -1, /) -> str:
+        """The next line with its "\\n", or its first ``limit`` characters; "" at the end."""
+        seen = self._start      # (the text before it holds no line end: not searched again)
+        while True:
+            end = self._text.find("\n", seen)
+            cut = -1 if limit < 0 else self._start + limit
+            if end >= 0 and (cut < 0 or end < cut):
+                return self._take(end + 1)
+            if cut >= 0 and len(self._text) >= cut:
+                return self._take(cut)
+            if self._ended:
+                return self._take(len(self._text))
+            seen = len(self._text) - self._start
+            self._text = self._text[self._start:]
+            self._start = 0
+            self._fill()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.readline, "")
+
+    def _fill(self) -> None:
+        """One read of the stream added to the text (waiting only if nothing is there)."""
+        data = (os.read(self._fd, self.BLOCK) if self._fd is not None
+                else self._stream.read(self.BLOCK))
+        self._ended = not data
+        if self._decode is None:
+            self._head += data
+            # (a whole line with no zero byte is no UTF-16 or UTF-32: a short first line,
+            # "{}", is answered without waiting for the bytes after it)
+            short_line = b"\n" in self._head and b"\0" not in self._head
+            if len(self._head) < 4 and not self._ended and not short_line:
+                return
+            wide = wide_encoding(self._head[:4])
+            self._decode = codecs.getincrementaldecoder(wide or "utf-8")(
+                "replace" if wide else "surrogateescape").decode
+            data, self._head = self._head, b""
+            # the BOM taken off here, whole (the head holds 4 bytes, or all there are): the
+            # "utf-8-sig" decoder kept an input of 1 or 2 bytes that begin one, 0xEF, waiting
+            # for the rest, and the end lost them, a line that was 'not UTF-8 text' read as none
+            if not wide and data.startswith(codecs.BOM_UTF8):
+                data = data[len(codecs.BOM_UTF8):]
+        self._text += self._decode(data, final=self._ended)
+
+    def _take(self, end: int) -> str:
+        line = self._text[self._start:end]
+        self._start = end
+        return line
+
+    @staticmethod
+    def count(stream: BinaryIO) -> int:
+        """The lines of a file, not blank, as this reads them (a progress bar's total): those
+        of its text in UTF-16 or UTF-32, whose bytes split at each 0x0A are no lines (the total
+        was twice the lines, and one more).
+
+        >>> LineInput.count(io.BytesIO("{}\\n\\n{}\\n".encode("utf-16")))
+        2
+        """
+        wide = wide_encoding(stream.read(4))
+        stream.seek(0)
+        if wide is None:
+            return count_lines(stream)
+        text = io.TextIOWrapper(stream, encoding=wide, errors="replace", newline="\n")
+        try:
+            return count_lines(_Utf8(text))
+        finally:
+            text.detach()
+
+    def more_now(self) -> bool:
+        """Whether a position's line (or the end) can be read without waiting: one read ahead
+        already, or on the descriptor (or no descriptor to ask). Blank lines do not count: a
+        question followed by one waited for the next question."""
+        scan = self._start
+        while True:
+            end = self._text.find("\n", scan)
+            if end >= 0:
+                if self._text[scan:end].strip(BLANKS):
+                    return True
+                scan = end + 1
+            elif self._ended or self._fd is None or len(self._text) - scan >= self.BLOCK:
+                return True
+            elif select.select([self._fd], [], [], 0)[0]:
+                self._fill()    # (what is there: the lines after it, if any, are read in turn)
+            else:
+                return False
+
+
+class _Utf8:
+    """A text stream read as UTF-8 bytes (for ``count_lines``)."""
+
+    def __init__(self, text: IO[str]) -> None:
+        self._text = text
+
+    def read(self, size: int) -> bytes:
+        return self._text.read(size).encode("utf-8")

@@ -22,10 +22,9 @@ from signals import as_in_a_terminal
 from solver.analysis import Solver
 from solver.bounded_lines import MAX_LINE
 from solver.cards import Seat
-from solver.cli_common import LineInput
 from solver.deal import Deal
 from solver.position import Position
-from solver.position_lines import answer_lines, read_position_lines
+from solver.position_lines import LineInput, answer_lines, read_position_lines
 from solver.rules import Rules
 from strategies import PROPERTY, rule_specs
 from terminal import open_terminal, shown
