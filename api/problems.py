@@ -162,6 +162,12 @@ def _drain_body() -> None:
             left -= len(chunk)
 
 
+def log_out_of_memory(e: MemoryError) -> None:
+    """One log line for a request the worker had no memory to solve, naming the setting."""
+    current_app.logger.error("Out of memory: %s %s: %s (a smaller HEARTS_DD_SOLVER_TABLE_MB may fit)",
+                             request.method, request.path, str(e) or "no reason given")
+
+
 def install(app: APIFlask) -> None:
     """Route every error the app can meet to a problem response."""
 
@@ -210,9 +216,7 @@ def install(app: APIFlask) -> None:
     def on_no_memory(e: MemoryError) -> Response:
         # (the worker's table, allocated at its first request, beyond a memory limit: a 500
         # and a traceback in the log for each request, while /health answered "ok")
-        current_app.logger.error("Out of memory: %s %s: %s (a smaller HEARTS_DD_SOLVER_TABLE_MB "
-                                 "may fit)", request.method, request.path,
-                                 str(e) or "no reason given")
+        log_out_of_memory(e)
         return problem_of("unavailable", "this worker is out of memory; the error is in its log")
 
     @app.errorhandler(Exception)

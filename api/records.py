@@ -39,7 +39,7 @@ from solver.writers import make_writer
 from .config import API_PREFIX
 from .docs import problem_responses
 from .kinds import PROBLEM_TYPE_KEY, TYPE_PREFIX
-from .problems import ApiProblem
+from .problems import ApiProblem, log_out_of_memory
 from .schemas import AnnotateQuery
 from .solving import CLIENT_GONE_KEY, alive, budget, client_watched, turn
 
@@ -111,10 +111,7 @@ def _annotated(records: Iterator[Record], options: AnnotateOptions, fmt: str) ->
                 except MemoryError as e:    # (as annotate's workers answer it: the stream
                     # was cut off at its first record, a 500, with a traceback in the log)
                     if not short_of_memory:
-                        current_app.logger.error(
-                            "Out of memory: %s %s: %s (a smaller HEARTS_DD_SOLVER_TABLE_MB may "
-                            "fit)", request.method, request.path,
-                            str(e) or "no reason given")
+                        log_out_of_memory(e)
                     short_of_memory = True
                     result = not_annotated(record, f"out of memory ({e})", options)
             if request.environ.get(CLIENT_GONE_KEY):    # (not the next record solved for nobody)

@@ -443,9 +443,10 @@ class Solver:
         parallel call still holds one (a second Ctrl-C leaves them finishing)."""
         # (a second Ctrl-C cut short the last call's wait for its jobs: they are stopping, and
         # until they have, their searches run on engines this call would set up anew)
-        if self._pool_pid == os.getpid():   # (a child has not the threads to wait for)
-            concurrent.futures.wait(self._jobs)
-        self._jobs = []
+        if self._jobs:
+            if self._pool_pid == os.getpid():   # (a child has not the threads to wait for)
+                concurrent.futures.wait(self._jobs)
+            self._jobs = []
         if self.threads > 1 and not self._jobs_out and self._free.qsize() < len(self._engines):
             self._free = queue.LifoQueue()
             for e in reversed(self._engines):  # the table's owner first
@@ -614,6 +615,7 @@ class Solver:
             # a call left early (Ctrl-C, which stops their searches too) waits for the items
             # its threads are on: they hold engines that the next call may set up anew
             concurrent.futures.wait(jobs)
+            self._jobs = []     # (all over: the next call has none to wait for)
             # an error's traceback holds the frame of ``work``, which holds ``failed``: kept in
             # it, the cycle kept the solver and its table alive until a garbage collection
             error = failed[0] if failed else None

@@ -1,6 +1,7 @@
 """``hearts-dd serve``: the HTTP API (``api/``) under gunicorn, never Flask's development server."""
 from __future__ import annotations
 
+import argparse
 import os
 import runpy
 import shlex
@@ -90,10 +91,12 @@ def settings_problem() -> str | None:
     conf = runpy.run_path(str(gunicorn_config()))
     timeouts = {"timeout": conf["timeout"], "graceful_timeout": conf["graceful_timeout"]}
     try:
-        timeouts.update(gunicorn_env_timeouts())
+        args = gunicorn_env_args()
     except ValueError as e:
         return f"GUNICORN_CMD_ARGS: {e}"
-    if problem := temporary_problem():
+    timeouts.update(_timeouts(args))
+    # (a --worker-tmp-dir given is checked with the other files: gunicorn_env_args)
+    if getattr(args, "worker_tmp_dir", None) is None and (problem := temporary_problem()):
         return problem
     return budget_problem(app.config, timeouts["timeout"], timeouts["graceful_timeout"],
                           conf["BUDGET_MARGIN"])
@@ -104,9 +107,6 @@ def temporary_problem() -> str | None:
     is given: no temporary directory is writable (a read-only container's /tmp, /var/tmp and
     working directory). gunicorn logged a page of traceback from its main loop as it forked
     the first worker, and stopped with exit status 255."""
-    argv = shlex.split(os.environ.get("GUNICORN_CMD_ARGS", ""))
-    if any(a.partition("=")[0] == "--worker-tmp-dir" for a in argv):
-        return None         # (checked with the other files: gunicorn_env_timeouts)
     try:
         tempfile.gettempdir()
     except OSError:
@@ -117,7 +117,17 @@ def temporary_problem() -> str | None:
 
 
 def gunicorn_env_timeouts() -> dict[str, int]:
-    """The timeouts ``GUNICORN_CMD_ARGS`` sets, read with gunicorn's own parser, as gunicorn
+    """The timeouts ``GUNICORN_CMD_ARGS`` sets (``gunicorn_env_args``)."""
+    return _timeouts(gunicorn_env_args())
+
+
+def _timeouts(args: argparse.Namespace) -> dict[str, int]:
+    return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
+            if getattr(args, name, None) is not None}
+
+
+def gunicorn_env_args() -> argparse.Namespace:
+    """The settings ``GUNICORN_CMD_ARGS`` gives, read with gunicorn's own parser, as gunicorn
     reads them over the config file; ValueError for arguments gunicorn would refuse (it would
     print its whole usage, or a blank line and the error), for no workers (which gunicorn
     takes, and then answers nobody), for a log level gunicorn does not know (which it takes
@@ -169,8 +179,7 @@ def gunicorn_env_timeouts() -> dict[str, int]:
             config.worker_class                 # (imported as gunicorn will: a page if not found)
         except Exception:
             raise ValueError(f"--worker-class {args.worker_class}: no such worker class") from None
-    return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
-            if getattr(args, name, None) is not None}
+    return args
 
 
 def path_problem(path: str, kind: str) -> str | None:
