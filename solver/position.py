@@ -181,7 +181,7 @@ class Position:
     def __repr__(self) -> str:
         # what makes the position again, not its deal's masks, every rule value and its state
         play = " ".join(map(str, self.played))
-        return (f"Position.from_play({self.deal!r}, {self.rules._short()!r}, {play!r}, "
+        return (f"Position.from_play({self.deal!r}, {self.rules.shortest()!r}, {play!r}, "
                 f"leader={str(self.leader0)!r})")
 
     def to_json(self) -> dict[str, Any]:

@@ -208,13 +208,13 @@ class Rules:
 
     def __repr__(self) -> str:
         # the rules as they are read, not 64 values by card index, and code that makes them again
-        return f"Rules.parse({self._short()!r})"
+        return f"Rules.parse({self.shortest()!r})"
 
-    def _short(self) -> str | dict[str, Any]:
+    def shortest(self) -> str | dict[str, Any]:
         """What ``parse`` reads these rules from, shortest: the preset's name, or the preset
         (unless standard) and what differs from it.
 
-        >>> Rules.parse({"preset": "omnibus", "moon": "none", "values": {"H": 2}})._short()
+        >>> Rules.parse({"preset": "omnibus", "moon": "none", "values": {"H": 2}}).shortest()
         {'preset': 'omnibus', 'values': {'H': 2}, 'moon': 'none'}
         """
         base = _preset(self.preset)
@@ -258,7 +258,7 @@ class Rules:
         >>> Rules.parse({"preset": "standard", "moon": "none", "values": {"H": 2, "DJ": -10}}).describe()
         'standard with values={"H": 2, "DJ": -10}, moon="none"'
         """
-        short = self._short()
+        short = self.shortest()
         changed = [] if isinstance(short, str) else [f"{key}={json.dumps(value)}"
                                                      for key, value in short.items() if key != "preset"]
         return f"{self.preset} with " + ", ".join(changed) if changed else self.preset

@@ -227,3 +227,11 @@ def test_a_rules_repr_is_short_and_makes_the_rules_again(spec: dict) -> None:
     assert eval(repr(rules)) == rules and len(repr(rules)) < 300
     assert repr(Rules.parse("omnibus")) == "Rules.parse('omnibus')"
     assert repr(Rules.parse({"moon": "none"})) == "Rules.parse({'moon': 'none'})"
+
+
+@PROPERTY
+@given(rule_specs())
+def test_the_shortest_form_goes_through_json_and_parses_to_the_same_rules(spec: dict) -> None:
+    rules = Rules.parse(spec)
+    assert Rules.parse(json.loads(json.dumps(rules.shortest()))) == rules
+    assert len(json.dumps(rules.shortest())) <= len(json.dumps(rules.to_dict()))
