@@ -34,7 +34,9 @@ def _spelled(options: tuple[str, ...]) -> BeforeValidator:
 # choices in either case, 2.0 for 2 (``Rules.parse``)
 SeatInput = Annotated[SeatName, _spelled(("N", "E", "S", "W"))]
 PresetInput = Annotated[PresetName, _spelled(tuple(PRESETS))]
-RuleValue = Annotated[int, BeforeValidator(whole_value), Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
+# (the bounds before the validator: after it, pydantic writes them into the schema as `ge` and
+# `le`, which are no JSON Schema keywords, and the document allowed any integer)
+RuleValue = Annotated[int, Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT), BeforeValidator(whole_value)]
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 EXAMPLE_PLAY = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK "

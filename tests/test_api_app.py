@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, Iterator, cast
 from urllib.parse import urljoin
 
 import pytest
 
 from api import create_app
+from solver.rules import VALUE_LIMIT
 
 
 def test_the_docs_page_needs_nothing_from_another_host() -> None:
@@ -72,3 +74,40 @@ def test_the_docs_page_and_the_document_find_the_service_where_its_clients_see_i
     assert document_url == public + "openapi.json"
     spec = client.get("/openapi.json", base_url=served_at).get_json()
     assert urljoin(document_url, spec["servers"][0]["url"]) == public
+
+
+# -- the OpenAPI document as a client's generator reads it ----------------------------------
+def _document() -> dict[str, Any]:
+    return cast(dict[str, Any], create_app().test_client().get("/openapi.json").get_json())
+
+
+def _nodes(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object in the document, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _nodes(value)
+
+
+def test_the_document_bounds_rule_values_as_the_service_does() -> None:
+    """A rule value's bounds were in the document as pydantic's ``ge`` and ``le``, which are no
+    JSON Schema keywords: the document let a client send ``{"values": {"SQ": 5000}}`` or
+    ``{"trick_points": 5000}``, and the service refused both 422."""
+    spec = _document()
+    numbers = [n for n in _nodes(spec) if n.get("type") in ("integer", "number")]
+    assert not [n for n in numbers if {"ge", "gt", "le", "lt"} & n.keys()]
+    rule_sets = [s for s in spec["components"]["schemas"].values() if s.get("title") == "RuleSet"]
+    assert rule_sets
+    for rule_set in rule_sets:
+        for bounded in (rule_set["properties"]["values"]["additionalProperties"],
+                        rule_set["properties"]["trick_points"]):
+            assert (bounded["minimum"], bounded["maximum"]) == (-VALUE_LIMIT, VALUE_LIMIT)
+    client = create_app({"SOLVER_NODE_LIMIT": 20_000}).test_client()
+    deal = "N:.A..2 .2..3 .3..4 .4..5"
+    for rules in ({"values": {"SQ": VALUE_LIMIT + 1}}, {"trick_points": -VALUE_LIMIT - 1}):
+        assert client.post("/api/v1/analyze", json={"deal": deal, "rules": rules}).status_code == 422
+    for rules in ({"values": {"SQ": VALUE_LIMIT}}, {"trick_points": -VALUE_LIMIT}):
+        assert client.post("/api/v1/analyze", json={"deal": deal, "rules": rules}).status_code == 200
