@@ -16,7 +16,7 @@ from flask import Blueprint
 
 from . import positions, problems, records, service, solving
 from .config import API_PREFIX, DEFAULTS, checked, from_environment
-from .docs import add_problem_schema
+from .docs import add_problem_schema, shared_schemas
 
 DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
 
@@ -74,8 +74,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
 
 
 def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies."""
-    spec = records.document_body(add_problem_schema(spec))
+    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies, one
+    component for each model."""
+    spec = shared_schemas(records.document_body(add_problem_schema(spec)))
     for path in spec.get("paths", {}).values():
         for operation in path.values():
             if "requestBody" in operation:

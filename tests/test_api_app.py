@@ -9,6 +9,7 @@ from urllib.parse import urljoin
 import pytest
 
 from api import create_app
+from api.docs import shared_schemas
 from solver.rules import VALUE_LIMIT
 
 
@@ -111,3 +112,30 @@ def test_the_document_bounds_rule_values_as_the_service_does() -> None:
         assert client.post("/api/v1/analyze", json={"deal": deal, "rules": rules}).status_code == 422
     for rules in ({"values": {"SQ": VALUE_LIMIT}}, {"trick_points": -VALUE_LIMIT}):
         assert client.post("/api/v1/analyze", json={"deal": deal, "rules": rules}).status_code == 200
+
+
+def test_each_model_is_one_component_that_every_reference_finds() -> None:
+    """APIFlask registered a body's models under the body's name: nine copies of ``RuleSet``
+    (``AnalyzeRequest.RuleSet``, ``AnalyzeResult.RuleSet``, ...) and two of ``Line``, ``MoveValue``
+    and ``PlayerValue``, each with the model's title. openapi-python-client refused the
+    duplicates and generated no function for analyze, analyses, samples or moon."""
+    spec = _document()
+    schemas = spec["components"]["schemas"]
+    titles = [schema.get("title", name) for name, schema in schemas.items()]
+    assert not {t for t in titles if titles.count(t) > 1}
+    assert {"RuleSet", "Line", "MoveValue", "PlayerValue", "FieldProblem"} <= schemas.keys()
+    refs = {node["$ref"] for node in _nodes(spec) if "$ref" in node}
+    assert refs and {ref.removeprefix("#/components/schemas/") for ref in refs} <= schemas.keys()
+    assert all(ref.startswith("#/components/schemas/") for ref in refs)
+
+
+def test_copies_of_a_model_that_differ_stay_apart() -> None:
+    rule = {"type": "string"}
+    spec = {"components": {"schemas": {
+        "A": {"$ref": "#/components/schemas/A.Same"}, "A.Same": rule, "B.Same": dict(rule),
+        "A.Other": {"type": "integer"}, "B.Other": rule,
+        "C": {"items": {"$ref": "#/components/schemas/B.Other"}}}}}
+    schemas = shared_schemas(spec)["components"]["schemas"]
+    assert schemas == {"A": {"$ref": "#/components/schemas/Same"}, "Same": rule,
+                       "A.Other": {"type": "integer"}, "B.Other": rule,
+                       "C": {"items": {"$ref": "#/components/schemas/B.Other"}}}
