@@ -53,7 +53,7 @@ MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": 
 
 @bp.post("/annotate")
 @bp.input(AnnotateQuery, location="query", arg_name="query")
-@bp.doc(responses=problem_responses(400, 413, 422))
+@bp.doc(operation_id="annotate", responses=problem_responses(400, 413, 422))
 def annotate(query: AnnotateQuery) -> Response:
     """Annotate PBN hand records, streamed record by record
 

@@ -139,3 +139,14 @@ def test_copies_of_a_model_that_differ_stay_apart() -> None:
     assert schemas == {"A": {"$ref": "#/components/schemas/Same"}, "Same": rule,
                        "A.Other": {"type": "integer"}, "B.Other": rule,
                        "C": {"items": {"$ref": "#/components/schemas/B.Other"}}}
+
+
+def test_every_operation_has_its_own_operation_id() -> None:
+    """No operation had an ``operationId``: a generated client named its functions after the
+    paths (``post_api_v1_analyze``, and so on), which change with the version prefix."""
+    spec = _document()
+    ids = [operation.get("operationId") for operations in spec["paths"].values()
+           for operation in operations.values()]
+    assert all(isinstance(i, str) and re.fullmatch(r"[a-z][A-Za-z]*", i) for i in ids), ids
+    assert len(set(ids)) == len(ids)
+    assert spec["paths"]["/api/v1/analyze"]["post"]["operationId"] == "analyze"
