@@ -38,6 +38,12 @@ PresetInput = Annotated[PresetName, _spelled(tuple(PRESETS))]
 # `le`, which are no JSON Schema keywords, and the document allowed any integer)
 RuleValue = Annotated[int, Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT), BeforeValidator(whole_value)]
 
+# 2.0 for 2 in a count or a seed too: JSON Schema's integer is any number with no fraction
+# (the document's readers send it so), and a JSON writer may write whole numbers so; up to 2**53,
+# where every integer is a float, so that no seed is silently another
+_WHOLE = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer()
+                         and abs(v) <= 2 ** 53 else v)
+
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 EXAMPLE_PLAY = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK "
                 "C7 S7 H5 HT H4 H2 CA D3 S6 H6 HJ S9 HQ H3")
@@ -129,8 +135,9 @@ class SamplesRequest(PositionRequest):
     seat: Optional[SeatInput] = Field(None, description="the seat that cannot tell the deals "
                                      "apart (its hand is kept); the player to move when omitted "
                                      "(with `deal`)")
-    count: int = Field(20, ge=1, le=1000, description="how many deals")
-    seed: Optional[int] = Field(None, ge=0, lt=2 ** 63, description="makes the draw repeatable")
+    count: Annotated[int, Field(ge=1, le=1000), _WHOLE] = Field(20, description="how many deals")
+    seed: Optional[Annotated[int, Field(ge=0, lt=2 ** 63), _WHOLE]] = Field(
+        None, description="makes the draw repeatable")
     known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "
                                             "was dealt (those it passed, say), by seat: "
                                             "`{\"E\": \"SQ H2 H3\"}`",

@@ -533,6 +533,24 @@ def test_samples_name_what_is_wrong(extra, field, words):
     assert resp.get_json()["detail"].startswith(f"{field}") and words in resp.get_json()["detail"]
 
 
+def test_samples_take_a_count_and_seed_written_as_whole_numbers_with_a_point():
+    """The document's ``count`` and ``seed`` are JSON Schema integers, which 3.0 is (a number
+    without a fraction), as a rule value of 2.0 is 2 (``Rules.parse``); they were refused 422,
+    "expected an integer, got number"."""
+    client = create_app({}).test_client()
+    body = {"deal": FULL_DEAL, "play": "C2 C6 C5 CT"}
+    whole = client.post("/api/v1/samples", json={**body, "count": 3, "seed": 7})
+    pointed = client.post("/api/v1/samples", json={**body, "count": 3.0, "seed": 7.0})
+    assert whole.status_code == pointed.status_code == 200, pointed.get_data(as_text=True)
+    assert pointed.data == whole.data
+    for extra, words in (({"count": 2.5}, "count: expected an integer, got number"),
+                         ({"count": 1001.0}, "count: input should be less than or equal to 1000"),
+                         ({"seed": -1.0}, "seed: input should be greater than or equal to 0"),
+                         ({"seed": 2.0 ** 60}, "seed: expected an integer, got number")):
+        resp = client.post("/api/v1/samples", json={**body, **extra})
+        assert resp.status_code == 422 and resp.get_json()["detail"] == words, resp.get_json()
+
+
 def test_analyses_share_the_budget_to_reach_an_easy_position_behind_a_hard_one():
     app = create_app({"SOLVER_TIME_LIMIT": 2.0})
     hard, easy = {"deal": Deal.random(79).pbn(), "player": "N"}, request_of(CASES[0])
