@@ -179,10 +179,14 @@ def document_body(spec: dict[str, Any]) -> dict[str, Any]:
     """The request body is PBN text and the answer a stream, which APIFlask cannot declare."""
     op = spec.get("paths", {}).get(ANNOTATE_PATH, {}).get("post")
     if op is not None:
+        # (as bytes too: openapi-python-client, for one, cannot send a text/plain body, and
+        # generated no annotate at all)
         op["requestBody"] = {"required": True, "description": "PBN text (UTF-8 or Latin-1; UTF-16 "
                              "with a byte-order mark); the Content-Type is not looked at "
-                             "(text/plain, application/x-pbn, ...)",
-                             "content": {"text/plain": {"schema": {"type": "string"}}}}
+                             "(text/plain, application/octet-stream, application/x-pbn, ...)",
+                             "content": {"text/plain": {"schema": {"type": "string"}},
+                                         "application/octet-stream": {
+                                             "schema": {"type": "string", "format": "binary"}}}}
         op["responses"]["200"] = {
             "description": "one annotation per record, in input order, streamed as each is done",
             "content": {media: {"schema": {"type": "string"}} for media in MEDIA_TYPES.values()}}
