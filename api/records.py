@@ -190,4 +190,17 @@ def document_body(spec: dict[str, Any]) -> dict[str, Any]:
         op["responses"]["200"] = {
             "description": "one annotation per record, in input order, streamed as each is done",
             "content": {media: {"schema": {"type": "string"}} for media in MEDIA_TYPES.values()}}
+        for param in op.get("parameters", []):
+            param["schema"] = _not_null(param["schema"])
     return spec
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """An optional query parameter's schema without pydantic's null: a query string has none to
+    send (``?rules=`` and ``?rules=null`` are refused 422); a client leaves the parameter out."""
+    branches = schema.get("anyOf", [])
+    values = [b for b in branches if b != {"type": "null"}]
+    if len(values) != 1 or len(branches) != 2:
+        return schema
+    rest = {k: v for k, v in schema.items() if k != "anyOf" and not (k == "default" and v is None)}
+    return {**values[0], **rest}
