@@ -69,14 +69,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     problems.install(app)
     solving.init_app(app)
     # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str
-    app.spec_processor(_finish_spec)  # type: ignore[arg-type]
+    app.spec_processor(lambda spec: _finish_spec(spec, app.config))  # type: ignore[arg-type]
     return app
 
 
-def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
+def _finish_spec(spec: dict[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
     """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies, one
-    component for each model."""
+    component for each model, and the limits of this service's settings."""
     spec = shared_schemas(records.document_body(add_problem_schema(spec)))
+    analyses = spec.get("components", {}).get("schemas", {}).get("AnalysesRequest")
+    if analyses is not None:   # (HEARTS_DD_ANALYSES_MAX_POSITIONS: more are refused 422)
+        analyses["properties"]["positions"]["maxItems"] = config["ANALYSES_MAX_POSITIONS"]
     for path in spec.get("paths", {}).values():
         for operation in path.values():
             if "requestBody" in operation:

@@ -500,6 +500,18 @@ def test_analyses_takes_as_many_positions_as_its_setting() -> None:
     assert resp.status_code == 422 and "at most 1000" in resp.get_json()["detail"]
 
 
+@pytest.mark.parametrize("limit", [3, 1000])
+def test_the_document_gives_the_most_positions_analyses_takes(limit: int) -> None:
+    """The document set no ``maxItems`` on ``positions``: a client checking a request against
+    it sent 1,001 positions and was refused 422 "at most 1000"."""
+    client = create_app({} if limit == 1000 else {"ANALYSES_MAX_POSITIONS": limit}).test_client()
+    spec = client.get("/openapi.json").get_json()
+    positions = spec["components"]["schemas"]["AnalysesRequest"]["properties"]["positions"]
+    assert (positions["minItems"], positions["maxItems"]) == (1, limit)
+    assert client.post("/api/v1/analyses", json={"positions": [{}] * limit}).status_code == 200
+    assert client.post("/api/v1/analyses", json={"positions": [{}] * (limit + 1)}).status_code == 422
+
+
 @pytest.mark.parametrize("body, field, words", [
     ({"hand": "KQ97.Q9.AK54.J75", "play": "C2"}, None, "`hand` goes with `seat` and without `deal`"),
     ({"hand": "KQ97.Q9.AK54.J75", "seat": "S", "deal": FULL_DEAL}, None, "`hand` goes with `seat`"),
