@@ -118,6 +118,11 @@ class SamplesRequest(PositionRequest):
     """A position, or a seat's view of one (its hand and the play), and the seat whose view
     the sampled deals keep."""
 
+    # (a hand's example as a request's: with the position's, it is `hand` and `deal` at once)
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"},
+        {"hand": "KQ97.Q9.AK54.J75", "seat": "S"}]})
+
     # (optional here alone: a position's other fields are read as everywhere else)
     deal: Optional[str] = Field(None, max_length=256,  # type: ignore[assignment]
                                 description="PBN deal, as for `/analyze`; or give `hand` "
@@ -125,8 +130,7 @@ class SamplesRequest(PositionRequest):
     hand: Optional[str] = Field(None, max_length=256, description="instead of `deal`: the 13 "
                                 "cards `seat` was dealt (those it has played too), as card "
                                 "names or a PBN hand, for a player that sees only its own cards "
-                                "and the play; `seat` is then required",
-                                examples=["KQ97.Q9.AK54.J75"])
+                                "and the play; `seat` is then required")
     leader: Optional[SeatInput] = Field(None, description="seat leading trick 1: with `deal`, "
                                        "needed with a free first lead (or a deal without "
                                        "clubs); with `hand`, only while `seat` has not played "
@@ -140,8 +144,8 @@ class SamplesRequest(PositionRequest):
         None, description="makes the draw repeatable")
     known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "
                                             "was dealt (those it passed, say), by seat: "
-                                            "`{\"E\": \"SQ H2 H3\"}`",
-                                            examples=[{"E": "SQ H2 H3"}])
+                                            "`{\"E\": \"SA HK HJ\"}`",
+                                            examples=[{"E": "SA HK HJ"}])
 
 
 class SampledPosition(BaseModel):
