@@ -3,7 +3,7 @@
 APIFlask documents its own error shapes as ``application/json``; the service answers
 ``application/problem+json`` instead, so operations list their problem responses here and the
 ``Problem`` model is registered once as a component. Each model is one component
-(``shared_schemas``).
+(``shared_schemas``), and so is each enumeration used in many places (``named_enums``).
 """
 from __future__ import annotations
 
@@ -96,3 +96,35 @@ def _point_refs(node: Any, renamed: dict[str, str]) -> None:
     elif isinstance(node, list):
         for value in node:
             _point_refs(value, renamed)
+
+
+def named_enums(spec: dict[str, Any], enums: dict[str, tuple[list[str], str]]) -> dict[str, Any]:
+    """Each of these enumerations one component, which every schema listing it refers to.
+
+    pydantic writes a ``Literal`` out where it is used: the seats were listed in sixteen places
+    (``leader``, ``player``, ``to_move``, a line's ``for``, ...), the presets in six, and a
+    client generator made a type of each (``AnalyzeResultToMoveType0``,
+    ``AnalyzeRequestPlayerType0``, ...), so that the seat an answer named could not be passed
+    back as a request's without a conversion.
+    """
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    named = {name: values for name, (values, _) in enums.items() if name not in schemas}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for name, values in named.items():
+                if node.get("enum") == values and node.get("type", "string") == "string":
+                    node.pop("type", None)
+                    del node["enum"]
+                    node["$ref"] = _REFS + name
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(spec)
+    for name, values in named.items():
+        schemas[name] = {"title": name, "description": enums[name][1], "type": "string",
+                         "enum": values}
+    return spec

@@ -10,7 +10,7 @@ import pytest
 
 from api import create_app
 from api.docs import shared_schemas
-from solver.rules import VALUE_LIMIT
+from solver.rules import PRESETS, VALUE_LIMIT
 
 
 def test_the_docs_page_needs_nothing_from_another_host() -> None:
@@ -150,3 +150,21 @@ def test_every_operation_has_its_own_operation_id() -> None:
     assert all(isinstance(i, str) and re.fullmatch(r"[a-z][A-Za-z]*", i) for i in ids), ids
     assert len(set(ids)) == len(ids)
     assert spec["paths"]["/api/v1/analyze"]["post"]["operationId"] == "analyze"
+
+
+def test_each_enumeration_is_listed_once_as_a_named_component() -> None:
+    """The seats were listed in sixteen places of the document and the presets in six, and a
+    generated client had a type for each (``AnalyzeResultToMoveType0``,
+    ``AnalyzeRequestPlayerType0``, ...): an answer's ``to_move`` could not be sent back as a
+    request's ``player`` without a conversion. Now ``Seat`` and ``Preset`` are components."""
+    spec = _document()
+    lists = [tuple(node["enum"]) for node in _nodes(spec) if "enum" in node]
+    assert not {values for values in lists if lists.count(values) > 1}
+    schemas = spec["components"]["schemas"]
+    assert schemas["Seat"]["enum"] == ["N", "E", "S", "W"]
+    assert schemas["Preset"]["enum"] == list(PRESETS)
+    seat = {"$ref": "#/components/schemas/Seat"}
+    assert seat in schemas["AnalyzeRequest"]["properties"]["player"]["anyOf"]
+    assert seat in schemas["AnalyzeResult"]["properties"]["to_move"]["anyOf"]
+    assert schemas["AnalyzeResult"]["properties"]["players"]["propertyNames"] == seat
+    assert schemas["RuleSet"]["properties"]["preset"]["$ref"] == "#/components/schemas/Preset"
