@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, get_args
 
 import flask_swagger_ui
 from apiflask import APIFlask
 from flask import Blueprint
 
+from solver.rules import KEY_DESCRIPTIONS, PRESETS
+
 from . import positions, problems, records, service, solving
 from .config import API_PREFIX, DEFAULTS, checked, from_environment
-from .docs import add_problem_schema
+from .docs import add_problem_schema, named_enums, shared_schemas
+from .schemas import SeatName
 
 DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
 
@@ -69,13 +72,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     problems.install(app)
     solving.init_app(app)
     # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str
-    app.spec_processor(_finish_spec)  # type: ignore[arg-type]
+    app.spec_processor(lambda spec: _finish_spec(spec, app.config))  # type: ignore[arg-type]
     return app
 
 
-def _finish_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies."""
-    spec = records.document_body(add_problem_schema(spec))
+def _finish_spec(spec: dict[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """What APIFlask cannot say by itself: problem bodies, the PBN body, required bodies, one
+    component for each model, and the limits of this service's settings."""
+    spec = shared_schemas(records.document_body(add_problem_schema(spec)))
+    spec = named_enums(spec, {"Seat": (list(get_args(SeatName)), "a seat; play goes clockwise, "
+                                       "N, E, S, W"),
+                              "Preset": (list(PRESETS), KEY_DESCRIPTIONS["preset"])})
+    analyses = spec.get("components", {}).get("schemas", {}).get("AnalysesRequest")
+    if analyses is not None:   # (HEARTS_DD_ANALYSES_MAX_POSITIONS: more are refused 422)
+        analyses["properties"]["positions"]["maxItems"] = config["ANALYSES_MAX_POSITIONS"]
     for path in spec.get("paths", {}).values():
         for operation in path.values():
             if "requestBody" in operation:

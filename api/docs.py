@@ -2,7 +2,8 @@
 
 APIFlask documents its own error shapes as ``application/json``; the service answers
 ``application/problem+json`` instead, so operations list their problem responses here and the
-``Problem`` model is registered once as a component.
+``Problem`` model is registered once as a component. Each model is one component
+(``shared_schemas``), and so is each enumeration used in many places (``named_enums``).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .kinds import KINDS, PROBLEM_JSON, TYPE_PREFIX
 from .schemas import Problem
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+_REFS = "#/components/schemas/"
 
 _WHY = {
     400: "the body could not be read whole (shorter than its Content-Length, a bad chunk, too "
@@ -52,4 +54,77 @@ def add_problem_schema(spec: dict[str, Any]) -> dict[str, Any]:
     schema["description"] = (schema.get("description", "") + " Types: " + kinds + "; other HTTP "
                              "errors use `about:blank`.").strip()
     schemas["Problem"] = schema
+    return spec
+
+
+def shared_schemas(spec: dict[str, Any]) -> dict[str, Any]:
+    """One component for each model, under its own name.
+
+    APIFlask registers the models a body's model uses under the body's name (pydantic's
+    ``$defs``: ``AnalyzeRequest.RuleSet``, ``AnalyzeResult.RuleSet``, ...): nine copies of
+    ``RuleSet``, each titled ``RuleSet``, and a client generator made one class of each, or
+    (openapi-python-client) refused the duplicates and left out every operation that used
+    them. Copies that are the same become one component named after the model (``RuleSet``),
+    every ``$ref`` pointed at it; a model whose copies differ keeps them as they were.
+    """
+    schemas: dict[str, Any] = spec.get("components", {}).get("schemas", {})
+    copies: dict[str, list[str]] = {}
+    for name in schemas:
+        _, dot, model = name.partition(".")
+        if dot:
+            copies.setdefault(model, []).append(name)
+    renamed = {}
+    for model, names in copies.items():
+        first = schemas[names[0]]
+        if model not in schemas and all(schemas[n] == first for n in names):
+            renamed.update({f"{_REFS}{n}": f"{_REFS}{model}" for n in names})
+            for n in names:
+                del schemas[n]
+            schemas[model] = first
+    if renamed:
+        _point_refs(spec, renamed)
+    return spec
+
+
+def _point_refs(node: Any, renamed: dict[str, str]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref in renamed:
+            node["$ref"] = renamed[ref]
+        for value in node.values():
+            _point_refs(value, renamed)
+    elif isinstance(node, list):
+        for value in node:
+            _point_refs(value, renamed)
+
+
+def named_enums(spec: dict[str, Any], enums: dict[str, tuple[list[str], str]]) -> dict[str, Any]:
+    """Each of these enumerations one component, which every schema listing it refers to.
+
+    pydantic writes a ``Literal`` out where it is used: the seats were listed in sixteen places
+    (``leader``, ``player``, ``to_move``, a line's ``for``, ...), the presets in six, and a
+    client generator made a type of each (``AnalyzeResultToMoveType0``,
+    ``AnalyzeRequestPlayerType0``, ...), so that the seat an answer named could not be passed
+    back as a request's without a conversion.
+    """
+    schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+    named = {name: values for name, (values, _) in enums.items() if name not in schemas}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for name, values in named.items():
+                if node.get("enum") == values and node.get("type", "string") == "string":
+                    node.pop("type", None)
+                    del node["enum"]
+                    node["$ref"] = _REFS + name
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(spec)
+    for name, values in named.items():
+        schemas[name] = {"title": name, "description": enums[name][1], "type": "string",
+                         "enum": values}
     return spec

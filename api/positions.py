@@ -51,7 +51,7 @@ def positions_of(body: PositionRequest) -> tuple[Position, Position]:
 @bp.post("/analyze")
 @bp.input(AnalyzeRequest, arg_name="body")
 @bp.output(AnalyzeResult, description="the same object as `hearts-dd analyze --json`")
-@bp.doc(responses=problem_responses(400, 413, 422))
+@bp.doc(operation_id="analyze", responses=problem_responses(400, 413, 422))
 def analyze(body: AnalyzeRequest) -> Response:
     """Guarantees, moon feasibility and the value of every legal card
 
@@ -71,7 +71,7 @@ def analyze(body: AnalyzeRequest) -> Response:
 @bp.post("/analyses")
 @bp.input(AnalysesRequest, arg_name="body")
 @bp.output(AnalysesResult, description="one answer a position, in order")
-@bp.doc(responses=problem_responses(400, 413, 422))
+@bp.doc(operation_id="analyzeMany", responses=problem_responses(400, 413, 422))
 def analyses(body: AnalysesRequest) -> Response:
     """Many positions in one request
 
@@ -102,7 +102,7 @@ def analyses(body: AnalysesRequest) -> Response:
 @bp.post("/samples")
 @bp.input(SamplesRequest, arg_name="body")
 @bp.output(SamplesResult, description="the deals, as positions to send to `/analyses`")
-@bp.doc(responses=problem_responses(400, 413, 422))
+@bp.doc(operation_id="sampleDeals", responses=problem_responses(400, 413, 422))
 def samples(body: SamplesRequest) -> Response:
     """Deals a player cannot tell from this one
 
@@ -138,7 +138,7 @@ def samples(body: SamplesRequest) -> Response:
 @bp.post("/moon")
 @bp.input(PositionRequest, arg_name="body")
 @bp.output(MoonReport, description="moon feasibility before the first card and after each card")
-@bp.doc(responses=problem_responses(400, 413, 422))
+@bp.doc(operation_id="moonReport", responses=problem_responses(400, 413, 422))
 def moon(body: PositionRequest) -> Response:
     """Who can force a moon, and when it was lost
 

@@ -53,7 +53,7 @@ MEDIA_TYPES = {"jsonl": "application/jsonl", "pbn": "application/x-pbn", "csv": 
 
 @bp.post("/annotate")
 @bp.input(AnnotateQuery, location="query", arg_name="query")
-@bp.doc(responses=problem_responses(400, 413, 422))
+@bp.doc(operation_id="annotate", responses=problem_responses(400, 413, 422))
 def annotate(query: AnnotateQuery) -> Response:
     """Annotate PBN hand records, streamed record by record
 
@@ -179,11 +179,28 @@ def document_body(spec: dict[str, Any]) -> dict[str, Any]:
     """The request body is PBN text and the answer a stream, which APIFlask cannot declare."""
     op = spec.get("paths", {}).get(ANNOTATE_PATH, {}).get("post")
     if op is not None:
+        # (as bytes too: openapi-python-client, for one, cannot send a text/plain body, and
+        # generated no annotate at all)
         op["requestBody"] = {"required": True, "description": "PBN text (UTF-8 or Latin-1; UTF-16 "
                              "with a byte-order mark); the Content-Type is not looked at "
-                             "(text/plain, application/x-pbn, ...)",
-                             "content": {"text/plain": {"schema": {"type": "string"}}}}
+                             "(text/plain, application/octet-stream, application/x-pbn, ...)",
+                             "content": {"text/plain": {"schema": {"type": "string"}},
+                                         "application/octet-stream": {
+                                             "schema": {"type": "string", "format": "binary"}}}}
         op["responses"]["200"] = {
             "description": "one annotation per record, in input order, streamed as each is done",
             "content": {media: {"schema": {"type": "string"}} for media in MEDIA_TYPES.values()}}
+        for param in op.get("parameters", []):
+            param["schema"] = _not_null(param["schema"])
     return spec
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """An optional query parameter's schema without pydantic's null: a query string has none to
+    send (``?rules=`` and ``?rules=null`` are refused 422); a client leaves the parameter out."""
+    branches = schema.get("anyOf", [])
+    values = [b for b in branches if b != {"type": "null"}]
+    if len(values) != 1 or len(branches) != 2:
+        return schema
+    rest = {k: v for k, v in schema.items() if k != "anyOf" and not (k == "default" and v is None)}
+    return {**values[0], **rest}

@@ -34,7 +34,15 @@ def _spelled(options: tuple[str, ...]) -> BeforeValidator:
 # choices in either case, 2.0 for 2 (``Rules.parse``)
 SeatInput = Annotated[SeatName, _spelled(("N", "E", "S", "W"))]
 PresetInput = Annotated[PresetName, _spelled(tuple(PRESETS))]
-RuleValue = Annotated[int, BeforeValidator(whole_value), Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT)]
+# (the bounds before the validator: after it, pydantic writes them into the schema as `ge` and
+# `le`, which are no JSON Schema keywords, and the document allowed any integer)
+RuleValue = Annotated[int, Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT), BeforeValidator(whole_value)]
+
+# 2.0 for 2 in a count or a seed too: JSON Schema's integer is any number with no fraction
+# (the document's readers send it so), and a JSON writer may write whole numbers so; up to 2**53,
+# where every integer is a float, so that no seed is silently another
+_WHOLE = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer()
+                         and abs(v) <= 2 ** 53 else v)
 
 EXAMPLE_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 EXAMPLE_PLAY = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK "
@@ -110,6 +118,11 @@ class SamplesRequest(PositionRequest):
     """A position, or a seat's view of one (its hand and the play), and the seat whose view
     the sampled deals keep."""
 
+    # (a hand's example as a request's: with the position's, it is `hand` and `deal` at once)
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"},
+        {"hand": "KQ97.Q9.AK54.J75", "seat": "S"}]})
+
     # (optional here alone: a position's other fields are read as everywhere else)
     deal: Optional[str] = Field(None, max_length=256,  # type: ignore[assignment]
                                 description="PBN deal, as for `/analyze`; or give `hand` "
@@ -117,8 +130,7 @@ class SamplesRequest(PositionRequest):
     hand: Optional[str] = Field(None, max_length=256, description="instead of `deal`: the 13 "
                                 "cards `seat` was dealt (those it has played too), as card "
                                 "names or a PBN hand, for a player that sees only its own cards "
-                                "and the play; `seat` is then required",
-                                examples=["KQ97.Q9.AK54.J75"])
+                                "and the play; `seat` is then required")
     leader: Optional[SeatInput] = Field(None, description="seat leading trick 1: with `deal`, "
                                        "needed with a free first lead (or a deal without "
                                        "clubs); with `hand`, only while `seat` has not played "
@@ -127,12 +139,13 @@ class SamplesRequest(PositionRequest):
     seat: Optional[SeatInput] = Field(None, description="the seat that cannot tell the deals "
                                      "apart (its hand is kept); the player to move when omitted "
                                      "(with `deal`)")
-    count: int = Field(20, ge=1, le=1000, description="how many deals")
-    seed: Optional[int] = Field(None, ge=0, lt=2 ** 63, description="makes the draw repeatable")
+    count: Annotated[int, Field(ge=1, le=1000), _WHOLE] = Field(20, description="how many deals")
+    seed: Optional[Annotated[int, Field(ge=0, lt=2 ** 63), _WHOLE]] = Field(
+        None, description="makes the draw repeatable")
     known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "
                                             "was dealt (those it passed, say), by seat: "
-                                            "`{\"E\": \"SQ H2 H3\"}`",
-                                            examples=[{"E": "SQ H2 H3"}])
+                                            "`{\"E\": \"SA HK HJ\"}`",
+                                            examples=[{"E": "SA HK HJ"}])
 
 
 class SampledPosition(BaseModel):

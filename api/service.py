@@ -56,7 +56,7 @@ def catalogue() -> dict[str, Any]:
 
 @bp.get("/rules")
 @bp.output(RulesCatalogue, description="presets and rule keys")
-@bp.doc(responses=problem_responses())
+@bp.doc(operation_id="getRules", responses=problem_responses())
 def rules() -> Response:
     """The rule presets and keys, with what they mean (SPEC §2)"""
     return jsonify(catalogue())
@@ -78,7 +78,7 @@ def _health_solver() -> Solver:
 
 @bp.get("/health")
 @bp.output(Health, description="the engine solved a small endgame correctly")
-@bp.doc(responses=problem_responses())
+@bp.doc(operation_id="getHealth", responses=problem_responses())
 def health() -> Response:
     """200 when this worker can solve
 

@@ -500,6 +500,18 @@ def test_analyses_takes_as_many_positions_as_its_setting() -> None:
     assert resp.status_code == 422 and "at most 1000" in resp.get_json()["detail"]
 
 
+@pytest.mark.parametrize("limit", [3, 1000])
+def test_the_document_gives_the_most_positions_analyses_takes(limit: int) -> None:
+    """The document set no ``maxItems`` on ``positions``: a client checking a request against
+    it sent 1,001 positions and was refused 422 "at most 1000"."""
+    client = create_app({} if limit == 1000 else {"ANALYSES_MAX_POSITIONS": limit}).test_client()
+    spec = client.get("/openapi.json").get_json()
+    positions = spec["components"]["schemas"]["AnalysesRequest"]["properties"]["positions"]
+    assert (positions["minItems"], positions["maxItems"]) == (1, limit)
+    assert client.post("/api/v1/analyses", json={"positions": [{}] * limit}).status_code == 200
+    assert client.post("/api/v1/analyses", json={"positions": [{}] * (limit + 1)}).status_code == 422
+
+
 @pytest.mark.parametrize("body, field, words", [
     ({"hand": "KQ97.Q9.AK54.J75", "play": "C2"}, None, "`hand` goes with `seat` and without `deal`"),
     ({"hand": "KQ97.Q9.AK54.J75", "seat": "S", "deal": FULL_DEAL}, None, "`hand` goes with `seat`"),
@@ -531,6 +543,54 @@ def test_samples_name_what_is_wrong(extra, field, words):
     resp = create_app({}).test_client().post("/api/v1/samples", json=body)
     assert resp.status_code == 422
     assert resp.get_json()["detail"].startswith(f"{field}") and words in resp.get_json()["detail"]
+
+
+def _request_examples() -> list[Any]:
+    """Each request body the document gives as an example: each of a body's own, and its first
+    with the example of one of its fields in that field's place."""
+    spec = create_app().test_client().get("/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    out = []
+    for path, operations in spec["paths"].items():
+        for operation in operations.values():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if body is None:
+                continue
+            name = body["schema"]["$ref"].rsplit("/", 1)[1]
+            examples = schemas[name].get("examples", [])
+            out += [pytest.param(path, e, id=f"{name} example {i}") for i, e in enumerate(examples)]
+            for field, schema in schemas[name]["properties"].items():
+                for branch in [schema, *schema.get("anyOf", [])]:
+                    out += [pytest.param(path, {**examples[0], field: e}, id=f"{name}.{field} {e}")
+                            for e in branch.get("examples", [])]
+    return out
+
+
+@pytest.mark.parametrize("path, body", _request_examples())
+def test_every_example_in_the_document_is_answered(path: str, body: dict[str, Any]) -> None:
+    """The example of samples' ``known``, ``{"E": "SQ H2 H3"}``, fitted neither example
+    position: with the deal, SQ was played by N; with the hand, SQ is in S's. And ``hand``
+    went with the example's ``deal`` (schemathesis sends the two together)."""
+    resp = create_app({"SOLVER_NODE_LIMIT": NODE_BUDGET}).test_client().post(path, json=body)
+    assert resp.status_code == 200, resp.get_json()
+
+
+def test_samples_take_a_count_and_seed_written_as_whole_numbers_with_a_point():
+    """The document's ``count`` and ``seed`` are JSON Schema integers, which 3.0 is (a number
+    without a fraction), as a rule value of 2.0 is 2 (``Rules.parse``); they were refused 422,
+    "expected an integer, got number"."""
+    client = create_app({}).test_client()
+    body = {"deal": FULL_DEAL, "play": "C2 C6 C5 CT"}
+    whole = client.post("/api/v1/samples", json={**body, "count": 3, "seed": 7})
+    pointed = client.post("/api/v1/samples", json={**body, "count": 3.0, "seed": 7.0})
+    assert whole.status_code == pointed.status_code == 200, pointed.get_data(as_text=True)
+    assert pointed.data == whole.data
+    for extra, words in (({"count": 2.5}, "count: expected an integer, got number"),
+                         ({"count": 1001.0}, "count: input should be less than or equal to 1000"),
+                         ({"seed": -1.0}, "seed: input should be greater than or equal to 0"),
+                         ({"seed": 2.0 ** 60}, "seed: expected an integer, got number")):
+        resp = client.post("/api/v1/samples", json={**body, **extra})
+        assert resp.status_code == 422 and resp.get_json()["detail"] == words, resp.get_json()
 
 
 def test_analyses_share_the_budget_to_reach_an_easy_position_behind_a_hard_one():

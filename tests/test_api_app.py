@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, Iterator, cast
 from urllib.parse import urljoin
 
 import pytest
 
 from api import create_app
+from api.docs import shared_schemas
+from solver.rules import PRESETS, VALUE_LIMIT
 
 
 def test_the_docs_page_needs_nothing_from_another_host() -> None:
@@ -72,3 +75,96 @@ def test_the_docs_page_and_the_document_find_the_service_where_its_clients_see_i
     assert document_url == public + "openapi.json"
     spec = client.get("/openapi.json", base_url=served_at).get_json()
     assert urljoin(document_url, spec["servers"][0]["url"]) == public
+
+
+# -- the OpenAPI document as a client's generator reads it ----------------------------------
+def _document() -> dict[str, Any]:
+    return cast(dict[str, Any], create_app().test_client().get("/openapi.json").get_json())
+
+
+def _nodes(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object in the document, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _nodes(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _nodes(value)
+
+
+def test_the_document_bounds_rule_values_as_the_service_does() -> None:
+    """A rule value's bounds were in the document as pydantic's ``ge`` and ``le``, which are no
+    JSON Schema keywords: the document let a client send ``{"values": {"SQ": 5000}}`` or
+    ``{"trick_points": 5000}``, and the service refused both 422."""
+    spec = _document()
+    numbers = [n for n in _nodes(spec) if n.get("type") in ("integer", "number")]
+    assert not [n for n in numbers if {"ge", "gt", "le", "lt"} & n.keys()]
+    rule_sets = [s for s in spec["components"]["schemas"].values() if s.get("title") == "RuleSet"]
+    assert rule_sets
+    for rule_set in rule_sets:
+        for bounded in (rule_set["properties"]["values"]["additionalProperties"],
+                        rule_set["properties"]["trick_points"]):
+            assert (bounded["minimum"], bounded["maximum"]) == (-VALUE_LIMIT, VALUE_LIMIT)
+    client = create_app({"SOLVER_NODE_LIMIT": 20_000}).test_client()
+    deal = "N:.A..2 .2..3 .3..4 .4..5"
+    for rules in ({"values": {"SQ": VALUE_LIMIT + 1}}, {"trick_points": -VALUE_LIMIT - 1}):
+        assert client.post("/api/v1/analyze", json={"deal": deal, "rules": rules}).status_code == 422
+    for rules in ({"values": {"SQ": VALUE_LIMIT}}, {"trick_points": -VALUE_LIMIT}):
+        assert client.post("/api/v1/analyze", json={"deal": deal, "rules": rules}).status_code == 200
+
+
+def test_each_model_is_one_component_that_every_reference_finds() -> None:
+    """APIFlask registered a body's models under the body's name: nine copies of ``RuleSet``
+    (``AnalyzeRequest.RuleSet``, ``AnalyzeResult.RuleSet``, ...) and two of ``Line``, ``MoveValue``
+    and ``PlayerValue``, each with the model's title. openapi-python-client refused the
+    duplicates and generated no function for analyze, analyses, samples or moon."""
+    spec = _document()
+    schemas = spec["components"]["schemas"]
+    titles = [schema.get("title", name) for name, schema in schemas.items()]
+    assert not {t for t in titles if titles.count(t) > 1}
+    assert {"RuleSet", "Line", "MoveValue", "PlayerValue", "FieldProblem"} <= schemas.keys()
+    refs = {node["$ref"] for node in _nodes(spec) if "$ref" in node}
+    assert refs and {ref.removeprefix("#/components/schemas/") for ref in refs} <= schemas.keys()
+    assert all(ref.startswith("#/components/schemas/") for ref in refs)
+
+
+def test_copies_of_a_model_that_differ_stay_apart() -> None:
+    rule = {"type": "string"}
+    spec = {"components": {"schemas": {
+        "A": {"$ref": "#/components/schemas/A.Same"}, "A.Same": rule, "B.Same": dict(rule),
+        "A.Other": {"type": "integer"}, "B.Other": rule,
+        "C": {"items": {"$ref": "#/components/schemas/B.Other"}}}}}
+    schemas = shared_schemas(spec)["components"]["schemas"]
+    assert schemas == {"A": {"$ref": "#/components/schemas/Same"}, "Same": rule,
+                       "A.Other": {"type": "integer"}, "B.Other": rule,
+                       "C": {"items": {"$ref": "#/components/schemas/B.Other"}}}
+
+
+def test_every_operation_has_its_own_operation_id() -> None:
+    """No operation had an ``operationId``: a generated client named its functions after the
+    paths (``post_api_v1_analyze``, and so on), which change with the version prefix."""
+    spec = _document()
+    ids = [operation.get("operationId") for operations in spec["paths"].values()
+           for operation in operations.values()]
+    assert all(isinstance(i, str) and re.fullmatch(r"[a-z][A-Za-z]*", i) for i in ids), ids
+    assert len(set(ids)) == len(ids)
+    assert spec["paths"]["/api/v1/analyze"]["post"]["operationId"] == "analyze"
+
+
+def test_each_enumeration_is_listed_once_as_a_named_component() -> None:
+    """The seats were listed in sixteen places of the document and the presets in six, and a
+    generated client had a type for each (``AnalyzeResultToMoveType0``,
+    ``AnalyzeRequestPlayerType0``, ...): an answer's ``to_move`` could not be sent back as a
+    request's ``player`` without a conversion. Now ``Seat`` and ``Preset`` are components."""
+    spec = _document()
+    lists = [tuple(node["enum"]) for node in _nodes(spec) if "enum" in node]
+    assert not {values for values in lists if lists.count(values) > 1}
+    schemas = spec["components"]["schemas"]
+    assert schemas["Seat"]["enum"] == ["N", "E", "S", "W"]
+    assert schemas["Preset"]["enum"] == list(PRESETS)
+    seat = {"$ref": "#/components/schemas/Seat"}
+    assert seat in schemas["AnalyzeRequest"]["properties"]["player"]["anyOf"]
+    assert seat in schemas["AnalyzeResult"]["properties"]["to_move"]["anyOf"]
+    assert schemas["AnalyzeResult"]["properties"]["players"]["propertyNames"] == seat
+    assert schemas["RuleSet"]["properties"]["preset"]["$ref"] == "#/components/schemas/Preset"

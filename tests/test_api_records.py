@@ -55,6 +55,33 @@ def test_jsonl_is_what_the_cli_writes_streamed(base_url, tmp_path):
     assert any(line["review"] for line in lines), "recorded plays are reviewed"
 
 
+def test_the_document_offers_the_body_as_bytes_too(base_url):
+    """The document gave the PBN body as text/plain alone, which openapi-python-client (for
+    one) cannot send: its client had no annotate. Sent as bytes, it is answered the same."""
+    spec = create_app().test_client().get("/openapi.json").get_json()
+    content = spec["paths"]["/api/v1/annotate"]["post"]["requestBody"]["content"]
+    assert content["application/octet-stream"]["schema"] == {"type": "string", "format": "binary"}
+    assert content["text/plain"]["schema"] == {"type": "string"}
+    answers = [requests.post(base_url + "/api/v1/annotate", data=PBN, timeout=60,
+                             headers={"Content-Type": media}) for media in content]
+    assert [a.status_code for a in answers] == [200, 200]
+    assert answers[0].content == answers[1].content
+
+
+def test_the_document_s_query_parameters_admit_only_what_a_query_string_can_send(base_url):
+    """``rules`` was documented as a preset or null; a query string has no null, and what a
+    client sends for one (``?rules=``, ``?rules=null``) is refused 422: leave it out instead."""
+    spec = create_app().test_client().get("/openapi.json").get_json()
+    for param in spec["paths"]["/api/v1/annotate"]["post"]["parameters"]:
+        schema = param["schema"]
+        assert schema["type"] == "string" and "anyOf" not in schema, param
+        assert schema.get("default", "") is not None, param
+        assert not param["required"]
+    for null in ("", "null"):
+        resp = post(base_url, PBN, rules=null)
+        assert resp.status_code == 422 and "rules: unknown value" in resp.json()["detail"]
+
+
 @pytest.mark.parametrize("fmt", ["jsonl", "pbn", "csv", "text"])
 def test_a_buffering_proxy_is_told_to_pass_each_record_on(base_url, fmt):
     """nginx buffers a proxied answer by default: through it, a client got every record at the
