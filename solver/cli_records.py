@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from .batch import AnnotateOptions, annotate_stream, default_jobs
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
                          count_ahead, counted, echo, fail, live_display, os_error_line, progress,
                          rules_option, descriptor_named, stdout_failed, temporary_files)
-from .errors import HeartsError, error_line
+from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
 
@@ -69,14 +68,11 @@ def _records(paths: Sequence[str], unreadable: list[str], gameless: list[str]) -
             gameless.append(path)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
 def _shown(path: str) -> str:
     """A file name as the outputs give it: bytes that are not UTF-8 (which the system passes
     through as lone surrogates) as escapes, so that every writer can encode it and two such
-    names stay apart; control characters too, so that a newline in a name cannot break the one
-    line ``moon`` writes for each record.
+    names stay apart; what ``printable`` escapes too, so that a newline in a name cannot break
+    the one line ``moon`` writes for each record.
 
     >>> _shown(os.fsdecode(bytes([99, 97, 102, 0xE9]))) == "caf" + chr(92) + "xe9"   # caf, byte E9
     True
@@ -84,7 +80,7 @@ def _shown(path: str) -> str:
     True
     """
     name = os.fsencode(path).decode("utf-8", "backslashreplace")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
+    return printable(name)
 
 
 @contextmanager

@@ -668,3 +668,16 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     assert child.wait(timeout=60) == 1        # (board 2 out of time)
     assert arrived and b"Record 1" in seen
     assert time.monotonic() - arrived[0] > 1, "record 0 came only with the end of the run"
+
+
+def test_a_file_name_in_an_error_line_cannot_write_to_the_terminal(tmp_path):
+    """A file's name came into its error line as it was: a name holding escape sequences (a
+    stranger's archive unpacked) set the terminal's title or cleared it. Escaped now, as every
+    error line is (errors.printable)."""
+    name = tmp_path / "e\x1b]0;TITLE\x07\x1b[2J\u202e.pbn"
+    name.write_bytes(b"")
+    p = run("annotate", str(name), "-j", "1")
+    first = p.stderr.decode().splitlines()[0]
+    assert first == (f"hearts-dd: error: {tmp_path}/e\\x1b]0;TITLE\\x07\\x1b[2J\\u202e.pbn: no PBN "
+                     'game found (expected tag pairs such as [Deal "N:..."])')
+    assert b"\x1b" not in p.stderr and b"\x07" not in p.stderr
