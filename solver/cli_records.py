@@ -129,6 +129,10 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
             # this process's own output, as a shell redirected it: written where it stands
             # (reopened, a file would be truncated; replaced, a log appended to would be lost)
             return os.fdopen(os.dup(inherited), "wb"), None, path
+        planted = _planted(path)
+        if planted is not None:
+            fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
+                 "/tmp) was made by another user: not written through")
         try:
             st: os.stat_result | None = os.stat(path)
         except FileNotFoundError:
@@ -148,6 +152,50 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
                 os.unlink(tmp)
             temporary_files.discard(tmp)
         fail(f"cannot write {path}: {e.strerror}")
+
+
+def _planted(path: str) -> str | None:
+    """The first symbolic link on the way to ``path`` that the kernel's ``protected_symlinks``
+    would not follow (Linux, ``fs.protected_symlinks = 1``, most distributions' default): one
+    in a sticky directory anyone may write to (/tmp), owned neither by this user nor by the
+    directory's owner; or ``path`` itself a pipe there, so owned (``protected_fifos``: its
+    owner reads the output, or the command waits for a reader forever). ``-o`` resolves the
+    name itself (``realpath``, then a new file renamed over the link's target), where the
+    kernel's check does not apply: another user's link ``/tmp/out.jsonl -> ~/.bashrc`` had
+    the output replace ``~/.bashrc``. The link or pipe (as "symbolic link NAME"), or None."""
+    # (not abspath: "link/.." is the link's target's parent, as the kernel resolves it)
+    todo = list(reversed(os.path.join(os.getcwd(), path).split(os.sep)[1:]))
+    here, hops = os.sep, 0
+    while todo:
+        name = todo.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            here = os.path.dirname(here)
+            continue
+        step = os.path.join(here, name)
+        try:
+            st = os.lstat(step)
+        except OSError:         # (nothing there, or not to be looked into: the write says so)
+            return None
+        folder = os.stat(here)
+        foreign = bool(folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+                       and st.st_uid not in (os.geteuid(), folder.st_uid))
+        if not stat.S_ISLNK(st.st_mode):
+            if foreign and not todo and stat.S_ISFIFO(st.st_mode):
+                return f"pipe {step}"
+            here = step
+            continue
+        if foreign:
+            return f"symbolic link {step}"
+        hops += 1
+        if hops > 40:           # (a loop: the write says so)
+            return None
+        to = os.readlink(step)
+        if to.startswith(os.sep):
+            here = os.sep
+        todo += reversed(to.split(os.sep))
+    return None
 
 
 def _umask() -> int:
