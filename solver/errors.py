@@ -114,6 +114,18 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(_escaped, text)
 
 
+def printable_json(value: Any) -> str:
+    """``value`` as one line of JSON (``json.dumps``, non-ASCII as it is) with the characters
+    ``printable`` escapes written as JSON escapes (``\\u009b``), the same value read back:
+    ``json`` escapes only the C0 controls, and a ``[Board]`` of U+009B (a terminal's CSI) or
+    U+202E reached the terminal of ``annotate``'s default output.
+
+    >>> print(printable_json({"board": "1" + chr(0x9B) + "2J" + chr(0x202E) + "é"}))
+    {"board": "1\\u009b2J\\u202eé"}
+    """
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
 def _escaped(m: re.Match[str]) -> str:
     code = ord(m.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
