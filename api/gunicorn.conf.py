@@ -91,7 +91,8 @@ def on_starting(server: Any) -> None:
     from gunicorn.glogging import Logger
     main = Path(sys.argv[0]) if sys.argv else Path()
     if main.name == "__main__.py" and main.parent.name == "gunicorn":
-        server.START_CTX["args"] = [sys.executable, "-m", "gunicorn", *sys.argv[1:]]
+        # (-P: not the working directory first either, as ``hearts-dd serve`` starts it)
+        server.START_CTX["args"] = [sys.executable, "-P", "-m", "gunicorn", *sys.argv[1:]]
     if server.cfg.loglevel.lower() not in Logger.LOG_LEVELS:
         server.log.error("--log-level %s: expected one of %s", server.cfg.loglevel,
                          ", ".join(Logger.LOG_LEVELS))

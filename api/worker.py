@@ -164,7 +164,14 @@ class Logger(glogging.Logger):
         if type_ is None and self.refusing and str(atoms["s"]).isdigit() and int(atoms["s"]) >= 400:
             type_ = TYPE_PREFIX + _refusal_kind(int(atoms["s"]))
         atoms["problem"] = type_ or "-"
-        return atoms
+        # every text a client sent, ``printable``: gunicorn refuses control characters in a
+        # header's value, but not in the user name it decodes from ``Authorization: Basic``
+        # (``%(u)s``): escape sequences reached the terminal of whoever tailed the log, and a
+        # newline forged a line of its own; nor does it escape the bytes 0x80-0x9f of a head
+        # (read as Latin-1, written as UTF-8: a terminal's C1 controls, such as CSI)
+        # (imported here, in the worker: the arbiter imports none of the solver's code)
+        from solver.errors import printable
+        return {k: printable(v) if isinstance(v, str) else v for k, v in atoms.items()}
 
 
 class QuickStop(BaseException):

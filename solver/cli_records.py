@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from .batch import AnnotateOptions, annotate_stream, default_jobs
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
                          count_ahead, counted, echo, fail, live_display, os_error_line, progress,
                          rules_option, descriptor_named, stdout_failed, temporary_files)
-from .errors import HeartsError, error_line
+from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .writers import FORMATS, format_for, make_writer, moon_line
 
@@ -69,14 +68,11 @@ def _records(paths: Sequence[str], unreadable: list[str], gameless: list[str]) -
             gameless.append(path)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
 def _shown(path: str) -> str:
     """A file name as the outputs give it: bytes that are not UTF-8 (which the system passes
     through as lone surrogates) as escapes, so that every writer can encode it and two such
-    names stay apart; control characters too, so that a newline in a name cannot break the one
-    line ``moon`` writes for each record.
+    names stay apart; what ``printable`` escapes too, so that a newline in a name cannot break
+    the one line ``moon`` writes for each record.
 
     >>> _shown(os.fsdecode(bytes([99, 97, 102, 0xE9]))) == "caf" + chr(92) + "xe9"   # caf, byte E9
     True
@@ -84,7 +80,7 @@ def _shown(path: str) -> str:
     True
     """
     name = os.fsencode(path).decode("utf-8", "backslashreplace")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
+    return printable(name)
 
 
 @contextmanager
@@ -133,6 +129,10 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
             # this process's own output, as a shell redirected it: written where it stands
             # (reopened, a file would be truncated; replaced, a log appended to would be lost)
             return os.fdopen(os.dup(inherited), "wb"), None, path
+        planted = _planted(path)
+        if planted is not None:
+            fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
+                 "/tmp) was made by another user: not written through")
         try:
             st: os.stat_result | None = os.stat(path)
         except FileNotFoundError:
@@ -152,6 +152,50 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
                 os.unlink(tmp)
             temporary_files.discard(tmp)
         fail(f"cannot write {path}: {e.strerror}")
+
+
+def _planted(path: str) -> str | None:
+    """The first symbolic link on the way to ``path`` that the kernel's ``protected_symlinks``
+    would not follow (Linux, ``fs.protected_symlinks = 1``, most distributions' default): one
+    in a sticky directory anyone may write to (/tmp), owned neither by this user nor by the
+    directory's owner; or ``path`` itself a pipe there, so owned (``protected_fifos``: its
+    owner reads the output, or the command waits for a reader forever). ``-o`` resolves the
+    name itself (``realpath``, then a new file renamed over the link's target), where the
+    kernel's check does not apply: another user's link ``/tmp/out.jsonl -> ~/.bashrc`` had
+    the output replace ``~/.bashrc``. The link or pipe (as "symbolic link NAME"), or None."""
+    # (not abspath: "link/.." is the link's target's parent, as the kernel resolves it)
+    todo = list(reversed(os.path.join(os.getcwd(), path).split(os.sep)[1:]))
+    here, hops = os.sep, 0
+    while todo:
+        name = todo.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            here = os.path.dirname(here)
+            continue
+        step = os.path.join(here, name)
+        try:
+            st = os.lstat(step)
+        except OSError:         # (nothing there, or not to be looked into: the write says so)
+            return None
+        folder = os.stat(here)
+        foreign = bool(folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+                       and st.st_uid not in (os.geteuid(), folder.st_uid))
+        if not stat.S_ISLNK(st.st_mode):
+            if foreign and not todo and stat.S_ISFIFO(st.st_mode):
+                return f"pipe {step}"
+            here = step
+            continue
+        if foreign:
+            return f"symbolic link {step}"
+        hops += 1
+        if hops > 40:           # (a loop: the write says so)
+            return None
+        to = os.readlink(step)
+        if to.startswith(os.sep):
+            here = os.sep
+        todo += reversed(to.split(os.sep))
+    return None
 
 
 def _umask() -> int:

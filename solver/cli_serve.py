@@ -26,9 +26,13 @@ def gunicorn_config() -> Path:
 
 
 def gunicorn_argv(host: str, port: int, workers: int | None) -> list[str]:
-    """The command line that runs the API: the repo's config file, then these overrides."""
+    """The command line that runs the API: the repo's config file, then these overrides.
+    ``-P``: ``python -m`` put the working directory first on the import path, where a
+    ``gunicorn.py`` (or ``selectors.py``, any module gunicorn imports as it starts) of whoever
+    could write there ran in place of gunicorn's, as the user who started the service
+    (api/gunicorn.conf.py puts the directory back, after the installed modules)."""
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    argv = [sys.executable, "-m", "gunicorn", "--config", str(gunicorn_config()), "--bind", bind]
+    argv = [sys.executable, "-P", "-m", "gunicorn", "--config", str(gunicorn_config()), "--bind", bind]
     if workers is not None:
         argv += ["--workers", str(workers)]
     return argv

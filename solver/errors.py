@@ -88,9 +88,52 @@ def shortened(message: str, limit: int = MAX_MESSAGE) -> str:
 _MARK = len("… (1234567 characters left out) …")     # what stands for the middle
 
 
+#: What ``printable`` escapes: C0 and C1 control characters and DEL (a terminal's escape
+#: sequences, carriage returns and newlines, NUL), the bidirectional formatting characters
+#: (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the line and paragraph
+#: separators (U+2028, U+2029).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to write to a terminal or a log line: each character ``_UNPRINTABLE``
+    names as a Python escape of its code point, ``\\xNN`` below U+0100 (``\\x1b``, a newline
+    ``\\x0a``), else ``\\uNNNN`` (``\\u202e``); every other character as it is. This is the
+    one rule for text from the input (a PBN tag's value, a file's name) that the commands
+    echo in their report lines and error lines: a hand-record file's ``[Board]`` could
+    otherwise write to the terminal of whoever reads the report (clear the screen, set its
+    title, the clipboard through OSC 52), forge a line, or reverse the text.
+
+    >>> printable("board 1" + chr(27) + "]52;c;eA==" + chr(7)) == "board 1" + chr(92) + "x1b]52;c;eA==" + chr(92) + "x07"
+    True
+    >>> printable("ab" + chr(0x202E) + "c") == "ab" + chr(92) + "u202ec"
+    True
+    >>> printable("Scores: N 0, E 7 · ♠ é")
+    'Scores: N 0, E 7 · ♠ é'
+    """
+    return _UNPRINTABLE.sub(_escaped, text)
+
+
+def printable_json(value: Any) -> str:
+    """``value`` as one line of JSON (``json.dumps``, non-ASCII as it is) with the characters
+    ``printable`` escapes written as JSON escapes (``\\u009b``), the same value read back:
+    ``json`` escapes only the C0 controls, and a ``[Board]`` of U+009B (a terminal's CSI) or
+    U+202E reached the terminal of ``annotate``'s default output.
+
+    >>> print(printable_json({"board": "1" + chr(0x9B) + "2J" + chr(0x202E) + "é"}))
+    {"board": "1\\u009b2J\\u202eé"}
+    """
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def error_line(message: str) -> str:
-    """How the command reports an error on standard error: one line, named."""
-    return f"hearts-dd: error: {shortened(message)}"
+    """How the command reports an error on standard error: one line, named, ``printable``."""
+    return f"hearts-dd: error: {printable(shortened(message))}"
 
 
 class HeartsError(ValueError):

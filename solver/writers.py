@@ -14,7 +14,7 @@ import re
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
-from .errors import HeartsError
+from .errors import HeartsError, printable, printable_json
 from .pbn import BOM, FILE_MARK, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
 from .report import value_table
 from .rules import Rules
@@ -38,10 +38,10 @@ class Writer:
 
 
 class JsonlWriter(Writer):
-    """One JSON object per line, the keys of SPEC §6 first."""
+    """One JSON object per line, the keys of SPEC §6 first (``printable_json``)."""
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
-        self.out.write(json.dumps(result, ensure_ascii=False).encode("utf-8") + b"\n")
+        self.out.write(printable_json(result).encode("utf-8") + b"\n")
 
 
 CSV_COLUMNS = (["index", "file", "line", "board", "deal", "rules", "leader", "error"]
@@ -56,8 +56,11 @@ _FORMULA = re.compile(r"[=+\-@][^\n]|[\t\r]")
 def _cell(value: Any) -> Any:
     """A text cell a spreadsheet would run as a formula (a file name or ``[Board]`` from the
     input, such as ``=HYPERLINK(...)``) gets a leading ``'``, as spreadsheets themselves write
-    text that looks like a formula; a lone ``-`` (standard input) stays as it is."""
-    return f"'{value}" if isinstance(value, str) and _FORMULA.match(value) else value
+    text that looks like a formula; a lone ``-`` (standard input) stays as it is. A text cell
+    is ``printable`` (a ``[Board]``'s escape sequences reached the terminal as they were)."""
+    if not isinstance(value, str):
+        return value
+    return f"'{printable(value)}" if _FORMULA.match(value) else printable(value)
 
 
 def csv_row(result: dict[str, Any]) -> dict[str, Any]:
@@ -248,6 +251,12 @@ def record_place(result: dict[str, Any]) -> str:
 
 
 def text_report(result: dict[str, Any]) -> list[str]:
+    """The text report's lines for one result, ``printable``: the input's text in them (a
+    ``[Board]``, a file's name) cannot write escape sequences to a terminal, nor add lines."""
+    return [printable(line) for line in _text_report(result)]
+
+
+def _text_report(result: dict[str, Any]) -> list[str]:
     lines = [record_place(result)]
     if result.get("deal"):
         leads = f", {result['leader']} leads" if result.get("leader") else ""
@@ -351,7 +360,8 @@ def moon_story(review: dict[str, Any]) -> list[str]:
 
 
 def moon_line(result: dict[str, Any]) -> str:
-    """``Record 3 (games.pbn line 20, board 2): at the start: W; W could force it ...``."""
+    """``Record 3 (games.pbn line 20, board 2): at the start: W; W could force it ...``,
+    ``printable``."""
     parts = []
     players = result.get("players")
     if players is not None:
@@ -364,7 +374,7 @@ def moon_line(result: dict[str, Any]) -> str:
             parts.append(f"{'/'.join(rv['shot_the_moon'])} shot the moon")
     if result.get("error"):
         parts.append(f"error: {result['error']}")
-    return f"{record_place(result)}: " + "; ".join(parts)
+    return printable(f"{record_place(result)}: " + "; ".join(parts))   # (one line: text_report)
 
 
 FORMATS: dict[str, type[Writer]] = {"jsonl": JsonlWriter, "csv": CsvWriter, "pbn": PbnWriter,

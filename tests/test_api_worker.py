@@ -174,3 +174,40 @@ def test_waiting_for_a_slow_client_does_not_get_the_worker_killed() -> None:
     assert got["head"][0] == 408, got
     status, answer = got["body"]
     assert status == 422 and answer["type"].endswith("budget-exceeded"), answer
+
+
+def test_the_access_log_escapes_what_a_client_sent(capsys) -> None:
+    """A user name in ``Authorization: Basic`` (base64: gunicorn's check of a header's
+    characters lets it through) came into the access line as it decodes (``%(u)s``): escape
+    sequences to the terminal of whoever tails the log, a newline forging a line of its own.
+    A byte 0x9b of a header came out as U+009B, a terminal's CSI. Escaped now
+    (solver.errors.printable); an ordinary line is as gunicorn writes it."""
+    import base64
+    import logging
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+
+    from api.worker import Logger
+
+    cfg = Config()
+    cfg.set("accesslog", "-")
+    cfg.set("access_log_format", '%(h)s %(l)s %(u)s "%(r)s" %(s)s "%(a)s" %(problem)s')
+    log = Logger(cfg)
+    user = base64.b64encode(b"x\x1b]52;c;eA==\x07\nFORGED 1.2.3.4 - - \"GET /admin\" 200:pw").decode()
+
+    def line(**headers: str) -> str:
+        environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/api/v1/health", "SERVER_PROTOCOL": "HTTP/1.1",
+                   "REMOTE_ADDR": "127.0.0.1", **{f"HTTP_{k.upper()}": v for k, v in headers.items()}}
+        req = SimpleNamespace(headers=[(k.upper(), v) for k, v in headers.items()])
+        resp = SimpleNamespace(status="200 OK", headers=[], sent=87)
+        capsys.readouterr()
+        log.access(resp, req, environ, timedelta(seconds=0.01))
+        return capsys.readouterr().out
+
+    assert line(user_agent="curl/8") == '127.0.0.1 - - "GET /api/v1/health HTTP/1.1" 200 "curl/8" -\n'
+    forged = line(authorization=f"Basic {user}", user_agent="ua\xc2\x9b2J")
+    assert forged == ('127.0.0.1 - x\\x1b]52;c;eA==\\x07\\x0aFORGED 1.2.3.4 - - \\"GET /admin\\" 200 '
+                      '"GET /api/v1/health HTTP/1.1" 200 "ua\xc2\\x9b2J" -\n')
+    logging.getLogger("gunicorn.access").handlers.clear()

@@ -668,3 +668,71 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     assert child.wait(timeout=60) == 1        # (board 2 out of time)
     assert arrived and b"Record 1" in seen
     assert time.monotonic() - arrived[0] > 1, "record 0 came only with the end of the run"
+
+
+def test_a_file_name_in_an_error_line_cannot_write_to_the_terminal(tmp_path):
+    """A file's name came into its error line as it was: a name holding escape sequences (a
+    stranger's archive unpacked) set the terminal's title or cleared it. Escaped now, as every
+    error line is (errors.printable)."""
+    name = tmp_path / "e\x1b]0;TITLE\x07\x1b[2J\u202e.pbn"
+    name.write_bytes(b"")
+    p = run("annotate", str(name), "-j", "1")
+    first = p.stderr.decode().splitlines()[0]
+    assert first == (f"hearts-dd: error: {tmp_path}/e\\x1b]0;TITLE\\x07\\x1b[2J\\u202e.pbn: no PBN "
+                     'game found (expected tag pairs such as [Deal "N:..."])')
+    assert b"\x1b" not in p.stderr and b"\x07" not in p.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="makes files of another user (root only)")
+def test_output_is_not_written_through_another_users_link_or_pipe_in_a_shared_directory(tmp_path):
+    """``-o /tmp/out.jsonl`` where another user had put a link ``/tmp/out.jsonl -> ~/.bashrc``
+    replaced ``~/.bashrc`` with the output: ``-o`` resolves the link itself, where the kernel's
+    ``protected_symlinks`` does not apply (a shell's ``>`` is refused there). Likewise a link
+    to a directory on the way, and another user's pipe (whose owner would read the output).
+    The user's own link is still followed."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    nobody = 65534
+    planted = shared / "out.jsonl"
+    planted.symlink_to(victim)
+    os.chown(planted, nobody, nobody, follow_symlinks=False)
+    folder = shared / "folder"
+    folder.symlink_to(tmp_path)
+    os.chown(folder, nobody, nobody, follow_symlinks=False)
+    pipe = shared / "pipe.jsonl"
+    os.mkfifo(pipe)
+    os.chown(pipe, nobody, nobody)
+    for out, named in ((planted, f"symbolic link {planted}"),
+                       (f"{folder}/x/../victim.txt", f"symbolic link {folder}"),
+                       (pipe, f"pipe {pipe}")):
+        p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(out))
+        assert p.returncode == 2 and p.stderr.decode() == (
+            f"hearts-dd: error: cannot write {out}: {named} in a directory anyone may write to "
+            "(such as /tmp) was made by another user: not written through\n")
+        assert victim.read_text() == "precious\n"
+    assert sorted(q.name for q in shared.iterdir()) == ["folder", "out.jsonl", "pipe.jsonl"]
+    own = shared / "own.jsonl"
+    own.symlink_to(victim)
+    p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(own))
+    assert p.returncode == 0 and own.is_symlink() and victim.read_text().startswith('{"index": 0')
+
+
+def test_worker_processes_import_nothing_from_the_working_directory(tmp_path):
+    """The pool's fork server and resource tracker run ``python -c``, which puts the working
+    directory first on the import path: ``hearts-dd annotate`` (several jobs by default) run
+    in a directory holding a stranger's ``multiprocessing.py`` ran that file. Run as the
+    installed script runs (its own directory on the path, not the working one)."""
+    script = Path(sys.executable).with_name("hearts-dd")
+    if not script.exists():
+        pytest.skip("no hearts-dd script beside this interpreter")
+    marker = tmp_path / "ran"
+    (tmp_path / "multiprocessing.py").write_text(f"open({str(marker)!r}, 'a').write('ran')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    p = subprocess.run([str(script), "annotate", str(SAMPLE), "-j", "2", "--no-review"],
+                       capture_output=True, cwd=tmp_path, timeout=300, env=env)
+    assert not marker.exists()
+    assert p.returncode == 0 and summary(p) == (5, 5, 0), p.stderr

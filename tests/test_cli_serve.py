@@ -535,3 +535,25 @@ def test_serve_runs_its_own_packages_from_a_directory_with_an_api_of_its_own(tmp
         text, reloaded = log_after(log, ""), log_after(log, "Handling signal: hup")
     assert "Booting worker" in reloaded, text
     assert "the wrong" not in text and "Traceback" not in text, text
+
+
+def test_serve_imports_nothing_from_the_working_directory(tmp_path) -> None:
+    """``hearts-dd serve`` ran ``python -m gunicorn``, which puts the working directory first
+    on the import path: a ``gunicorn.py`` there (or ``selectors.py``, a module gunicorn imports
+    as it starts) ran instead, as the user who started the service in a directory others can
+    write to (a shared upload directory, /tmp)."""
+    marker = tmp_path / "ran"
+    for name in ("gunicorn", "selectors", "setproctitle"):
+        (tmp_path / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r} + chr(10))\n")
+    port = free_port()
+    # (-P: as the hearts-dd script runs, with no working directory on its path)
+    argv = [sys.executable, "-P", "-m", "solver.cli", "serve", "--port", str(port), "--workers", "1"]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
+        finally:
+            stop(proc)
+    assert not marker.exists(), marker.read_text()

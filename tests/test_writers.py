@@ -242,3 +242,56 @@ def test_csv_text_that_a_spreadsheet_would_run_as_a_formula_is_escaped(played):
     plain = {**result, "board": "12", "file": "-", "players": {"N": {"guarantee": -3}}}
     [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, plain)))
     assert (row["board"], row["file"], row["N_guarantee"]) == ("12", "-", "-3")
+
+
+ESC, BEL = chr(27), chr(7)
+HOSTILE = f"1{ESC}]52;c;ZWNobyBwd25lZA=={BEL}{ESC}[2J{chr(0x9B)}2J{chr(0x202E)}evil{chr(13)}FORGED"
+
+
+def test_text_from_the_input_reaches_the_text_report_and_moon_lines_escaped():
+    """A [Board] of a stranger's file came through to the report as it was: on the terminal of
+    whoever ran ``annotate --format text`` or ``moon``, an OSC 52 sequence set the clipboard,
+    ``ESC [2J`` cleared the screen, a carriage return overwrote the line and U+202E reversed
+    it. Control and bidi characters are escaped, ``\\x1b``, ``\\u202e`` (errors.printable)."""
+    tag = HOSTILE.replace(chr(13), "")      # (a carriage return would end the tag's line)
+    record = next(read_records(io.BytesIO(f'[Board "{tag}"]\n[Deal "N:.A97.Q4.5 A84..3.86 '
+                                          f'.J.972.A4 9.854.J.K"]\n'.encode())))
+    result = annotate_record(record, AnnotateOptions(), Solver(table_mb=1))
+    assert result["board"] == tag                   # (the data keep it: json and csv escape)
+    escaped = r"1\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x9b2J\u202eevilFORGED"
+    assert text_report(result)[0] == f"Record 0 (line 1, board {escaped})"
+    assert moon_line(result).startswith(f"Record 0 (line 1, board {escaped}): ")
+    forged = {**result, "board": HOSTILE, "file": "a\nb.pbn"}
+    for line in [*text_report(forged), moon_line(forged)]:
+        assert not set(line) & {ESC, BEL, chr(0x9B), chr(0x202E), chr(13), chr(10)}, line
+    out = io.BytesIO()
+    TextWriter(out).write(record, forged)
+    report = out.getvalue().decode()
+    assert not set(report) & {ESC, BEL, chr(0x9B), chr(0x202E), chr(13)}
+    assert "Record 0 (a\\x0ab.pbn line 1" in report
+
+
+def test_the_machine_formats_write_no_control_or_bidi_character_to_a_terminal():
+    """``annotate``'s default output, jsonl to the terminal, carried a [Board]'s U+009B (a
+    terminal's CSI) and U+202E as they were (``json`` escapes the C0 controls only), and
+    csv every control character: escaped now, jsonl as JSON escapes (the same value read back),
+    csv cells as the text report's (errors.printable)."""
+    import json
+    tag = HOSTILE.replace(chr(13), "")
+    record = next(read_records(io.BytesIO(f'[Board "{tag}"]\n[Deal "N:.A97.Q4.5 A84..3.86 '
+                                          f'.J.972.A4 9.854.J.K"]\n'.encode())))
+    result = annotate_record(record, AnnotateOptions(), Solver(table_mb=1))
+    unsafe = {ESC, BEL, chr(0x9B), chr(0x202E), chr(13)}
+    out = io.BytesIO()
+    make_writer("jsonl", out).write(record, result)
+    line = out.getvalue().decode()
+    assert not set(line) & unsafe and json.loads(line)["board"] == tag
+    assert "\\u009b2J\\u202eevil" in line
+    out = io.BytesIO()
+    writer = make_writer("csv", out)
+    writer.write(record, result)
+    writer.close()
+    text = out.getvalue().decode()
+    assert not set(text) & unsafe
+    assert list(csv.DictReader(io.StringIO(text)))[0]["board"] == \
+        r"1\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x9b2J\u202eevilFORGED"
