@@ -619,17 +619,6 @@ def _chunks(records: Iterable[Record], size: int | None) -> Iterator[list[Record
         yield chunk
 
 
-def safe_import_path() -> None:
-    """Have the Python processes this one starts from now on (the pool's fork server and
-    resource tracker, a local Dask cluster's processes) import nothing from the working
-    directory: ``PYTHONSAFEPATH``, Python's ``-P``, unless the environment says otherwise.
-    They run ``python -c``, which puts the working directory first on the import path, before
-    the standard library: ``hearts-dd annotate`` (several jobs by default) run in a directory
-    holding a stranger's ``multiprocessing.py`` ran that file. Each worker's import path is
-    this process's own, which the ``hearts-dd`` script starts without the directory."""
-    os.environ.setdefault("PYTHONSAFEPATH", "1")
-
-
 def annotate_stream(records: Iterable[Record], options: AnnotateOptions = AnnotateOptions(),
                     jobs: int = 1, dask: str | None = None,
                     chunk_size: int | None = None,
@@ -643,8 +632,6 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
     worker are in flight (one in this process). Closing the iterator early stops the workers.
     """
     runner: _Runner
-    if dask or jobs > 1:
-        safe_import_path()
     if dask:
         runner = _Dask(dask, jobs)
     elif jobs > 1:
