@@ -26,6 +26,7 @@ from solver.position import Position
 from solver.rules import Rules
 
 from benchmarks.record_files import random_play
+from forked import Forker
 from signals import as_in_a_terminal
 from strategies import PROPERTY
 
@@ -38,66 +39,17 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-# Each case a process of its own, forked from one that has loaded the command's modules: the
-# command's entry point (solver.launch.main, what the installed script calls) runs in it with
-# the case's arguments, standard input on /dev/null and its output to files, as a new process
-# of the command would, without the interpreter's start and the imports (a third of a second)
-# every time. Its exit status is the one ``sys.exit`` gives, or 1 and the traceback.
-FORKER = r"""
-import json, os, sys, traceback
-import solver.cli
-from solver.launch import main
-for line in sys.stdin:
-    argv, out, err = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        for fd, name, flags in ((0, os.devnull, os.O_RDONLY), (1, out, os.O_WRONLY), (2, err, os.O_WRONLY)):
-            os.dup2(os.open(name, flags), fd)
-        sys.argv = argv
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 0 if e.code is None else (print(e.code, file=sys.stderr), 1)[1]
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
-    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
-"""
+def forked_analyze(forker: Forker, *args: str) -> subprocess.CompletedProcess:
+    """``analyze(*args)`` in a process forked from one that has loaded the command
+    (tests/forked.py): the listed cases below, without an interpreter's start each."""
+    return forker.run("analyze", *args, "--json")
 
 
-@pytest.fixture(scope="module")
-def forker() -> Iterator[subprocess.Popen[str]]:
-    with subprocess.Popen([sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True) as proc:
-        yield proc
-        assert proc.stdin is not None
-        proc.stdin.close()
-
-
-def forked_analyze(forker: subprocess.Popen[str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    """``analyze(*args)`` in a process forked from ``forker``."""
-    assert forker.stdin is not None and forker.stdout is not None
-    out, err = tmp_path / "stdout", tmp_path / "stderr"
-    out.touch()
-    err.touch()
-    argv = [str(COMMAND), "analyze", *args, "--json"]
-    forker.stdin.write(json.dumps([argv, str(out), str(err)]) + "\n")
-    forker.stdin.flush()
-    status = int(forker.stdout.readline())
-    return subprocess.CompletedProcess(argv, status, out.read_text(), err.read_text())
-
-
-def test_a_forked_case_is_the_command_run_anew(forker, tmp_path: Path) -> None:
+def test_a_forked_case_is_the_command_run_anew(forker: Forker) -> None:
     """What the forked cases below show is what the installed command shows."""
     for args in (["--deal", DEAL, "--leader", "E"], ["--deal", DEAL, "--player", "X"],
                  ["--deal", DEAL, "--table-mb", "5000"]):
-        forked, run = forked_analyze(forker, tmp_path, *args), analyze(*args)
+        forked, run = forked_analyze(forker, *args), analyze(*args)
         assert (forked.returncode, forked.stdout, forked.stderr) == (run.returncode, run.stdout, run.stderr)
     assert forked.returncode == 2 and forked.stderr.startswith("hearts-dd: error: ")
 
@@ -170,9 +122,8 @@ def test_a_forked_case_is_the_command_run_anew(forker, tmp_path: Path) -> None:
     pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--deal", DEAL, "--samples", "2"],
                  ["--deal, --input and --hand cannot be given together"], id="hand and deal"),
 ])
-def test_bad_input_is_one_line_on_stderr_with_exit_2(forker, tmp_path: Path, args: list[str],
-                                                     words: list[str]) -> None:
-    result = forked_analyze(forker, tmp_path, *args)
+def test_bad_input_is_one_line_on_stderr_with_exit_2(forker: Forker, args: list[str], words: list[str]) -> None:
+    result = forked_analyze(forker, *args)
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -215,10 +166,10 @@ def test_the_time_limit_covers_the_analysis_and_the_line_together(monkeypatch: p
     ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--rules", "q" * 100_000],
     ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--leader", "q" * 100_000],
 ])
-def test_an_error_echoes_no_more_than_a_few_hundred_characters_of_the_input(forker, tmp_path: Path,
+def test_an_error_echoes_no_more_than_a_few_hundred_characters_of_the_input(forker: Forker,
                                                                            args: list[str]) -> None:
     """The whole bad input came back in the error line (100 kB of it)."""
-    result = forked_analyze(forker, tmp_path, *args)
+    result = forked_analyze(forker, *args)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr) < 500 and "characters left out" in result.stderr
 
