@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import gc
 import os
 import random
@@ -996,6 +997,21 @@ def test_a_cleared_solver_searches_node_for_node_as_a_fresh_one() -> None:
         assert reused.trick_nodes - tricks_before == fresh.trick_nodes
 
 
+MOON_CUT_SPECS: tuple[dict, ...] = ({}, {"moon": "subtract"}, {"partnership": True})
+
+
+@functools.cache
+def moon_cut_positions(i: int) -> list[Position]:
+    return endgames(MOON_CUT_SPECS[i], 4, f"moon-cut{i}", cards=(32, 40))
+
+
+@functools.cache
+def default_guarantees(i: int, k: int) -> dict[Seat, int]:
+    """A default solver's answers, the reference both cuts below are held to: found once."""
+    default = Solver(table_mb=16)
+    return {seat: default.guarantee(moon_cut_positions(i)[k], seat) for seat in Seat}
+
+
 @pytest.mark.parametrize("proof_cut", [0, 1])
 def test_passes_cut_short_for_the_moon_search_keep_the_answer(proof_cut: int) -> None:
     """While the root's search for another side's moon is unsettled, a pass that outgrows its
@@ -1004,16 +1020,15 @@ def test_passes_cut_short_for_the_moon_search_keep_the_answer(proof_cut: int) ->
     all the time, and every answer must still be a default solver's; ``proof_cut`` 1 cuts the
     full pass after a failed narrowed one too."""
     cuts = 0
-    for i, spec in enumerate(({}, {"moon": "subtract"}, {"partnership": True})):
-        for pos in endgames(spec, 4, f"moon-cut{i}", cards=(32, 40)):
+    for i, spec in enumerate(MOON_CUT_SPECS):
+        for k, pos in enumerate(moon_cut_positions(i)):
             cut = Solver(table_mb=16)
             cut.prepare(pos.rules)
             for e in cut.engines:
                 e.moon_nodes = 1
                 e.proof_cut = proof_cut
-            default = Solver(table_mb=16)
             for seat in Seat:
-                assert cut.guarantee(pos, seat) == default.guarantee(pos, seat), (spec, seat)
+                assert cut.guarantee(pos, seat) == default_guarantees(i, k)[seat], (spec, seat)
             cuts += sum(e.moon_cuts for e in cut.engines)
     assert cuts >= 10
 

@@ -1,18 +1,47 @@
 """The sample positions of shared/cases (copied to tests/data) through `hearts-dd analyze --json`."""
 import json
+import re
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from forked import COMMAND, Forker
 
 DATA = Path(__file__).parent / "data"
 CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.open()]
 
 
+RUNS: list[Forker] = []
+
+
+@pytest.fixture(autouse=True)
+def _runs(forker: Forker) -> Iterator[None]:
+    RUNS.append(forker)
+    yield
+    RUNS.pop()
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
-                          timeout=120)
+    """The command with these arguments, a process of its own forked from one that has loaded
+    it (tests/forked.py: without an interpreter's start each run)."""
+    return RUNS[-1].run(*args)
+
+
+def test_a_forked_run_is_the_command_run_anew() -> None:
+    """What the runs here show is what the installed command shows."""
+    for args in (["analyze", "--deal", CASES[0]["deal"], "--play", CASES[0].get("play", ""), "--player", "N"],
+                 ["analyze", "--deal", "N:AK.. ... ... ...", "--json"], ["analyze", "--help"]):
+        new = subprocess.run([str(COMMAND), *args], capture_output=True, text=True, timeout=120)
+        forked = run_cli(*args)
+        assert (forked.returncode, timeless(forked.stdout), forked.stderr) == \
+            (new.returncode, timeless(new.stdout), new.stderr)
+
+
+def timeless(text: str) -> str:
+    """The report without its measurements (nodes, seconds), which differ from run to run."""
+    return re.sub(r"\d[\d,.]*(?= (s|nodes)\b)", "#", text)
 
 
 def analyze_args(case: dict) -> list[str]:

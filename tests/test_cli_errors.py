@@ -26,6 +26,7 @@ from solver.position import Position
 from solver.rules import Rules
 
 from benchmarks.record_files import random_play
+from forked import Forker
 from signals import as_in_a_terminal
 from strategies import PROPERTY
 
@@ -36,6 +37,21 @@ DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 def analyze(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(COMMAND), "analyze", *args, "--json"], capture_output=True, text=True,
                           timeout=120)
+
+
+def forked_analyze(forker: Forker, *args: str) -> subprocess.CompletedProcess:
+    """``analyze(*args)`` in a process forked from one that has loaded the command
+    (tests/forked.py): the listed cases below, without an interpreter's start each."""
+    return forker.run("analyze", *args, "--json")
+
+
+def test_a_forked_case_is_the_command_run_anew(forker: Forker) -> None:
+    """What the forked cases below show is what the installed command shows."""
+    for args in (["--deal", DEAL, "--leader", "E"], ["--deal", DEAL, "--player", "X"],
+                 ["--deal", DEAL, "--table-mb", "5000"]):
+        forked, run = forked_analyze(forker, *args), analyze(*args)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (run.returncode, run.stdout, run.stderr)
+    assert forked.returncode == 2 and forked.stderr.startswith("hearts-dd: error: ")
 
 
 @pytest.mark.parametrize("args, words", [
@@ -106,8 +122,8 @@ def analyze(*args: str) -> subprocess.CompletedProcess:
     pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--deal", DEAL, "--samples", "2"],
                  ["--deal, --input and --hand cannot be given together"], id="hand and deal"),
 ])
-def test_bad_input_is_one_line_on_stderr_with_exit_2(args: list[str], words: list[str]) -> None:
-    result = analyze(*args)
+def test_bad_input_is_one_line_on_stderr_with_exit_2(forker: Forker, args: list[str], words: list[str]) -> None:
+    result = forked_analyze(forker, *args)
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -150,9 +166,10 @@ def test_the_time_limit_covers_the_analysis_and_the_line_together(monkeypatch: p
     ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--rules", "q" * 100_000],
     ["--deal", "N:A.2..2 K.3..3 Q.4..4 J.5..5", "--leader", "q" * 100_000],
 ])
-def test_an_error_echoes_no_more_than_a_few_hundred_characters_of_the_input(args: list[str]) -> None:
+def test_an_error_echoes_no_more_than_a_few_hundred_characters_of_the_input(forker: Forker,
+                                                                           args: list[str]) -> None:
     """The whole bad input came back in the error line (100 kB of it)."""
-    result = analyze(*args)
+    result = forked_analyze(forker, *args)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr) < 500 and "characters left out" in result.stderr
 

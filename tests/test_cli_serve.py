@@ -456,36 +456,55 @@ def test_gunicorn_started_with_the_config_file_refuses_a_bad_log_level() -> None
     assert "Booting worker" not in err
 
 
-def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about() -> None:
+REFUSALS = [([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
+            ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "86"}, "at least 5 s below the worker timeout"),
+            ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)"),
+            ([], {"GUNICORN_CMD_ARGS": "--timeout 12"}, "below the worker timeout (12 s)"),
+            ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
+            ([], {"GUNICORN_CMD_ARGS": "-t abc"}, "GUNICORN_CMD_ARGS: argument -t/--timeout"),
+            ([], {"GUNICORN_CMD_ARGS": "--no-such"}, "GUNICORN_CMD_ARGS: unrecognized"),
+            ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing"),
+            ([], {"GUNICORN_CMD_ARGS": "--timeout -1"}, "--timeout -1: Value must be positive"),
+            ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer"),
+            ([], {"GUNICORN_CMD_ARGS": "--chdir /no/such/dir"}, "--chdir /no/such/dir:"),
+            ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:"),
+            ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class"),
+            ([], {"GUNICORN_CMD_ARGS": "--bind 127.0.0.1:1"}, "give serve's --host and --port"),
+            ([], {"HEARTS_DD_SOLVER_TIMELIMT": "5"}, "did you mean HEARTS_DD_SOLVER_TIME_LIMIT"),
+            (["--host", ""], {}, "--host is empty"),
+            (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
+            (["--host", "[fe80::zz]"], {}, "cannot resolve --host 'fe80::zz'")]
+
+
+def test_serve_refuses_what_gunicorn_would_retry_or_log_pages_about(monkeypatch) -> None:
     """One line and exit 2 before gunicorn starts: a port in use (one this test holds), an
-    empty host (gunicorn would listen everywhere), a host that is no address, a bad setting."""
+    empty host (gunicorn would listen everywhere), a host that is no address, a bad setting.
+    The port in use through the installed command's process; the others in-process (the same
+    checks, the same ``fail``: test_serve_refuses_a_bad_log_level_in_one_line shows that line
+    and status from a real process), where gunicorn, had a check let it through, is not run."""
+    from click.testing import CliRunner
+
+    from solver.cli import cli
+
+    def no_gunicorn(path: str, argv: list[str]) -> None:
+        raise AssertionError(f"serve started gunicorn: {argv}")
+
+    monkeypatch.setattr(os, "execv", no_gunicorn)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = str(taken.getsockname()[1])
-        for args, env, words in [(["--port", port], {}, f"cannot listen on 127.0.0.1:{port}"),
-                                 (["--host", ""], {}, "--host is empty"),
-                                 (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
-                                 ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LIMIT"),
-                                 ([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "86"}, "at least 5 s below the worker timeout"),
-                                 ([], {"HEARTS_DD_ANNOTATE_TIME_LIMIT": "0"}, "must be set (not 0)"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--timeout 12"}, "below the worker timeout (12 s)"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--graceful-timeout 9"}, "graceful timeout (9 s)"),
-                                 ([], {"GUNICORN_CMD_ARGS": "-t abc"}, "GUNICORN_CMD_ARGS: argument -t/--timeout"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--no-such"}, "GUNICORN_CMD_ARGS: unrecognized"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--name 'x"}, "GUNICORN_CMD_ARGS: No closing"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--timeout -1"}, "--timeout -1: Value must be positive"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--workers 0"}, "--workers 0: no worker would answer"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--chdir /no/such/dir"}, "--chdir /no/such/dir:"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--user no-such-user"}, "--user no-such-user:"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class"),
-                                 ([], {"GUNICORN_CMD_ARGS": "--bind 127.0.0.1:1"}, "give serve's --host and --port"),
-                                 ([], {"HEARTS_DD_SOLVER_TIMELIMT": "5"}, "did you mean HEARTS_DD_SOLVER_TIME_LIMIT"),
-                                 (["--host", "[fe80::zz]"], {}, "cannot resolve --host 'fe80::zz'")]:
-            p = subprocess.run([sys.executable, "-m", "solver.cli", "serve", *args], capture_output=True,
-                               text=True, timeout=60, env={**os.environ, **env})
-            assert p.returncode == 2 and p.stdout == "", p
-            assert p.stderr.count("\n") == 1 and words in p.stderr, p.stderr
+        p = subprocess.run([str(Path(sys.executable).with_name("hearts-dd")), "serve", "--port", port],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and p.stdout == "", p
+        assert p.stderr.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in p.stderr, p.stderr
+        for args, env, words in [(["--port", port], {}, f"cannot listen on 127.0.0.1:{port}"), *REFUSALS]:
+            # (the port free_port gives, as serve() in this file does: 8000 may be in use)
+            more = [] if args[:1] == ["--port"] else ["--port", str(free_port())]
+            r = CliRunner().invoke(cli, ["serve", *args, *more], env={"GUNICORN_CMD_ARGS": None, **env})
+            assert r.exit_code == 2 and r.stdout == "", (args, env, r.output, r.exception)
+            assert r.stderr.count("\n") == 1 and r.stderr.startswith("hearts-dd: error: serve: "), r.stderr
+            assert words in r.stderr, r.stderr
 
 
 def test_workers_refuse_budgets_beyond_a_timeout_given_to_gunicorn():
