@@ -310,9 +310,11 @@ def _files_problem(jobs: int) -> str | None:
 def _processes_starting() -> Iterator[None]:
     """Worker processes (or the pool's own) that the system will not start are one line that
     says so: the run said it could not write its output ("Resource temporarily unavailable",
-    under a limit on processes), or that it was interrupted (exit 130)."""
+    under a limit on processes), or that it was interrupted (exit 130). They start with a safe
+    import path (``_safe_import_path``)."""
     try:
-        yield
+        with _safe_import_path():
+            yield
     except OSError as e:
         hint = _LIMIT_HINTS.get(e.errno or 0, "")
         raise HeartsError(f"cannot start worker processes: {e.strerror or e} "
@@ -321,6 +323,26 @@ def _processes_starting() -> Iterator[None]:
         # for the end of the user's input: "interrupted", exit 130)
         raise HeartsError("cannot start worker processes: the fork server could not start one "
                           f"(fewer --jobs may fit, {_LIMIT_HINTS[errno.EAGAIN]})") from None
+
+
+@contextmanager
+def _safe_import_path() -> Iterator[None]:
+    """The Python processes started meanwhile (the pool's fork server and resource tracker, a
+    local Dask cluster's) import nothing from the working directory: ``PYTHONSAFEPATH``, as
+    Python's ``-P``, unless the environment sets it. They run ``python -c``, which puts the
+    directory first on the import path, before the standard library: ``hearts-dd annotate``
+    (several jobs by default) run in a directory holding a stranger's ``multiprocessing.py``
+    ran that file. A worker's import path is still this process's own. Set for the start alone:
+    a program calling the library keeps its environment (a test run's later ``python -m``
+    lost the working directory)."""
+    if "PYTHONSAFEPATH" in os.environ:
+        yield
+        return
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("PYTHONSAFEPATH", None)
 
 
 class _Runner:
@@ -450,7 +472,7 @@ class _Dask(_Runner):
     def __init__(self, address: str, jobs: int) -> None:
         self.cluster: Any = None
         try:
-            with _start_shielded() if address == "local" else nullcontext():
+            with _safe_import_path(), _start_shielded() if address == "local" else nullcontext():
                 self._start(address, jobs)
         except BaseException:   # (a Ctrl-C held while a local cluster started, raised now)
             self.close()

@@ -220,12 +220,6 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     records = annotated = failed = 0
     unreadable: list[str] = []
     gameless: list[str] = []
-    # the worker processes import nothing from the working directory (Python's -P): the pool's
-    # fork server and resource tracker, a local Dask cluster's processes, run ``python -c``,
-    # which puts it first on the import path, before the standard library (a stranger's
-    # multiprocessing.py there ran); each worker's path is this process's, which the hearts-dd
-    # script starts without the directory
-    os.environ.setdefault("PYTHONSAFEPATH", "1")
     try:
         stream = annotate_stream(_records(paths, unreadable, gameless), options,
                                  jobs or default_jobs(), dask, chunk_size)

@@ -185,6 +185,19 @@ def test_records_keep_their_file_bytes_through_the_workers():
     assert [r.index for r, _ in pairs] == [res["index"] for _, res in pairs] == list(range(20))
 
 
+def test_workers_start_with_a_safe_import_path_and_leave_the_environment_as_it_was(monkeypatch):
+    """The pool's processes start with PYTHONSAFEPATH (test_cli_records shows what for); set
+    for good, a program calling the library lost the working directory from the import path of
+    every Python it started afterwards."""
+    monkeypatch.delenv("PYTHONSAFEPATH", raising=False)
+    data = endgame_file(4, seed=3, hand_size=3, play_cards=4)
+    assert len(list(annotate_stream(read_records(io.BytesIO(data)), jobs=2, chunk_size=2))) == 4
+    assert "PYTHONSAFEPATH" not in os.environ
+    with batch._processes_starting():
+        assert os.environ["PYTHONSAFEPATH"] == "1"
+    assert "PYTHONSAFEPATH" not in os.environ
+
+
 def test_dask_needs_a_reachable_scheduler(quick_dask):
     with pytest.raises(HeartsError, match="cannot reach the Dask scheduler"):
         next(annotate_stream(iter([]), dask="tcp://127.0.0.1:1"))

@@ -721,18 +721,23 @@ def test_output_is_not_written_through_another_users_link_or_pipe_in_a_shared_di
     assert p.returncode == 0 and own.is_symlink() and victim.read_text().startswith('{"index": 0')
 
 
-def test_worker_processes_import_nothing_from_the_working_directory(tmp_path):
-    """The pool's fork server and resource tracker run ``python -c``, which puts the working
-    directory first on the import path: ``hearts-dd annotate`` (several jobs by default) run
-    in a directory holding a stranger's ``multiprocessing.py`` ran that file. Run as the
-    installed script runs (its own directory on the path, not the working one)."""
+@pytest.mark.parametrize("workers", [["-j", "2"], ["-j", "2", "--dask", "local"]],
+                         ids=["pool", "dask"])
+def test_worker_processes_import_nothing_from_the_working_directory(tmp_path, workers):
+    """The pool's fork server and resource tracker (a local Dask cluster's processes) run
+    ``python -c``, which puts the working directory first on the import path: ``hearts-dd
+    annotate`` (several jobs by default) run in a directory holding a stranger's
+    ``multiprocessing.py`` ran that file. Run as the installed script runs (its own directory
+    on the path, not the working one)."""
     script = Path(sys.executable).with_name("hearts-dd")
     if not script.exists():
         pytest.skip("no hearts-dd script beside this interpreter")
+    if "--dask" in workers:
+        pytest.importorskip("dask.distributed")
     marker = tmp_path / "ran"
     (tmp_path / "multiprocessing.py").write_text(f"open({str(marker)!r}, 'a').write('ran')\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
-    p = subprocess.run([str(script), "annotate", str(SAMPLE), "-j", "2", "--no-review"],
+    p = subprocess.run([str(script), "annotate", str(SAMPLE), *workers, "--no-review"],
                        capture_output=True, cwd=tmp_path, timeout=300, env=env)
     assert not marker.exists()
     assert p.returncode == 0 and summary(p) == (5, 5, 0), p.stderr
