@@ -17,8 +17,9 @@ $(STAMP): $(SOURCES)
 demo: $(STAMP)  ## annotate the bundled sample hand records: guarantees, moons, play reviews
 	$(BIN)/hearts-dd annotate data/sample.pbn --format text
 
+# (a worker a core, at most 4: each runs solvers of two threads and tables of its own)
 test: $(STAMP)  ## the whole test suite
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 bench: $(STAMP)  ## benchmarks, with DDS for comparison
 	$(BIN)/python -m pytest benchmarks -q --benchmark-only
