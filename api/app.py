@@ -12,7 +12,7 @@ from typing import Any, Mapping, get_args
 
 import flask_swagger_ui
 from apiflask import APIFlask
-from flask import Blueprint
+from flask import Blueprint, Response
 
 from solver.rules import KEY_DESCRIPTIONS, PRESETS
 
@@ -71,9 +71,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
                                      static_url_path="/docs/assets"))
     problems.install(app)
     solving.init_app(app)
+    app.after_request(_no_sniffing)
     # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str
     app.spec_processor(lambda spec: _finish_spec(spec, app.config))  # type: ignore[arg-type]
     return app
+
+
+def _no_sniffing(resp: Response) -> Response:
+    """Every answer as the type it names: a browser shown an annotate report (text or CSV
+    with a stranger's ``[Board]``) or a problem body does not guess at HTML in it."""
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return resp
 
 
 def _finish_spec(spec: dict[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:

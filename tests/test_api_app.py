@@ -168,3 +168,19 @@ def test_each_enumeration_is_listed_once_as_a_named_component() -> None:
     assert seat in schemas["AnalyzeResult"]["properties"]["to_move"]["anyOf"]
     assert schemas["AnalyzeResult"]["properties"]["players"]["propertyNames"] == seat
     assert schemas["RuleSet"]["properties"]["preset"]["$ref"] == "#/components/schemas/Preset"
+
+
+def test_every_answer_says_not_to_guess_its_type() -> None:
+    """A browser guessing HTML in a text answer (an annotate report carries a stranger's
+    ``[Board]``) ran what it found: every answer, problems and the docs page's assets too,
+    says ``X-Content-Type-Options: nosniff``."""
+    client = create_app().test_client()
+    pbn = b'[Board "<script>alert(1)</script>"]\n[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n'
+    answers = [client.get("/docs"), client.get("/docs/assets/swagger-ui.css"),
+               client.get("/openapi.json"), client.get("/api/v1/rules"), client.get("/no/such"),
+               client.post("/api/v1/analyze", json={"deal": "x"}),
+               client.post("/api/v1/annotate?format=text", data=pbn)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 404, 422, 200]
+    assert all(a.headers.get("X-Content-Type-Options") == "nosniff" for a in answers), \
+        [(a.request.path, dict(a.headers)) for a in answers]
+
