@@ -2,19 +2,15 @@
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
 from apiflask import APIBlueprint
 from flask import Response, current_app, jsonify
 
 from solver.analysis import Budget, Solver
-from solver.cards import DECK, cards_of
 from solver.deal import Deal
 from solver.position import Position
-from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, KEYS, MOON_MODES, PRESET_DESCRIPTIONS,
-                          PRESETS, Rules)
+from solver.rules import catalogue
 
 from .docs import problem_responses
 from .problems import problem_of
@@ -29,29 +25,6 @@ HEALTH_DEAL = "N:.A..2 .2..3 .3..4 .4..5"
 HEALTH_ANSWER = {"N": (0, True), "E": (4, False), "S": (4, False), "W": (4, False)}
 HEALTH_SECONDS = 2.0
 _HEALTH = "hearts_dd.health_solver"
-
-_CHOICES: dict[str, list[Any]] = {"preset": list(PRESETS), "moon": list(MOON_MODES),
-                                  "hearts_break": list(HEARTS_BREAK), "first_lead": list(FIRST_LEAD),
-                                  "first_trick_points": [False, True], "partnership": [False, True]}
-_TYPES = {bool: "boolean", int: "integer", str: "string", dict: "object"}
-
-
-def _settings(rules: Rules) -> dict[str, Any]:
-    """Every setting, with ``values`` listing each card of non-zero value."""
-    out = rules.to_dict()
-    out["values"] = {str(c): rules.values[c] for c in cards_of(DECK) if rules.values[c]}
-    return out
-
-
-@lru_cache(maxsize=1)
-def catalogue() -> dict[str, Any]:
-    standard = _settings(Rules())
-    return {
-        "presets": {name: {"description": PRESET_DESCRIPTIONS.get(name, ""),
-                           "rules": _settings(Rules.parse(name))} for name in PRESETS},
-        "keys": {key: {"description": KEY_DESCRIPTIONS[key], "type": _TYPES[type(standard[key])],
-                       "choices": _CHOICES.get(key), "standard": standard[key]} for key in KEYS},
-    }
 
 
 @bp.get("/rules")

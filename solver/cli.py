@@ -27,9 +27,9 @@ from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
 from .position_lines import LineInput, answer_lines, read_position_lines
-from .report import render, render_line, render_weighing, status_line
+from .report import render, render_catalogue, render_line, render_weighing, status_line
 from .results import out_of_time
-from .rules import Rules
+from .rules import Rules, catalogue
 from .sampling import Weighing, weigh_cards, weigh_view
 
 # (ParamType is generic in newer click, not in 8.2, which is supported: no type arguments)
@@ -388,6 +388,16 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     echo(f"hearts-dd: {counted(lines, 'position')}, {lines - failed} answered, {failed} with errors, "
          f"{time.perf_counter() - t0:.1f} s", err=True)
     return 1 if failed else 0
+
+
+@cli.command("rules", help="The rule presets and keys: what --rules takes (SPEC §2).")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object on stdout, as the API's GET /api/v1/rules answers.")
+def rules_command(as_json: bool) -> None:
+    try:
+        echo(json.dumps(catalogue()) if as_json else render_catalogue(catalogue()))
+    except OSError as e:
+        stdout_failed(e)
 
 
 cli.add_command(serve)

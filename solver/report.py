@@ -1,14 +1,16 @@
 """Plain-text rendering of analyses: the deal as a diagram, the seats, the cards to choose from,
-an optimal line trick by trick, the status line of a solve under way, and the cards weighed
-over sampled deals."""
+an optimal line trick by trick, the status line of a solve under way, the cards weighed
+over sampled deals, and the rules' presets and keys."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+import json
+from typing import Any, Iterable, Mapping, Sequence
 
 from .results import Analysis, LineStep
 from .cards import Seat, mask_of
 from .deal import hand_string
 from .position import Position
+from .rules import VALUE_LIMIT
 from .sampling import Weighing
 
 _SYMBOL = "♠♥♦♣"     # by suit, as SUITS
@@ -178,3 +180,36 @@ def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list
                      if q not in seats and low is not None and low == high)
         parts.append(f"cards {valued}/{cards}")
     return " · ".join(parts + ([] if seconds is None else [f"{seconds:.0f} s"]))
+
+
+def render_catalogue(catalogue: Mapping[str, Any]) -> str:
+    """``rules.catalogue()`` as ``hearts-dd rules`` prints it: each preset and what it is,
+    then each rule key, what it means, what it takes and its standard value.
+
+    >>> from solver.rules import catalogue
+    >>> print(render_catalogue(catalogue()).splitlines()[1])
+      standard            hearts 1 each, SQ 13 (26 in all); moon adds 26 to the others
+    """
+    presets, keys = catalogue["presets"], catalogue["keys"]
+    width = max(map(len, [*presets, *keys])) + 2
+    lines = ["Presets: --rules NAME"]
+    lines += [f"  {name:<{width}}{p['description']}" for name, p in presets.items()]
+    lines += ["", "Rule keys: --rules JSON, a preset and what differs from it, e.g. "
+              + json.dumps({"preset": "omnibus", "moon": "none", "values": {"H": 2}})]
+    for name, key in keys.items():
+        lines.append(f"  {name:<{width}}{key['description']}")
+        lines.append(f"  {'':<{width}}{_takes(key)}")
+    return "\n".join(lines)
+
+
+def _takes(key: Mapping[str, Any]) -> str:
+    """What a rule key takes and its standard value, in words."""
+    standard = key["standard"]
+    if key["type"] == "object":
+        return "standard: the preset's values"
+    if key["type"] == "boolean":
+        return f"true or false; standard: {json.dumps(standard)}"
+    if key["type"] == "integer":
+        return f"an integer from {-VALUE_LIMIT} to {VALUE_LIMIT}; standard: {standard}"
+    return f"one of {', '.join(key['choices'])}; standard: {standard}"
+

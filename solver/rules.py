@@ -369,3 +369,40 @@ STANDARD = Rules()
 def _preset(name: str) -> Rules:
     """A preset by name, made once (records name theirs again and again)."""
     return Rules._from_mapping({"preset": name})
+
+
+_CHOICES: dict[str, list[Any]] = {"preset": list(PRESETS), "moon": list(MOON_MODES),
+                                  "hearts_break": list(HEARTS_BREAK), "first_lead": list(FIRST_LEAD),
+                                  "first_trick_points": [False, True], "partnership": [False, True]}
+_TYPES = {bool: "boolean", int: "integer", str: "string", dict: "object"}
+
+
+def _settings(rules: Rules) -> dict[str, Any]:
+    """Every setting, with ``values`` listing each card of non-zero value."""
+    out = rules.to_dict()
+    out["values"] = {str(c): rules.values[c] for c in cards_of(DECK) if rules.values[c]}
+    return out
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> str:
+    standard = _settings(Rules())
+    return json.dumps({
+        "presets": {name: {"description": PRESET_DESCRIPTIONS.get(name, ""),
+                           "rules": _settings(Rules.parse(name))} for name in PRESETS},
+        "keys": {key: {"description": KEY_DESCRIPTIONS[key], "type": _TYPES[type(standard[key])],
+                       "choices": _CHOICES.get(key), "standard": standard[key]} for key in KEYS},
+    })
+
+
+def catalogue() -> dict[str, Any]:
+    """What the presets and rule keys are (SPEC §2), as ``GET /rules`` and ``hearts-dd rules
+    --json`` give them: each preset's description and every setting (``values`` each card of
+    non-zero value), each key's description, JSON type, choices (or None) and standard value.
+    A new object each call (the caller's to change).
+
+    >>> catalogue()["keys"]["moon"]["choices"], catalogue()["presets"]["omnibus"]["rules"]["values"]["DJ"]
+    (['add', 'subtract', 'none'], -10)
+    """
+    return json.loads(_catalogue())
+

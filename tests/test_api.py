@@ -256,6 +256,10 @@ def test_rules_lists_every_preset_and_key_with_settings_that_parse_back(base_url
         assert Rules.parse(settings).values == Rules.parse(name).values, name
         assert Rules.parse(preset["rules"]) == Rules.parse(name), name
     assert catalogue["keys"]["moon"]["choices"] == ["add", "subtract", "none"]
+    from click.testing import CliRunner
+
+    from solver.cli import cli
+    assert json.loads(CliRunner().invoke(cli, ["rules", "--json"]).stdout) == catalogue
 
 
 def test_health_and_documents(base_url):

@@ -7,8 +7,8 @@ from solver.analysis import Solver
 from solver.cards import Seat
 from solver.deal import Deal, hand_string
 from solver.position import Position
-from solver.report import render, render_line
-from solver.rules import Rules
+from solver.report import render, render_catalogue, render_line
+from solver.rules import KEYS, PRESETS, Rules, catalogue
 
 RANKS = "23456789TJQKA"
 DEAL = Deal.parse("N:.J42.32.64 T65.6..AK8 Q9.KT73.A. 32.5.T97.5")
@@ -103,3 +103,15 @@ def test_the_diagram_fits_a_terminal_of_40_columns():
     longest = Deal.parse("N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")
     for deal in (longest, DEAL):
         assert max(len(line) for line in diagram(deal.hands).splitlines()) < 40
+
+
+def test_the_rules_report_names_each_preset_and_key_and_what_it_takes() -> None:
+    text = render_catalogue(catalogue())
+    presets, keys = text.split("\n\n")
+    for name in PRESETS:
+        assert re.search(rf"^  {re.escape(name)} +\S", presets, re.M), name
+    for name in KEYS:
+        assert re.search(rf"^  {name} +\S.*\n +(one of|true or false|an integer|standard)", keys, re.M), name
+    assert "one of add, subtract, none; standard: add" in keys
+    assert "an integer from -1000 to 1000; standard: 0" in keys
+

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from solver.cards import DECK, Card, cards_of
 from solver.errors import RulesError
-from solver.rules import KEYS, PRESETS, VALUE_LIMIT, Rules, whole_value
+from solver.rules import KEYS, PRESETS, VALUE_LIMIT, Rules, catalogue, whole_value
 from strategies import PROPERTY, rule_specs
 
 HEARTS = [c for c in cards_of(DECK) if c.suit == 1]
@@ -235,3 +235,16 @@ def test_the_shortest_form_goes_through_json_and_parses_to_the_same_rules(spec: 
     rules = Rules.parse(spec)
     assert Rules.parse(json.loads(json.dumps(rules.shortest()))) == rules
     assert len(json.dumps(rules.shortest())) <= len(json.dumps(rules.to_dict()))
+
+
+def test_the_catalogue_is_a_new_object_each_call() -> None:
+    """``GET /rules`` and ``hearts-dd rules`` share it: a caller changing its copy changed
+    the next caller's."""
+    first = catalogue()
+    first["presets"]["omnibus"]["rules"]["values"]["DJ"] = 5
+    first["keys"].clear()
+    again = catalogue()
+    assert again["presets"]["omnibus"]["rules"]["values"]["DJ"] == -10 and list(again["keys"]) == list(KEYS)
+    assert all(key["standard"] == Rules().to_dict()[name] or name == "values"
+               for name, key in again["keys"].items())
+
