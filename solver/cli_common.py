@@ -199,7 +199,8 @@ def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) 
 
 #: What ``--rules`` takes, as every command's help says it: the presets by name, which the
 #: help is where a user looks for them.
-RULES_TAKES = f"a preset ({', '.join(PRESETS)}) or a JSON object of SPEC §2's rule keys"
+RULES_TAKES = (f"a preset ({', '.join(PRESETS)}) or a JSON object of SPEC §2's rule keys, "
+               "which hearts-dd rules lists")
 
 
 def rules_option(text: str | None) -> Rules | None:
