@@ -157,6 +157,15 @@ def on_reload(server: Any) -> None:
                          problem if again == problem else f"{problem} (before: {again})")
 
 
+def pre_fork(server: Any, worker: Any) -> None:
+    """Hand the new worker the arbiter's signal queue and how much it held before the fork:
+    until the worker sets its own handlers (``api.worker.Worker.init_signals``), the arbiter's,
+    inherited through the fork, put a stop sent to the worker in the child's copy of that queue,
+    where nothing read it (``api.worker.Worker.replay_early_stops``)."""
+    worker.arbiter_queue = server.SIG_QUEUE
+    worker.queued_at_fork = server.SIG_QUEUE.qsize()
+
+
 def pre_request(worker: Any, req: Any) -> None:
     """A body read that waits ``BODY_TIMEOUT`` s for the client fails (a 400 problem); while it
     waits, the worker says it is alive (``api.worker.BeatingSocket``)."""

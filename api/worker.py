@@ -14,6 +14,7 @@ traceback in the log: it is answered 503 ``stopping`` (``QuickStop``).
 from __future__ import annotations
 
 import json
+import os
 import select
 import signal
 import socket
@@ -246,6 +247,23 @@ class Worker(SyncWorker):
         from solver.analysis import watch_signal
         for signum in (signal.SIGINT, signal.SIGQUIT):
             watch_signal(signum)
+        self.replay_early_stops()
+
+    def replay_early_stops(self) -> None:
+        """Send this worker again the stops (SIGTERM, SIGINT, SIGQUIT) that came between the fork
+        and its own handlers: the arbiter's handlers, inherited, queued them in the child's copy
+        of the arbiter's queue (``pre_fork`` in api/gunicorn.conf.py) and the arbiter then waited
+        its whole graceful timeout (90 s) for a worker that went on serving. What the queue held
+        at the fork was the arbiter's own, still the arbiter's to handle."""
+        queue = getattr(self, "arbiter_queue", None)
+        if queue is None:                           # (settings without that pre_fork)
+            return
+        early = []
+        while not queue.empty():
+            early.append(queue.get_nowait())
+        for signum in early[getattr(self, "queued_at_fork", 0):]:
+            if signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+                os.kill(os.getpid(), signum)
 
     def handle_quit(self, sig: int, frame: Any) -> None:
         if not self._handling:

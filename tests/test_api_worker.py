@@ -3,6 +3,9 @@ gunicorn's own refusals as problem bodies."""
 from __future__ import annotations
 
 import json
+import os
+import queue
+import signal
 import socket
 import threading
 import time
@@ -12,7 +15,7 @@ import pytest
 
 from api import create_app
 from api.testing import served
-from api.worker import head_arrives
+from api.worker import Worker, head_arrives
 
 
 def response(sock: socket.socket) -> tuple[int, dict]:
@@ -211,3 +214,20 @@ def test_the_access_log_escapes_what_a_client_sent(capsys) -> None:
     assert forged == ('127.0.0.1 - x\\x1b]52;c;eA==\\x07\\x0aFORGED 1.2.3.4 - - \\"GET /admin\\" 200 '
                       '"GET /api/v1/health HTTP/1.1" 200 "ua\xc2\\x9b2J" -\n')
     logging.getLogger("gunicorn.access").handlers.clear()
+
+
+def test_only_the_stops_that_came_after_the_fork_are_sent_again(monkeypatch) -> None:
+    """What the arbiter's queue held at the fork is the arbiter's to handle (its own SIGTERM
+    would otherwise be a second one for this worker); of what came after, only the stops."""
+    sent: list[int] = []
+    monkeypatch.setattr(os, "kill", lambda pid, signum: sent.append(signum))
+    worker = Worker.__new__(Worker)
+    worker.arbiter_queue = queue.SimpleQueue()
+    for signum in (signal.SIGTERM, signal.SIGHUP):          # (queued before the fork)
+        worker.arbiter_queue.put(signum)
+    worker.queued_at_fork = 2
+    for signum in (signal.SIGCHLD, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM):
+        worker.arbiter_queue.put(signum)
+    worker.replay_early_stops()
+    assert sent == [signal.SIGQUIT, signal.SIGTERM]
+    assert worker.arbiter_queue.empty()

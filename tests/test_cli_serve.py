@@ -136,6 +136,50 @@ def test_a_stop_as_the_workers_start_ends_the_service_at_once(signum: int) -> No
             proc.wait()
 
 
+#: gunicorn settings: the service's, and a first worker that is sent a stop (the signal
+#: below) after the fork and before it sets its own signal handlers
+EARLY_STOP_CONF = """\
+_ours = {{"__file__": {path!r}, "__name__": "hearts_dd_settings"}}
+exec(compile(open({path!r}).read(), {path!r}, "exec"), _ours)
+globals().update({{k: v for k, v in _ours.items() if not k.startswith("__")}})
+
+def post_fork(server, worker):
+    import os
+    if worker.age == 1:
+        os.kill(os.getpid(), {signum})
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGQUIT])
+def test_a_stop_sent_to_a_worker_before_its_handlers_are_set_is_not_lost(tmp_path: Path,
+                                                                          signum: int) -> None:
+    """The race of the test above, made certain: between the fork and the worker's own handlers
+    (gunicorn's ``post_fork`` hook runs then), the arbiter's handlers, inherited, queued a stop
+    in the child's copy of the arbiter's queue and the worker went on serving. Now the worker
+    sends it to itself again once its handlers are set, and ends."""
+    conf = tmp_path / "early_stop.conf.py"
+    conf.write_text(EARLY_STOP_CONF.format(path=str(gunicorn_config()), signum=int(signum)))
+    argv = gunicorn_argv("127.0.0.1", free_port(), 1)
+    argv[argv.index("--config") + 1] = str(conf)
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline, text = time.monotonic() + 30, ""
+            while time.monotonic() < deadline:
+                log.seek(0)
+                text = log.read()
+                booted = [line.rsplit(" ", 1)[-1] for line in text.splitlines()
+                          if "Booting worker with pid: " in line]
+                if booted and f"Worker exiting (pid: {booted[0]})" in text:
+                    break
+                time.sleep(0.1)
+            else:
+                pytest.fail(f"the first worker went on serving:\n{text}")
+        finally:
+            stop(proc)
+    assert "Traceback" not in text, text
+
+
 def test_a_quick_stop_answers_the_request_being_solved_503_without_a_traceback() -> None:
     """It was answered 500, after the search in progress ended, and a SystemExit traceback
     went to the log."""
