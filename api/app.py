@@ -6,7 +6,10 @@ models in ``api.schemas``; ``/docs`` is the interactive page.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping, get_args
 
@@ -71,17 +74,41 @@ def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
                                      static_url_path="/docs/assets"))
     problems.install(app)
     solving.init_app(app)
-    app.after_request(_no_sniffing)
+    app.after_request(_safe_headers)
     # handed the spec as a dict (SPEC_PROCESSOR_PASS_OBJECT is off); APIFlask types it dict | str
     app.spec_processor(lambda spec: _finish_spec(spec, app.config))  # type: ignore[arg-type]
     return app
 
 
-def _no_sniffing(resp: Response) -> Response:
+#: Content-Security-Policy of every answer but /docs's page: nothing in it may run or load, nor
+#: may another site frame it (OWASP's headers for a REST service)
+_API_POLICY = "default-src 'none'; frame-ancestors 'none'"
+#: /docs's page: its scripts, styles and images from the service itself (its own inline
+#: script by hash: ``_docs_policy``), calls to the service only, and no framing by another site
+_DOCS_POLICY = ("default-src 'self'; script-src 'self'{hashes}; style-src 'self' 'unsafe-inline'; "
+                "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+                "form-action 'self'; frame-ancestors 'none'")
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)
+
+
+def _safe_headers(resp: Response) -> Response:
     """Every answer as the type it names: a browser shown an annotate report (text or CSV
-    with a stranger's ``[Board]``) or a problem body does not guess at HTML in it."""
+    with a stranger's ``[Board]``) or a problem body does not guess at HTML in it, and runs
+    nothing in it even so (a content security policy); the docs page runs only its own scripts."""
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if resp.mimetype == "text/html" and not resp.direct_passthrough:
+        resp.headers.setdefault("Content-Security-Policy", _docs_policy(resp.get_data()))
+    else:
+        resp.headers.setdefault("Content-Security-Policy", _API_POLICY)
     return resp
+
+
+def _docs_policy(page: bytes) -> str:
+    """The docs page's policy, its inline scripts allowed by their SHA-256 (swagger-ui's set-up,
+    which holds the page's settings: computed from the page itself, so they stay in step)."""
+    hashes = "".join(" 'sha256-%s'" % base64.b64encode(hashlib.sha256(script).digest()).decode()
+                      for script in _INLINE_SCRIPT.findall(page))
+    return _DOCS_POLICY.format(hashes=hashes)
 
 
 def _finish_spec(spec: dict[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,17 @@
 """The app (api/app.py): what it serves besides the API, such as the interactive /docs page."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
+import shutil
+import subprocess
 from typing import Any, Iterator, cast
 from urllib.parse import urljoin
 
 import pytest
+import requests
 
 from api import create_app
 from api.docs import shared_schemas
@@ -37,6 +42,54 @@ def test_the_docs_page_s_swagger_ui_renders_the_service_s_openapi_version() -> N
     major, minor, _ = client.get("/openapi.json").get_json()["openapi"].split(".")
     script = client.get("/docs/assets/swagger-ui-bundle.js").get_data(as_text=True)
     assert f"openapi: {major}.{minor}." in script
+
+
+def test_every_answer_but_the_docs_page_may_run_or_load_nothing() -> None:
+    """An annotate report or a problem opened in a browser ran nothing even if it were taken
+    for HTML, and no other site may frame any of the service's pages."""
+    client = create_app().test_client()
+    answers = [client.get("/openapi.json"), client.get("/api/v1/rules"), client.get("/no/such"),
+               client.get("/docs/assets/swagger-ui-bundle.js"),
+               client.post("/api/v1/analyze", json={"deal": "x"}),
+               client.post("/api/v1/annotate?format=text", data=b'[Board "<b>"]\n[Deal "x"]\n')]
+    assert [a.headers.get("Content-Security-Policy") for a in answers] == \
+        ["default-src 'none'; frame-ancestors 'none'"] * len(answers)
+    policy = dict(d.strip().split(" ", 1) for d in
+                  client.get("/docs").headers["Content-Security-Policy"].split(";"))
+    assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'"
+
+
+@pytest.mark.parametrize("root", ["", "/hearts"])
+def test_the_docs_page_s_policy_allows_its_own_scripts_and_no_other(root: str) -> None:
+    """The page's inline script (swagger-ui's set-up, with the page's settings) is allowed by
+    its hash, computed from the page as served, so a setting that changes it stays allowed;
+    no other inline script, nor any other host's."""
+    page = create_app().test_client().get("/docs", base_url="http://localhost" + root)
+    scripts = re.findall(rb"<script>(.*?)</script>", page.data, re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0]).digest()).decode()
+    policy = dict(d.strip().split(" ", 1) for d in page.headers["Content-Security-Policy"].split(";"))
+    assert policy["script-src"] == f"'self' 'sha256-{digest}'"
+    assert policy["default-src"] == policy["connect-src"] == "'self'"
+
+
+BROWSER = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no Chromium to render /docs with (apt install chromium)")
+def test_a_browser_renders_the_docs_page_under_its_policy(tmp_path) -> None:
+    """The policies above checked by a browser: every operation of the document rendered, and
+    no script, style or image refused (a policy without the inline script's hash showed none)."""
+    from api.testing import served
+    with served(workers=1) as base:
+        shown = subprocess.run([str(BROWSER), "--headless", "--no-sandbox", "--disable-gpu",
+                                f"--user-data-dir={tmp_path}", "--virtual-time-budget=10000",
+                                "--enable-logging=stderr", "--v=0", "--dump-dom", base + "/docs"],
+                               capture_output=True, text=True, timeout=120)
+        operations = requests.get(base + "/openapi.json", timeout=10).json()["paths"]
+    assert "violates the following Content Security Policy" not in shown.stderr, shown.stderr
+    rendered = set(re.findall(r'class="opblock-summary-path" data-path="([^"]+)"', shown.stdout))
+    assert rendered == set(operations), (rendered, shown.stderr[-2000:])
 
 
 def test_every_operation_documents_the_503_of_a_quick_stop() -> None:
