@@ -19,9 +19,9 @@ from flask import Blueprint, Response
 
 from solver.rules import KEY_DESCRIPTIONS, PRESETS
 
-from . import positions, problems, records, service, solving
+from . import positions, problems, records, schemas, service, solving
 from .config import API_PREFIX, DEFAULTS, checked, from_environment
-from .docs import add_problem_schema, named_enums, shared_schemas
+from .docs import add_problem_schema, named_enums, restore_docstrings, shared_schemas
 from .schemas import SeatName
 
 DESCRIPTION = """Exact double-dummy analysis of Hearts deals (rules and answers: docs/SPEC.md).
@@ -57,6 +57,7 @@ _RELATIVE_URLS = {"SERVERS": [{"url": ".", "description": "this service (relativ
 
 def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
+    restore_docstrings(positions, records, service, schemas)
     app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
                    spec_path="/openapi.json", docs_path="/docs")
     app.request_class = problems.ProblemRequest

@@ -7,6 +7,10 @@ APIFlask documents its own error shapes as ``application/json``; the service ans
 """
 from __future__ import annotations
 
+import ast
+import inspect
+import sys
+from types import ModuleType
 from typing import Any
 
 from .kinds import KINDS, PROBLEM_JSON, TYPE_PREFIX
@@ -128,3 +132,21 @@ def named_enums(spec: dict[str, Any], enums: dict[str, tuple[list[str], str]]) -
         schemas[name] = {"title": name, "description": enums[name][1], "type": "string",
                          "enum": values}
     return spec
+
+
+def restore_docstrings(*modules: ModuleType) -> None:
+    """Under ``python -OO`` (``PYTHONOPTIMIZE=2``), which drops docstrings, put back those of
+    these modules' classes and functions, read from their source: the document's summaries and
+    descriptions are the views' and models' docstrings, and the operations had none."""
+    if not sys.flags.optimize >= 2:
+        return
+    for module in modules:
+        try:
+            tree = ast.parse(inspect.getsource(module))
+        except (OSError, TypeError, SyntaxError):   # (no source installed: nothing to read)
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                doc, obj = ast.get_docstring(node, clean=False), getattr(module, node.name, None)
+                if doc and obj is not None and obj.__doc__ is None:
+                    obj.__doc__ = doc

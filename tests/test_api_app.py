@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from typing import Any, Iterator, cast
 from urllib.parse import urljoin
 
@@ -90,6 +91,15 @@ def test_a_browser_renders_the_docs_page_under_its_policy(tmp_path) -> None:
     assert "violates the following Content Security Policy" not in shown.stderr, shown.stderr
     rendered = set(re.findall(r'class="opblock-summary-path" data-path="([^"]+)"', shown.stdout))
     assert rendered == set(operations), (rendered, shown.stderr[-2000:])
+
+
+def test_the_document_is_the_same_under_python_OO() -> None:
+    """``-OO`` drops docstrings, which are the operations' summaries and descriptions and the
+    models' descriptions: the document lost them all (and the Problem model its first line)."""
+    shown = subprocess.run([sys.executable, "-OO", "-c", "import json, api; print(json.dumps("
+                            "api.create_app().test_client().get('/openapi.json').get_json()))"],
+                           capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(shown.stdout) == create_app().test_client().get("/openapi.json").get_json()
 
 
 def test_every_operation_documents_the_503_of_a_quick_stop() -> None:
