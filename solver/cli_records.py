@@ -2,7 +2,8 @@
 
 Both read PBN files (``-`` for standard input), run every record through ``solver.batch``
 and end with a summary line on stderr; the exit status is 1 when any record had an error,
-else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output file behind.
+else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output file behind
+(with ``annotate --resume``, a checkpoint that the same command goes on from: solver.checkpoint).
 """
 from __future__ import annotations
 
@@ -372,8 +373,8 @@ def _with_common(f: F) -> F:
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Output file (default: standard output); written whole or not at all.")
 @click.option("--resume", is_flag=True,
-              help="With -o FILE: keep the work of a run that stops in FILE.part and "
-                   "FILE.checkpoint, and go on from there when the same command is run again.")
+              help="With -o FILE: a run that stops keeps its work in FILE.part and "
+                   "FILE.checkpoint; the same command again goes on from there.")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
               help="jsonl (SPEC §6), csv, pbn (the input with annotation tags) or text; "
                    "default: by the output file's suffix (.csv, .pbn, .txt for text, .jsonl or "
