@@ -22,11 +22,12 @@ import fcntl
 import hashlib
 import json
 import os
+import signal
 import stat
 import tempfile
 import threading
 import time
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterator
 
@@ -102,6 +103,8 @@ class Checkpoint:
         self.done = Done()
         self.failed: OSError | None = None    # a checkpoint the saving thread could not write
         self.verified = False                 # the data file is this run's to write
+        self.saved = 0                        # the records the sidecar on disk says are done
+        self.replaced = False                 # the data is OUT now: nothing left to keep
         self.refused = False                  # the checkpoint is another run's: left as it is
         self._dirty = False
         self._stop = threading.Event()
@@ -153,8 +156,11 @@ class Checkpoint:
         try:
             fd = os.open(self.data_path, flags, 0o600)
         except FileNotFoundError:
+            if self.created:    # (no such folder)
+                raise CheckpointError(f"cannot write {self.data_path}: no such file or "
+                                      "directory") from None
             raise self._refuse(f"{self.data_path}, the output it describes, is missing: remove "
-                               f"{self.state_path} to start over") from None
+                               f"{os.path.basename(self.state_path)} to start over") from None
         except OSError as e:
             raise CheckpointError(f"cannot write {self.data_path}: {e.strerror or e}") from None
         try:
@@ -256,18 +262,20 @@ class Checkpoint:
                      "records": done.records, "annotated": done.annotated, "errors": done.errors,
                      "bytes": done.bytes, "input_sha256": done.digest.hexdigest()}
             folder = os.path.dirname(self.state_path)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.state_path)}.")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(state, f, indent=1)
-                    f.write("\n")
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, self.state_path)
-            except BaseException:
-                with suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            with _stops_held():     # (a stop in between left the temporary file behind)
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.state_path)}.")
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as f:
+                        json.dump(state, f, indent=1)
+                        f.write("\n")
+                        f.flush()
+                        os.fsync(f.fileno())
+                    os.replace(tmp, self.state_path)
+                except BaseException:
+                    with suppress(OSError):
+                        os.unlink(tmp)
+                    raise
+                self.saved = done.records
             _sync_folder(folder)
 
     def _stop_saving(self) -> None:
@@ -282,7 +290,9 @@ class Checkpoint:
         missing, rather than OUT's records lost with the sidecar.)"""
         self._stop_saving()
         self.save()
-        os.replace(self.data_path, self.target)
+        with _stops_held():
+            os.replace(self.data_path, self.target)
+            self.replaced = True
         _sync_folder(os.path.dirname(self.target))
         with suppress(OSError):
             os.unlink(self.state_path)
@@ -294,6 +304,10 @@ class Checkpoint:
         kept (None when nothing is: a checkpoint refused, or one of this run without records,
         removed)."""
         self._stop_saving()
+        if self.replaced:       # (stopped as it ended: OUT is whole)
+            with suppress(OSError):
+                os.unlink(self.state_path)
+            return None
         if self.verified and self.failed is None:
             with suppress(OSError, ValueError):
                 self.save(wait=5)   # (a stop inside a write releases the lock; 5 s in case not)
@@ -301,7 +315,7 @@ class Checkpoint:
             self.out.close()
         if self.refused:
             return None
-        records = self.done.records if self.verified else (self.held or {}).get("records", 0)
+        records = self.saved if self.verified else (self.held or {}).get("records", 0)
         if self.created and records == 0:
             for path in (self.data_path, self.state_path):
                 with suppress(OSError):
@@ -310,6 +324,21 @@ class Checkpoint:
         return (f"hearts-dd: {records} record{'s' if records != 1 else ''} kept in "
                 f"{self.data_path} (and {os.path.basename(self.state_path)}): run the same "
                 "command again to go on from there")
+
+
+#: The signals that stop a run (solver.cli), held while a file and what says so change together.
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXCPU}
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """A stop signal that arrives meanwhile is taken once the block is done (it is blocked, not
+    ignored): milliseconds at most."""
+    kept = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, kept)
 
 
 def _shown(value: Any) -> str:

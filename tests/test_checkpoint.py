@@ -289,3 +289,10 @@ def test_checkpoints_are_saved_once_a_second_not_once_a_record(tmp_path, monkeyp
     assert state and (state["records"], state["bytes"]) == (3000, 6000)
     cp.finish()
     assert files(tmp_path) == ["out.jsonl"]
+
+
+def test_resume_to_a_folder_that_does_not_exist_is_one_line_and_leaves_nothing(tmp_path, inputs):
+    p = run(*inputs, "-o", str(tmp_path / "no" / "out.jsonl"), "--resume")
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 1 and "cannot write" in err[0], err
+    assert files(tmp_path) == ["a.pbn", "b.pbn"]
