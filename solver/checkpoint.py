@@ -213,7 +213,9 @@ class Checkpoint:
         self.save()
         self._thread = threading.Thread(target=self._keep_saving, name="hearts-dd checkpoint",
                                         daemon=True)
-        self._thread.start()
+        with _stops_held():     # (for good in the thread, which starts with this mask: a stop
+            self._thread.start()    # it took would reach the main thread only at its next
+                                    # bytecode, not in a wait)
         return last, tail
 
     def writing(self, write: Callable[[Record, dict[str, Any]], None]) -> Callable[[Record, dict[str, Any]], None]:
@@ -231,8 +233,8 @@ class Checkpoint:
                 self._dirty = True
             if self.done.records == self._hold:
                 self.save()
-                while True:         # (a test's signal ends it)
-                    time.sleep(60)
+                while True:         # (a test's signal ends it; taken by another thread,
+                    time.sleep(0.05)    # the worker pool's, it reaches this one between sleeps)
         return counted_write
 
     def _keep_saving(self) -> None:
@@ -249,14 +251,15 @@ class Checkpoint:
     def save(self, wait: float = -1) -> None:
         """Flush and sync the data, then write the sidecar that describes it (atomically)."""
         with self._saving:
-            if not self.lock.acquire(timeout=wait):
-                return
-            try:
-                done = self.done
-                self._dirty = False
-                self.out.flush()
-            finally:
-                self.lock.release()
+            with _stops_held():     # (a stop right after the acquire would leave it held)
+                if not self.lock.acquire(timeout=wait):
+                    return
+                try:
+                    done = self.done
+                    self._dirty = False
+                    self.out.flush()
+                finally:
+                    self.lock.release()
             os.fsync(self.out.fileno())
             state = {"hearts-dd checkpoint": FORMAT, "output": self.target, "run": self.run,
                      "records": done.records, "annotated": done.annotated, "errors": done.errors,
