@@ -157,8 +157,10 @@ def test_a_run_killed_outright_resumes_from_its_last_checkpoint(tmp_path):
     assert stopped_at(args, out, hold=None, signum=signal.SIGKILL) == (-signal.SIGKILL, [])
     state = sidecar(out)
     assert state and 0 < state["records"] < 300
-    with open(f"{out}.part", "ab") as part:     # a write after the last checkpoint, cut short
-        part.write(b'{"index": 999, "deal": "N:')
+    # writes after the last checkpoint, the last cut short: more than the rest of the output,
+    # which would not cover them
+    with open(f"{out}.part", "ab") as part:
+        part.write(b'{"index": 999, "deal": "N:' * 200_000)
     assert os.path.getsize(f"{out}.part") > state["bytes"]
     p = run(*args)
     assert p.returncode == 0 and summary(p) == (300, 300, 0)
