@@ -56,7 +56,7 @@ def sidecar(out: Path) -> dict | None:
 
 
 def stopped_at(args: list[str], out: Path, hold: int | None, signum: int = signal.SIGTERM,
-               until: int = 1) -> tuple[int, list[str]]:
+               until: int = 1, stdin: Path | None = None) -> tuple[int, list[str]]:
     """The command, stopped by ``signum`` once its checkpoint holds ``hold`` records (where
     the run waits: HOLD_ENV), or, without ``hold``, ``until`` records or more (saved as the run
     goes). Its exit status and stderr's lines. Its checkpoint is never read half written: the
@@ -64,9 +64,10 @@ def stopped_at(args: list[str], out: Path, hold: int | None, signum: int = signa
     env = dict(ENV)
     if hold is not None:
         env[HOLD_ENV] = str(hold)
-    child = subprocess.Popen(command(*args), cwd=ROOT, env=env, stderr=subprocess.PIPE,
-                             stdout=subprocess.DEVNULL, start_new_session=True,
-                             preexec_fn=as_in_a_terminal)
+    with open(stdin or os.devnull, "rb") as given:
+        child = subprocess.Popen(command(*args), cwd=ROOT, env=env, stderr=subprocess.PIPE,
+                                 stdout=subprocess.DEVNULL, stdin=given, start_new_session=True,
+                                 preexec_fn=as_in_a_terminal)
     deadline = time.monotonic() + 120
     while (state := sidecar(out)) is None or state["records"] < (until if hold is None else hold):
         assert child.poll() is None, child.stderr.read().decode()     # type: ignore[union-attr]
@@ -223,6 +224,19 @@ def test_an_input_touched_or_copied_since_is_resumed_by_its_content(tmp_path, in
     p = run(*inputs, "-o", str(out), "--resume")
     assert p.returncode == 0 and summary(p) == (27, 27, 0)
     assert out.read_bytes() == run(*inputs).stdout
+
+
+def test_standard_input_is_resumed_by_its_content(tmp_path, inputs):
+    """Standard input has no size or time stamp to check: its content is checked."""
+    a = Path(inputs[0])
+    out = tmp_path / "out.pbn"
+    assert stopped_at(["-", "-o", str(out), "-j", "1", "--resume"], out, hold=5, stdin=a)[0] == 143
+    kept = _snapshot(out)
+    other = Path(inputs[1]).read_bytes()
+    _refused(run("-", "-o", str(out), "--resume", stdin=other), out, kept, "first 5 records")
+    p = run("-", "-o", str(out), "--resume", stdin=a.read_bytes())
+    assert p.returncode == 0 and summary(p) == (12, 12, 0)
+    assert out.read_bytes() == run("-", "--format", "pbn", stdin=a.read_bytes()).stdout
 
 
 def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, inputs):
