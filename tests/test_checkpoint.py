@@ -169,6 +169,33 @@ def test_a_run_killed_outright_resumes_from_its_last_checkpoint(tmp_path):
     assert files(tmp_path) == ["out.jsonl", "slow.pbn", "whole.jsonl"]
 
 
+def test_a_failed_write_keeps_the_checkpoint_and_the_same_command_goes_on(tmp_path, inputs):
+    """A full disk (here: a limit on file size) ends the run in one line, exit 2, as without
+    --resume, and keeps what the checkpoint holds."""
+    import resource
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "1", "--resume"]
+    assert stopped_at(args, out, hold=5)[0] == 143
+    limit = sidecar(out)["bytes"] + 3000    # type: ignore[index]
+    assert limit < len(whole.read_bytes())
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # writes past the limit fail (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    p = subprocess.run(command(*args), capture_output=True, timeout=300, cwd=ROOT, env=ENV,
+                       preexec_fn=small_files)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 2, err
+    assert err[0] == f"hearts-dd: error: cannot write {out}: File too large"
+    kept = KEPT.match(err[1])
+    assert kept and int(kept[1]) >= 5 and int(kept[1]) == sidecar(out)["records"], err   # type: ignore[index]
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
+
+
 def test_records_with_errors_before_the_stop_make_the_resumed_run_exit_1(tmp_path):
     source = tmp_path / "bad.pbn"
     games = endgame_file(10, seed=2, hand_size=2).decode().split("\n\n")
