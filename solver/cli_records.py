@@ -2,7 +2,8 @@
 
 Both read PBN files (``-`` for standard input), run every record through ``solver.batch``
 and end with a summary line on stderr; the exit status is 1 when any record had an error,
-else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output file behind.
+else 0. Bad options exit 2 with one line, Ctrl-C exits 130 and leaves no output file behind
+(with ``annotate --resume``, a checkpoint that the same command goes on from: solver.checkpoint).
 """
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ import click
 
 from .analysis import WORKER_TABLE_MB
 from .batch import AnnotateOptions, annotate_stream, default_jobs
+from .checkpoint import Checkpoint, hearts_dd_version
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
                          count_ahead, counted, echo, fail, live_display, os_error_line, progress,
                          rules_option, descriptor_named, stdout_failed, temporary_files)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
+from .rules import STANDARD
 from .writers import FORMATS, format_for, make_writer, moon_line
 
 #: Worker processes at most, each with its own table (``--table-mb``, 64 MB by default).
@@ -113,6 +116,59 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
             temporary_files.discard(tmp)
     if not written:
         fail(f"cannot write {path}: {error.strerror or error}")
+
+
+@contextmanager
+def _resumable(path: str | None, run: dict[str, Any]) -> Iterator[Checkpoint]:
+    """``--resume``'s output: a checkpoint beside the regular file ``path`` names (through a
+    symbolic link), which becomes that file once all went well, with its permissions, or those
+    a new file gets. A run that stops keeps it, and says so in one line."""
+    if path in (None, "-") or descriptor_named(path) is not None:
+        fail("--resume needs -o FILE: standard output cannot be resumed")
+    if not path or path.endswith(os.sep):
+        fail(f"cannot write {path!r}: not a file name")
+    planted = _planted(path)
+    if planted is not None:
+        fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
+             "/tmp) was made by another user: not written through")
+    try:
+        st: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        fail(f"cannot write {path}: {e.strerror or e}")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        fail(f"--resume needs -o FILE to be a regular file: {path} is a device or a pipe")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    try:
+        checkpoint = Checkpoint(os.path.realpath(path), run, mode)
+    except HeartsError as e:
+        fail(str(e))
+    finished = False
+    try:
+        yield checkpoint
+        checkpoint.finish()
+        finished = True
+    except OSError as e:
+        error = e
+    finally:
+        if not finished:
+            kept = checkpoint.keep()
+            if kept:
+                echo(kept, err=True)
+    if not finished:
+        fail(f"cannot write {path}: {error.strerror or error}")
+
+
+def _run_identity(inputs: tuple[str, ...], fmt: str, options: AnnotateOptions) -> dict[str, Any]:
+    """What a checkpoint must have been made with to be resumed: whatever changes the output."""
+    run: dict[str, Any] = {
+        "version": hearts_dd_version(), "format": fmt, "review": options.review,
+        "rules": (options.rules or STANDARD).to_json(), "time_limit": options.time_limit,
+        "inputs": [p if p == "-" else os.path.realpath(p) for p in inputs]}
+    if len(inputs) > 1:         # (each record then names its file as given)
+        run["names"] = [_shown(p) for p in inputs]
+    return run
 
 
 def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
@@ -207,11 +263,15 @@ def _umask() -> int:
 def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, dask: str | None,
          chunk_size: int | None, write: Callable[[Record, dict[str, Any]], None],
          output: str | None = None,
-         flush: Callable[[], None] | None = None, to: BinaryIO | None = None) -> int:
+         flush: Callable[[], None] | None = None, to: BinaryIO | None = None,
+         checkpoint: Checkpoint | None = None,
+         resumed: Callable[[Record, bytes], None] | None = None) -> int:
     """Annotate, hand each pair to ``write`` (to ``output``: a path, or None for standard
     output; ``to``, what it writes to, default standard output's), ``flush`` it (default:
     standard output's), print the summary; the exit status to use. The summary comes after
-    the flush: an output that fails only then gets the error line alone."""
+    the flush: an output that fails only then gets the error line alone. With a
+    ``checkpoint``, the records it holds are counted off unsolved (``resumed`` tells the writer
+    the last), count in the summary, and each record written is counted into it."""
     if dask is not None and not dask.strip():
         fail("--dask is empty: give a scheduler's address, or 'local'")
     if paths.count("-") > 1:
@@ -221,12 +281,21 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     unreadable: list[str] = []
     gameless: list[str] = []
     try:
-        stream = annotate_stream(_records(paths, unreadable, gameless), options,
-                                 jobs or default_jobs(), dask, chunk_size)
+        inputs = _records(paths, unreadable, gameless)
+        if checkpoint is not None:
+            last, tail = checkpoint.begin(inputs)
+            if last is not None and resumed is not None:
+                resumed(last, tail)
+            records, annotated, failed = (checkpoint.done.records, checkpoint.done.annotated,
+                                          checkpoint.done.errors)
+            write = checkpoint.writing(write)
+        stream = annotate_stream(inputs, options, jobs or default_jobs(), dask, chunk_size)
         out = sys.stdout.buffer if to is None else to
         on_terminal = _is_terminal(out)
         shown = live_display() and not on_terminal
         with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
+            for _ in range(records):
+                step()
             for record, result in stream:
                 write(record, result)
                 if on_terminal:
@@ -303,6 +372,9 @@ def _with_common(f: F) -> F:
 @INPUTS
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="Output file (default: standard output); written whole or not at all.")
+@click.option("--resume", is_flag=True,
+              help="With -o FILE: a run that stops keeps its work in FILE.part and "
+                   "FILE.checkpoint; the same command again goes on from there.")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
               help="jsonl (SPEC §6), csv, pbn (the input with annotation tags) or text; "
                    "default: by the output file's suffix (.csv, .pbn, .txt for text, .jsonl or "
@@ -310,12 +382,19 @@ def _with_common(f: F) -> F:
 @click.option("--review/--no-review", default=True, show_default=True,
               help="Review recorded plays: card costs, moon timeline, shot the foot.")
 @_with_common
-def annotate(inputs: tuple[str, ...], output: str | None, fmt: str | None, review: bool,
-             rules_text: str | None, jobs: int | None, dask: str | None, time_limit: float,
-             chunk_size: int | None, table_mb: int) -> None:
+def annotate(inputs: tuple[str, ...], output: str | None, resume: bool, fmt: str | None,
+             review: bool, rules_text: str | None, jobs: int | None, dask: str | None,
+             time_limit: float, chunk_size: int | None, table_mb: int) -> None:
     options = AnnotateOptions(rules_option(rules_text), review, False, time_limit, table_mb)
+    fmt = fmt or format_for(output)
+    if resume:
+        with _resumable(output, _run_identity(inputs, fmt, options)) as checkpoint:
+            writer = make_writer(fmt, checkpoint.out)
+            status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output,
+                          writer.close, checkpoint.out, checkpoint, writer.resume)
+        sys.exit(status)
     with _output(output) as out:
-        writer = make_writer(fmt or format_for(output), out)
+        writer = make_writer(fmt, out)
         status = _run(inputs, options, jobs, dask, chunk_size, writer.write, output, writer.close,
                       out)
     sys.exit(status)

@@ -36,6 +36,11 @@ class Writer:
     def close(self) -> None:
         self.out.flush()
 
+    def resume(self, last: Record, tail: bytes) -> None:
+        """Go on after an output that already holds the records up to ``last`` (a resumed run)
+        and ends with ``tail`` (its last ``TAIL`` bytes or fewer): what a writer writes once, at
+        the start, is not written again, and what it looks back on is as if it had written it."""
+
 
 class JsonlWriter(Writer):
     """One JSON object per line, the keys of SPEC §6 first (``printable_json``)."""
@@ -105,6 +110,9 @@ class CsvWriter(Writer):
     def write(self, record: Record, result: dict[str, Any]) -> None:
         self._head()
         self.csv.writerow(csv_row(result))
+
+    def resume(self, last: Record, tail: bytes) -> None:
+        self.headed = True
 
     def close(self) -> None:
         self._head()
@@ -190,10 +198,15 @@ class PbnWriter(Writer):
             newline = line_end(self._tail + data)
             data = (newline if self._tail.endswith((b"\n", b"\r")) else newline * 2) + data
         self.out.write(data)
-        self._tail = (self._tail + data)[-_TAIL:]
+        self._tail = (self._tail + data)[-TAIL:]
+
+    def resume(self, last: Record, tail: bytes) -> None:
+        self._tail = (b"\n\n" + tail)[-TAIL:]
+        self._last = (last.source, last.line)
 
 
-_TAIL = 256
+#: The last bytes written that a writer looks back on (the pbn writer, to keep games apart).
+TAIL = 256
 
 
 def annotated_game(record: Record, result: dict[str, Any]) -> bytes:
@@ -232,6 +245,9 @@ class TextWriter(Writer):
         head = "" if self.headed else "\n".join(TEXT_LEGEND) + "\n\n"
         self.headed = True
         self.out.write((head + "\n".join(text_report(result)) + "\n\n").encode("utf-8"))
+
+    def resume(self, last: Record, tail: bytes) -> None:
+        self.headed = True
 
 
 #: What the text report's numbers mean (SPEC §3), written once at its top.

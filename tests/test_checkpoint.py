@@ -1,0 +1,341 @@
+"""``hearts-dd annotate -o OUT --resume`` (solver/checkpoint.py) as a user runs it: a run that
+stops keeps its records in OUT.part and OUT.checkpoint, and the same command again ends with
+the file an uninterrupted run writes, byte for byte."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.record_files import endgame_file
+from signals import as_in_a_terminal
+from solver import checkpoint as checkpoint_module
+from solver.checkpoint import HOLD_ENV, Checkpoint
+from solver.pbn import read_records
+
+ROOT = Path(__file__).resolve().parent.parent
+SUMMARY = re.compile(r"^hearts-dd: (\d+) records?, (\d+) annotated, (\d+) with errors, [\d.]+ s$")
+KEPT = re.compile(r"^hearts-dd: (\d+) records? kept in (.+\.part) \(and (.+\.checkpoint)\): run the "
+                  r"same command again to go on from there$")
+STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "stopped by SIGTERM",
+           signal.SIGHUP: "stopped by SIGHUP", signal.SIGXCPU: "stopped by SIGXCPU"}
+SUFFIX = {"jsonl": "jsonl", "csv": "csv", "pbn": "pbn", "text": "txt"}
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "solver.cli", "annotate", *args]
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command(*args), capture_output=True, timeout=300, cwd=ROOT, env=ENV,
+                          input=stdin)
+
+
+def summary(p: subprocess.CompletedProcess) -> tuple[int, int, int]:
+    lines = p.stderr.decode().strip().splitlines()
+    assert len(lines) == 1, lines
+    m = SUMMARY.match(lines[0])
+    assert m, lines[0]
+    return tuple(int(x) for x in m.groups())    # type: ignore[return-value]
+
+
+def sidecar(out: Path) -> dict | None:
+    try:
+        return json.loads(Path(f"{out}.checkpoint").read_text())
+    except (OSError, ValueError):   # (not there yet)
+        return None
+
+
+def stopped_at(args: list[str], out: Path, hold: int | None, signum: int = signal.SIGTERM,
+               until: int = 1, stdin: Path | None = None) -> tuple[int, list[str]]:
+    """The command, stopped by ``signum`` once its checkpoint holds ``hold`` records (where
+    the run waits: HOLD_ENV), or, without ``hold``, ``until`` records or more (saved as the run
+    goes). Its exit status and stderr's lines. Its checkpoint is never read half written: the
+    sidecar is replaced whole."""
+    env = dict(ENV)
+    if hold is not None:
+        env[HOLD_ENV] = str(hold)
+    with open(stdin or os.devnull, "rb") as given:
+        child = subprocess.Popen(command(*args), cwd=ROOT, env=env, stderr=subprocess.PIPE,
+                                 stdout=subprocess.DEVNULL, stdin=given, start_new_session=True,
+                                 preexec_fn=as_in_a_terminal)
+    deadline = time.monotonic() + 120
+    while (state := sidecar(out)) is None or state["records"] < (until if hold is None else hold):
+        assert child.poll() is None, child.stderr.read().decode()     # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "no checkpoint"
+        time.sleep(0.02)
+    os.kill(child.pid, signum)
+    _, err = child.communicate(timeout=60)
+    return child.returncode, err.decode().splitlines()
+
+
+def files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> list[str]:
+    """Two inputs of small endgames (milliseconds each): the second neither starts with a
+    ``% PBN`` line nor follows a blank line, so the pbn writer must know, when it goes on at
+    the first record of b.pbn, what it wrote last."""
+    a, b = tmp_path / "a.pbn", tmp_path / "b.pbn"
+    a.write_bytes(endgame_file(12, seed=3, hand_size=3, play_cards=8))
+    b.write_bytes(endgame_file(15, seed=4, hand_size=3, play_cards=6))
+    return [str(a), str(b)]
+
+
+@pytest.mark.parametrize("fmt, jobs, signum", [
+    ("jsonl", "1", signal.SIGTERM), ("jsonl", "2", signal.SIGINT),
+    ("csv", "1", signal.SIGHUP), ("csv", "2", signal.SIGTERM),
+    ("pbn", "1", signal.SIGXCPU), ("pbn", "2", signal.SIGHUP),
+    ("text", "1", signal.SIGINT), ("text", "2", signal.SIGXCPU),
+])
+def test_a_stopped_run_resumed_writes_the_uninterrupted_runs_file(tmp_path, inputs, fmt, jobs, signum):
+    whole = tmp_path / f"whole.{SUFFIX[fmt]}"
+    p = run(*inputs, "-o", str(whole), "-j", jobs)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    out = tmp_path / f"out.{SUFFIX[fmt]}"
+    args = [*inputs, "-o", str(out), "-j", jobs, "--resume"]
+    for k in (5, 12, 20):       # (12: the last of a.pbn) stopped three times, on from each
+        status, err = stopped_at(args, out, hold=k, signum=signum)
+        assert status == 128 + signum
+        assert len(err) == 2 and err[1] == f"hearts-dd: error: {STOPPED[signum]}", err
+        kept = KEPT.match(err[0])
+        assert kept and int(kept[1]) == k and kept[2] == f"{out}.part", err
+        assert files(tmp_path) == sorted(["a.pbn", "b.pbn", whole.name, f"{out.name}.part",
+                                          f"{out.name}.checkpoint"])
+        # the checkpoint claims no record that is not written, whole, as the run writes it
+        state = sidecar(out)
+        assert state and state["records"] == k and state["errors"] == 0
+        part = Path(f"{out}.part").read_bytes()
+        assert len(part) >= state["bytes"] and whole.read_bytes().startswith(part[:state["bytes"]])
+        if fmt == "jsonl":
+            assert part[:state["bytes"]].count(b"\n") == k
+    p = run(*args)
+    assert p.returncode == 0, p.stderr
+    assert summary(p) == (27, 27, 0)    # the records written before count in the summary
+    assert out.read_bytes() == whole.read_bytes()
+    assert files(tmp_path) == sorted(["a.pbn", "b.pbn", whole.name, out.name])
+
+
+def test_a_run_with_resume_that_is_not_stopped_writes_the_same_file(tmp_path, inputs):
+    p, q = (run(*inputs, "-o", str(tmp_path / name), "-j", "1", *more)
+            for name, more in (("plain.csv", []), ("resumed.csv", ["--resume"])))
+    assert p.returncode == q.returncode == 0 and summary(q) == (27, 27, 0)
+    assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "resumed.csv").read_bytes()
+    assert files(tmp_path) == ["a.pbn", "b.pbn", "plain.csv", "resumed.csv"]
+
+
+def test_local_dask_resumes_as_processes_do(tmp_path, inputs):
+    pytest.importorskip("dask.distributed")
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "2", "--dask", "local", "--chunk-size", "3", "--resume"]
+    assert stopped_at(args, out, hold=10)[0] == 143
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
+
+
+def test_a_run_killed_outright_resumes_from_its_last_checkpoint(tmp_path):
+    """SIGKILL (the OOM killer, a reboot) gives the run no last word: what counts is the
+    checkpoint it saved as it went (once a second), and what it wrote after that, up to a
+    record half written, is cut off."""
+    source = tmp_path / "slow.pbn"
+    source.write_bytes(endgame_file(300, seed=5, hand_size=8, play_cards=32))  # seconds of work
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(str(source), "-o", str(whole), "-j", "1").returncode == 0
+    args = [str(source), "-o", str(out), "-j", "1", "--resume"]
+    assert stopped_at(args, out, hold=None, signum=signal.SIGKILL) == (-signal.SIGKILL, [])
+    state = sidecar(out)
+    assert state and 0 < state["records"] < 300
+    # writes after the last checkpoint, the last cut short: more than the rest of the output,
+    # which would not cover them
+    with open(f"{out}.part", "ab") as part:
+        part.write(b'{"index": 999, "deal": "N:' * 200_000)
+    assert os.path.getsize(f"{out}.part") > state["bytes"]
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (300, 300, 0)
+    assert out.read_bytes() == whole.read_bytes()
+    assert files(tmp_path) == ["out.jsonl", "slow.pbn", "whole.jsonl"]
+
+
+def test_a_failed_write_keeps_the_checkpoint_and_the_same_command_goes_on(tmp_path, inputs):
+    """A full disk (here: a limit on file size) ends the run in one line, exit 2, as without
+    --resume, and keeps what the checkpoint holds."""
+    import resource
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "1", "--resume"]
+    assert stopped_at(args, out, hold=5)[0] == 143
+    limit = sidecar(out)["bytes"] + 3000    # type: ignore[index]
+    assert limit < len(whole.read_bytes())
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # writes past the limit fail (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    p = subprocess.run(command(*args), capture_output=True, timeout=300, cwd=ROOT, env=ENV,
+                       preexec_fn=small_files)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 2, err
+    assert err[0] == f"hearts-dd: error: cannot write {out}: File too large"
+    kept = KEPT.match(err[1])
+    assert kept and int(kept[1]) >= 5 and int(kept[1]) == sidecar(out)["records"], err   # type: ignore[index]
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
+
+
+def test_records_with_errors_before_the_stop_make_the_resumed_run_exit_1(tmp_path):
+    source = tmp_path / "bad.pbn"
+    games = endgame_file(10, seed=2, hand_size=2).decode().split("\n\n")
+    games[1] = re.sub(r'\[Deal "[^"]*"\]', '[Deal "N:AKQ. - - -"]', games[1])
+    source.write_text("\n\n".join(games))
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    p = run(str(source), "-o", str(whole), "-j", "1")
+    assert p.returncode == 1 and summary(p)[2] == 1
+    args = [str(source), "-o", str(out), "-j", "1", "--resume"]
+    assert stopped_at(args, out, hold=4)[0] == 143
+    assert sidecar(out)["errors"] == 1     # type: ignore[index]
+    q = run(*args)
+    assert q.returncode == 1 and summary(q) == summary(p) == (10, 9, 1)
+    assert out.read_bytes() == whole.read_bytes()
+
+
+def _checkpointed(tmp_path: Path, inputs: list[str], *more: str) -> tuple[Path, dict[str, bytes]]:
+    """A run of ``inputs`` to out.jsonl stopped at 5 records, and its checkpoint's files."""
+    out = tmp_path / "out.jsonl"
+    assert stopped_at([*inputs, "-o", str(out), "-j", "1", "--resume", *more], out, hold=5)[0] == 143
+    return out, _snapshot(out)
+
+
+def _snapshot(out: Path) -> dict[str, bytes]:
+    return {name: Path(f"{out}{name}").read_bytes() + str(os.stat(f"{out}{name}").st_mtime_ns).encode()
+            for name in (".part", ".checkpoint")}
+
+
+def _refused(p: subprocess.CompletedProcess, out: Path, kept: dict[str, bytes], *words: str) -> None:
+    """Exit 2, one line naming the difference, and the checkpoint as it was."""
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 1, err
+    assert err[0].startswith(f"hearts-dd: error: {out}.checkpoint: ")
+    for word in words:
+        assert word in err[0], err
+    assert _snapshot(out) == kept and not out.exists()
+
+
+def test_a_checkpoint_of_other_inputs_is_refused_and_left_as_it_is(tmp_path, inputs):
+    out, kept = _checkpointed(tmp_path, inputs)
+    a = Path(inputs[0])
+    a.write_bytes(a.read_bytes().replace(b'[Board "2"]', b'[Board "II"]'))   # same size
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, kept, "first 5 records", "input changed")
+    _refused(run(inputs[0], "-o", str(out), "--resume"), out, kept, "made by another run (inputs ",
+             "b.pbn, not ")
+
+
+def test_an_input_touched_or_copied_since_is_resumed_by_its_content(tmp_path, inputs):
+    """The check is by content: a time stamp that changed (a copy, a touch) is no reason to
+    throw hours of work away."""
+    out, _ = _checkpointed(tmp_path, inputs)
+    os.utime(inputs[0], (1, 1))
+    p = run(*inputs, "-o", str(out), "--resume")
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == run(*inputs).stdout
+
+
+def test_standard_input_is_resumed_by_its_content(tmp_path, inputs):
+    """Standard input has no size or time stamp to check: its content is checked."""
+    a = Path(inputs[0])
+    out = tmp_path / "out.pbn"
+    assert stopped_at(["-", "-o", str(out), "-j", "1", "--resume"], out, hold=5, stdin=a)[0] == 143
+    kept = _snapshot(out)
+    other = Path(inputs[1]).read_bytes()
+    _refused(run("-", "-o", str(out), "--resume", stdin=other), out, kept, "first 5 records")
+    p = run("-", "-o", str(out), "--resume", stdin=a.read_bytes())
+    assert p.returncode == 0 and summary(p) == (12, 12, 0)
+    assert out.read_bytes() == run("-", "--format", "pbn", stdin=a.read_bytes()).stdout
+
+
+def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, inputs):
+    out, kept = _checkpointed(tmp_path, inputs)
+    for more, words in ((["--format", "csv"], ["--format jsonl, not csv"]),
+                        (["--rules", "omnibus"], ["--rules standard, not omnibus"]),
+                        (["--no-review"], ["--review/--no-review True, not False"]),
+                        (["--time-limit", "5"], ["--time-limit 0.0, not 5.0"])):
+        _refused(run(*inputs, "-o", str(out), "--resume", *more), out, kept, *words)
+    state = json.loads(kept[".checkpoint"][:kept[".checkpoint"].rindex(b"}") + 1])
+    state["run"]["version"] = "0.0.1"
+    Path(f"{out}.checkpoint").write_text(json.dumps(state))
+    kept = _snapshot(out)
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, kept, "hearts-dd version 0.0.1, not")
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b'{"hearts-dd checkpoint": 1}', b"[1, 2]"])
+def test_an_unreadable_checkpoint_is_one_line_and_left_as_it_is(tmp_path, inputs, content):
+    out, _ = _checkpointed(tmp_path, inputs)
+    Path(f"{out}.checkpoint").write_bytes(content)
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out), "not a readable checkpoint",
+             "to start over")
+
+
+def test_a_checkpoint_whose_data_is_gone_or_short_is_refused(tmp_path, inputs):
+    out, _ = _checkpointed(tmp_path, inputs)
+    part = Path(f"{out}.part")
+    part.write_bytes(part.read_bytes()[:100])
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out), "holds 100 bytes")
+    part.unlink()
+    p = run(*inputs, "-o", str(out), "--resume")
+    assert p.returncode == 2 and "out.jsonl.part, the output it describes, is missing" in p.stderr.decode()
+
+
+@pytest.mark.parametrize("output", [None, "-", "/dev/stdout", "/dev/null", "fifo"])
+def test_resume_without_a_regular_output_file_is_one_line_and_exit_2(tmp_path, inputs, output):
+    args = [*inputs, "--resume"]
+    if output == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        output = str(tmp_path / "fifo")
+    if output is not None:
+        args += ["-o", output]
+    p = run(*args)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 1 and p.stdout == b"", err
+    assert "--resume needs -o FILE" in err[0]
+
+
+def test_checkpoints_are_saved_once_a_second_not_once_a_record(tmp_path, monkeypatch):
+    """A million small endgames must not wait on the disk for each: 3000 records written at
+    once make a checkpoint at the start and few after, and it holds them all."""
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(checkpoint_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    records = list(read_records(io.BytesIO(endgame_file(3000, seed=1, hand_size=1))))
+    target = str(tmp_path / "out.jsonl")
+    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
+    cp.begin(iter(records))
+    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
+    for record in records:
+        write(record, {"players": {}, "error": None})
+    time.sleep(checkpoint_module.INTERVAL * 1.5)
+    # (each checkpoint syncs the data, the sidecar and their folder: 3 at the start, 3 after)
+    assert len(synced) <= 9
+    state = sidecar(Path(target))
+    assert state and (state["records"], state["bytes"]) == (3000, 6000)
+    cp.finish()
+    assert files(tmp_path) == ["out.jsonl"]
+
+
+def test_resume_to_a_folder_that_does_not_exist_is_one_line_and_leaves_nothing(tmp_path, inputs):
+    p = run(*inputs, "-o", str(tmp_path / "no" / "out.jsonl"), "--resume")
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 1 and "cannot write" in err[0], err
+    assert files(tmp_path) == ["a.pbn", "b.pbn"]
