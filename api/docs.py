@@ -138,7 +138,7 @@ def restore_docstrings(*modules: ModuleType) -> None:
     """Under ``python -OO`` (``PYTHONOPTIMIZE=2``), which drops docstrings, put back those of
     these modules' classes and functions, read from their source: the document's summaries and
     descriptions are the views' and models' docstrings, and the operations had none."""
-    if not sys.flags.optimize >= 2:
+    if sys.flags.optimize < 2:
         return
     for module in modules:
         try:
