@@ -131,7 +131,7 @@ class Checkpoint:
         start_over = f"remove it and {os.path.basename(self.data_path)} to start over"
         try:
             with os.fdopen(fd, "rb") as f:
-                state = json.loads(f.read(1 << 20))
+                state = json.loads(f.read())
             if state.get("hearts-dd checkpoint") != FORMAT:
                 raise ValueError("not a hearts-dd checkpoint of this version")
             counts = [state[k] for k in ("records", "annotated", "errors", "bytes")]

@@ -363,3 +363,20 @@ def test_a_worker_killed_while_the_next_chunk_is_sent_is_not_a_traceback(tmp_pat
         assert runner.pool is not broken
     finally:
         runner.close()
+
+
+def test_the_checkpoint_of_a_run_of_many_input_files_is_read_whole(tmp_path):
+    """``annotate games/*.pbn`` over 20,000 files names each twice in the sidecar (its real path
+    and the name given): over a megabyte, which was read cut short and refused as "not a
+    readable checkpoint", so that such a run could never be resumed."""
+    run = {"format": "jsonl", "inputs": [f"/data/hearts/archive/2024/board-{n:06}.pbn" for n in range(20_000)],
+           "names": [f"board-{n:06}.pbn" for n in range(20_000)]}
+    target = str(tmp_path / "out.jsonl")
+    cp = Checkpoint(target, run, 0o644)
+    cp.begin(iter([]))
+    assert os.path.getsize(f"{target}.checkpoint") > 1 << 20
+    cp._stop_saving()
+    cp.out.close()
+    again = Checkpoint(target, run, 0o644)      # (refused: CheckpointError)
+    assert again.held is not None and again.held["run"] == run
+    again.out.close()
