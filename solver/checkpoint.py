@@ -209,6 +209,7 @@ class Checkpoint:
         self.out.truncate(held["bytes"])
         tail = os.pread(self.out.fileno(), min(held["bytes"], TAIL), held["bytes"] - min(held["bytes"], TAIL))
         self.done = Done(held["records"], held["annotated"], held["errors"], held["bytes"], digest)
+        self.saved = held["records"]      # (what the sidecar on disk says, until the next save)
         self.verified = True
         self.save()
         self._thread = threading.Thread(target=self._keep_saving, name="hearts-dd checkpoint",

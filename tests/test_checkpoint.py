@@ -380,3 +380,32 @@ def test_the_checkpoint_of_a_run_of_many_input_files_is_read_whole(tmp_path):
     again = Checkpoint(target, run, 0o644)      # (refused: CheckpointError)
     assert again.held is not None and again.held["run"] == run
     again.out.close()
+
+
+def test_a_resumed_run_that_cannot_save_its_first_checkpoint_says_what_is_kept(tmp_path, inputs):
+    """A full disk (here: a limit on file size smaller than the sidecar) when the resumed run
+    saves its first checkpoint: the checkpoint on disk is the one it found, and the line said
+    "0 records kept" of it, as if the hours it holds were lost."""
+    import resource
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "1", "--resume"]
+    assert stopped_at(args, out, hold=5)[0] == 143
+    kept = _snapshot(out)
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # writes past the limit fail (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+    p = subprocess.run(command(*args), capture_output=True, timeout=300, cwd=ROOT, env=ENV,
+                       preexec_fn=small_files)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 2, err
+    assert "File too large" in err[0]
+    said = KEPT.match(err[1])
+    assert said and int(said[1]) == 5, err
+    assert {k: v for k, v in _snapshot(out).items() if k == ".checkpoint"} == \
+        {".checkpoint": kept[".checkpoint"]}
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
