@@ -414,7 +414,12 @@ class _Processes(_Runner):
             return self.pool.submit(annotate_chunk, records, options), self.pool
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
-        first = self._submit(records, options)
+        try:
+            first = self._submit(records, options)
+        except BrokenProcessPool:   # (a worker died since the last wait: rebuilt as a wait does)
+            self._stop(self.pool)
+            self.pool = self._new_pool()
+            first = self._submit(records, options)
 
         def wait() -> Results:
             future, pool = first

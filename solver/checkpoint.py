@@ -131,7 +131,7 @@ class Checkpoint:
         start_over = f"remove it and {os.path.basename(self.data_path)} to start over"
         try:
             with os.fdopen(fd, "rb") as f:
-                state = json.loads(f.read(1 << 20))
+                state = json.loads(f.read())
             if state.get("hearts-dd checkpoint") != FORMAT:
                 raise ValueError("not a hearts-dd checkpoint of this version")
             counts = [state[k] for k in ("records", "annotated", "errors", "bytes")]
@@ -209,6 +209,7 @@ class Checkpoint:
         self.out.truncate(held["bytes"])
         tail = os.pread(self.out.fileno(), min(held["bytes"], TAIL), held["bytes"] - min(held["bytes"], TAIL))
         self.done = Done(held["records"], held["annotated"], held["errors"], held["bytes"], digest)
+        self.saved = held["records"]      # (what the sidecar on disk says, until the next save)
         self.verified = True
         self.save()
         self._thread = threading.Thread(target=self._keep_saving, name="hearts-dd checkpoint",

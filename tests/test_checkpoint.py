@@ -339,3 +339,73 @@ def test_resume_to_a_folder_that_does_not_exist_is_one_line_and_leaves_nothing(t
     err = p.stderr.decode().splitlines()
     assert p.returncode == 2 and len(err) == 1 and "cannot write" in err[0], err
     assert files(tmp_path) == ["a.pbn", "b.pbn"]
+
+
+def test_a_worker_killed_while_the_next_chunk_is_sent_is_not_a_traceback(tmp_path):
+    """A worker killed (the OOM killer) while the run was between two waits, sending its next
+    chunk, broke the pool under that ``submit``: BrokenProcessPool came out of it as a
+    traceback, and a --resume run of hours stopped there. The pool is rebuilt, as a wait does."""
+    from solver import batch
+    from solver.batch import AnnotateOptions, annotate_stream
+    records = list(read_records(io.BytesIO(endgame_file(6, seed=3, hand_size=5, play_cards=4))))
+    runner = batch._Processes(2)
+    try:
+        broken = runner.pool
+        assert runner.submit(records[:3], AnnotateOptions())()      # the workers are up
+        for process in list(broken._processes.values()):
+            process.kill()
+        deadline = time.monotonic() + 30
+        while not broken._broken:       # (the pool's thread sees the death, then the submit)
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        wait = runner.submit(records, AnnotateOptions())
+        assert wait() == [r for _, r in annotate_stream(iter(records))]
+        assert runner.pool is not broken
+    finally:
+        runner.close()
+
+
+def test_the_checkpoint_of_a_run_of_many_input_files_is_read_whole(tmp_path):
+    """``annotate games/*.pbn`` over 20,000 files names each twice in the sidecar (its real path
+    and the name given): over a megabyte, which was read cut short and refused as "not a
+    readable checkpoint", so that such a run could never be resumed."""
+    run = {"format": "jsonl", "inputs": [f"/data/hearts/archive/2024/board-{n:06}.pbn" for n in range(20_000)],
+           "names": [f"board-{n:06}.pbn" for n in range(20_000)]}
+    target = str(tmp_path / "out.jsonl")
+    cp = Checkpoint(target, run, 0o644)
+    cp.begin(iter([]))
+    assert os.path.getsize(f"{target}.checkpoint") > 1 << 20
+    cp._stop_saving()
+    cp.out.close()
+    again = Checkpoint(target, run, 0o644)      # (refused: CheckpointError)
+    assert again.held is not None and again.held["run"] == run
+    again.out.close()
+
+
+def test_a_resumed_run_that_cannot_save_its_first_checkpoint_says_what_is_kept(tmp_path, inputs):
+    """A full disk (here: a limit on file size smaller than the sidecar) when the resumed run
+    saves its first checkpoint: the checkpoint on disk is the one it found, and the line said
+    "0 records kept" of it, as if the hours it holds were lost."""
+    import resource
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "1", "--resume"]
+    assert stopped_at(args, out, hold=5)[0] == 143
+    kept = _snapshot(out)
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # writes past the limit fail (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+    p = subprocess.run(command(*args), capture_output=True, timeout=300, cwd=ROOT, env=ENV,
+                       preexec_fn=small_files)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 2, err
+    assert "File too large" in err[0]
+    said = KEPT.match(err[1])
+    assert said and int(said[1]) == 5, err
+    assert {k: v for k, v in _snapshot(out).items() if k == ".checkpoint"} == \
+        {".checkpoint": kept[".checkpoint"]}
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
