@@ -185,10 +185,11 @@ class Checkpoint:
         return out
 
     # -- running ---------------------------------------------------------------------------------
-    def begin(self, records: Iterator[Record]) -> tuple[Record | None, bytes]:
+    def begin(self, records: Iterator[Record],
+              counted: Callable[[], None] = lambda: None) -> tuple[Record | None, bytes]:
         """Count off the records the checkpoint holds (read, not solved) and check that they
-        are those it was made from; then cut the data back to them and start checkpointing.
-        The last record counted off and the data's last bytes, for the writer to go on from
+        are those it was made from (``counted`` called for each); then cut the data back to them
+        and start checkpointing. The last record counted off and the data's last bytes, for the writer to go on from
         (None when there was none)."""
         held = self.held or {"records": 0, "annotated": 0, "errors": 0, "bytes": 0,
                              "input_sha256": hashlib.sha256().hexdigest()}
@@ -202,6 +203,7 @@ class Checkpoint:
                                    f"it and {os.path.basename(self.data_path)} to start over")
             digest.update(_input_of(record))
             last = record
+            counted()
         if digest.hexdigest() != held["input_sha256"]:
             raise self._refuse(f"the inputs' first {held['records']} records are not those it was "
                                "made from: an input changed? Give the same inputs, or remove it "

@@ -282,29 +282,28 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     gameless: list[str] = []
     try:
         inputs = _records(paths, unreadable, gameless)
-        if checkpoint is not None:
-            last, tail = checkpoint.begin(inputs)
-            if last is not None and resumed is not None:
-                resumed(last, tail)
-            records, annotated, failed = (checkpoint.done.records, checkpoint.done.annotated,
-                                          checkpoint.done.errors)
-            write = checkpoint.writing(write)
-        stream = annotate_stream(inputs, options, jobs or default_jobs(), dask, chunk_size)
         out = sys.stdout.buffer if to is None else to
         on_terminal = _is_terminal(out)
         shown = live_display() and not on_terminal
-        with closing(stream), progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
-            for _ in range(records):
-                step()
-            for record, result in stream:
-                write(record, result)
-                if on_terminal:
-                    # each record shown as it is done (no progress bar there): not 8 KB at a time
-                    out.flush()
-                records += 1
-                annotated += result["players"] is not None
-                failed += result["error"] is not None
-                step()
+        with progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
+            if checkpoint is not None:      # (its records counted off on the bar: minutes for millions)
+                last, tail = checkpoint.begin(inputs, step)
+                if last is not None and resumed is not None:
+                    resumed(last, tail)
+                records, annotated, failed = (checkpoint.done.records, checkpoint.done.annotated,
+                                              checkpoint.done.errors)
+                write = checkpoint.writing(write)
+            stream = annotate_stream(inputs, options, jobs or default_jobs(), dask, chunk_size)
+            with closing(stream):
+                for record, result in stream:
+                    write(record, result)
+                    if on_terminal:
+                        # each record shown as it is done (no progress bar there): not 8 KB at a time
+                        out.flush()
+                    records += 1
+                    annotated += result["players"] is not None
+                    failed += result["error"] is not None
+                    step()
         (flush or sys.stdout.flush)()
     except HeartsError as e:
         fail(str(e))

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -500,3 +501,25 @@ def test_a_record_whose_reading_fails_when_not_annotated_keeps_its_place(monkeyp
     lost = batch.not_annotated(record, "its worker process died")
     assert (lost["board"], lost["deal"], lost["rules"], lost["players"]) == ("3", "N:.A..2 .2..3 .3..4 .4..5", None, None)
     assert lost["error"] == "line 1: not annotated: its worker process died"
+
+
+def test_a_worker_killed_while_the_next_chunk_is_sent_is_not_a_traceback() -> None:
+    """A worker killed (the OOM killer) while the run was between two waits, sending its next
+    chunk, broke the pool under that ``submit``: BrokenProcessPool came out of it as a
+    traceback, and a --resume run of hours stopped there. The pool is rebuilt, as a wait does."""
+    records = list(read_records(io.BytesIO(endgame_file(6, seed=3, hand_size=5, play_cards=4))))
+    runner = batch._Processes(2)
+    try:
+        broken = runner.pool
+        assert runner.submit(records[:3], AnnotateOptions())()      # the workers are up
+        for process in list(broken._processes.values()):
+            process.kill()
+        deadline = time.monotonic() + 30
+        while not broken._broken:       # (the pool's thread sees the death, then the submit)
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        wait = runner.submit(records, AnnotateOptions())
+        assert wait() == [r for _, r in annotate_stream(iter(records))]
+        assert runner.pool is not broken
+    finally:
+        runner.close()

@@ -334,35 +334,29 @@ def test_checkpoints_are_saved_once_a_second_not_once_a_record(tmp_path, monkeyp
     assert files(tmp_path) == ["out.jsonl"]
 
 
+def test_the_records_counted_off_move_the_progress_bar(tmp_path):
+    """Counting off the records done (read and hashed, not solved) takes minutes for millions:
+    the bar showed nothing meanwhile. ``begin`` now counts each (``annotate`` steps its bar)."""
+    records = list(read_records(io.BytesIO(endgame_file(40, seed=1, hand_size=1))))
+    target = str(tmp_path / "out.jsonl")
+    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
+    cp.begin(iter(records))
+    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
+    for record in records[:25]:
+        write(record, {"players": {}, "error": None})
+    assert cp.keep()
+    again = Checkpoint(target, {"format": "jsonl"}, 0o644)
+    counted: list[int] = []
+    last, _ = again.begin(iter(records), lambda: counted.append(1))
+    assert len(counted) == 25 and last is records[24]
+    again.finish()
+
+
 def test_resume_to_a_folder_that_does_not_exist_is_one_line_and_leaves_nothing(tmp_path, inputs):
     p = run(*inputs, "-o", str(tmp_path / "no" / "out.jsonl"), "--resume")
     err = p.stderr.decode().splitlines()
     assert p.returncode == 2 and len(err) == 1 and "cannot write" in err[0], err
     assert files(tmp_path) == ["a.pbn", "b.pbn"]
-
-
-def test_a_worker_killed_while_the_next_chunk_is_sent_is_not_a_traceback(tmp_path):
-    """A worker killed (the OOM killer) while the run was between two waits, sending its next
-    chunk, broke the pool under that ``submit``: BrokenProcessPool came out of it as a
-    traceback, and a --resume run of hours stopped there. The pool is rebuilt, as a wait does."""
-    from solver import batch
-    from solver.batch import AnnotateOptions, annotate_stream
-    records = list(read_records(io.BytesIO(endgame_file(6, seed=3, hand_size=5, play_cards=4))))
-    runner = batch._Processes(2)
-    try:
-        broken = runner.pool
-        assert runner.submit(records[:3], AnnotateOptions())()      # the workers are up
-        for process in list(broken._processes.values()):
-            process.kill()
-        deadline = time.monotonic() + 30
-        while not broken._broken:       # (the pool's thread sees the death, then the submit)
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        wait = runner.submit(records, AnnotateOptions())
-        assert wait() == [r for _, r in annotate_stream(iter(records))]
-        assert runner.pool is not broken
-    finally:
-        runner.close()
 
 
 def test_the_checkpoint_of_a_run_of_many_input_files_is_read_whole(tmp_path):
