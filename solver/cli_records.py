@@ -127,10 +127,7 @@ def _resumable(path: str | None, run: dict[str, Any]) -> Iterator[Checkpoint]:
         fail("--resume needs -o FILE: standard output cannot be resumed")
     if not path or path.endswith(os.sep):
         fail(f"cannot write {path!r}: not a file name")
-    planted = _planted(path)
-    if planted is not None:
-        fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
-             "/tmp) was made by another user: not written through")
+    _not_through_planted(path)
     try:
         st: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
@@ -185,10 +182,7 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
             # this process's own output, as a shell redirected it: written where it stands
             # (reopened, a file would be truncated; replaced, a log appended to would be lost)
             return os.fdopen(os.dup(inherited), "wb"), None, path
-        planted = _planted(path)
-        if planted is not None:
-            fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
-                 "/tmp) was made by another user: not written through")
+        _not_through_planted(path)
         try:
             st: os.stat_result | None = os.stat(path)
         except FileNotFoundError:
@@ -208,6 +202,14 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
                 os.unlink(tmp)
             temporary_files.discard(tmp)
         fail(f"cannot write {path}: {e.strerror}")
+
+
+def _not_through_planted(path: str) -> None:
+    """Refuse (one line) an output reached through another user's link in a sticky folder."""
+    planted = _planted(path)
+    if planted is not None:
+        fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
+             "/tmp) was made by another user: not written through")
 
 
 def _planted(path: str) -> str | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import re
@@ -706,15 +707,17 @@ def test_output_is_not_written_through_another_users_link_or_pipe_in_a_shared_di
     pipe = shared / "pipe.jsonl"
     os.mkfifo(pipe)
     os.chown(pipe, nobody, nobody)
-    for out, named in ((planted, f"symbolic link {planted}"),
-                       (f"{folder}/x/../victim.txt", f"symbolic link {folder}"),
-                       (pipe, f"pipe {pipe}")):
-        p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(out))
+    for (out, named), resume in itertools.product(
+            ((planted, f"symbolic link {planted}"),
+             (f"{folder}/x/../victim.txt", f"symbolic link {folder}"), (pipe, f"pipe {pipe}")),
+            ([], ["--resume"])):        # (--resume's checkpoint would sit beside the victim)
+        p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(out), *resume)
         assert p.returncode == 2 and p.stderr.decode() == (
             f"hearts-dd: error: cannot write {out}: {named} in a directory anyone may write to "
             "(such as /tmp) was made by another user: not written through\n")
         assert victim.read_text() == "precious\n"
     assert sorted(q.name for q in shared.iterdir()) == ["folder", "out.jsonl", "pipe.jsonl"]
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["shared", "victim.txt"]
     own = shared / "own.jsonl"
     own.symlink_to(victim)
     p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(own))
