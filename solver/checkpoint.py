@@ -348,6 +348,9 @@ def _stops_held() -> Iterator[None]:
 
 
 def _shown(value: Any) -> str:
+    """A run's setting as its difference is named: ``--review/--no-review on, not off``."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
     if isinstance(value, dict):

@@ -270,7 +270,7 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
     out, kept = _checkpointed(tmp_path, inputs)
     for more, words in ((["--format", "csv"], ["--format jsonl, not csv"]),
                         (["--rules", "omnibus"], ["--rules standard, not omnibus"]),
-                        (["--no-review"], ["--review/--no-review True, not False"]),
+                        (["--no-review"], ["--review/--no-review on, not off"]),
                         (["--time-limit", "5"], ["--time-limit 0.0, not 5.0"])):
         _refused(run(*inputs, "-o", str(out), "--resume", *more), out, kept, *words)
     state = json.loads(kept[".checkpoint"][:kept[".checkpoint"].rindex(b"}") + 1])
