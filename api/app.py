@@ -17,6 +17,7 @@ import flask_swagger_ui
 from apiflask import APIFlask
 from flask import Blueprint, Response
 
+from solver import package_version
 from solver.rules import KEY_DESCRIPTIONS, PRESETS
 
 from . import positions, problems, records, schemas, service, solving
@@ -58,7 +59,7 @@ _RELATIVE_URLS = {"SERVERS": [{"url": ".", "description": "this service (relativ
 def create_app(config: Mapping[str, Any] | None = None) -> APIFlask:
     """The app, configured from defaults, ``HEARTS_DD_*`` environment variables, then ``config``."""
     restore_docstrings(positions, records, service, schemas)
-    app = APIFlask(__name__, title="hearts-dd API", version=service.package_version(),
+    app = APIFlask(__name__, title="hearts-dd API", version=package_version(),
                    spec_path="/openapi.json", docs_path="/docs")
     app.request_class = problems.ProblemRequest
     app.json = problems.SafeJSONProvider(app)

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import time
-from importlib.metadata import PackageNotFoundError, version
 
 from apiflask import APIBlueprint
 from flask import Response, current_app, jsonify
 
+from solver import package_version
 from solver.analysis import Budget, Solver
 from solver.deal import Deal
 from solver.position import Position
@@ -33,13 +33,6 @@ _HEALTH = "hearts_dd.health_solver"
 def rules() -> Response:
     """The rule presets and keys, with what they mean (SPEC §2)"""
     return jsonify(catalogue())
-
-
-def package_version() -> str:
-    try:
-        return version("hearts-dd")
-    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "unknown"
 
 
 def _health_solver() -> Solver:

@@ -21,3 +21,13 @@ review of a recorded play ``solver.review``'s; PBN hand records ``solver.pbn``'s
 from bad input is a ``solver.errors.HeartsError``; a search cut short by a solver's limits
 raises ``solver.analysis.SearchAborted``.
 """
+
+
+def package_version() -> str:
+    """hearts-dd's installed version ("unknown" in a checkout that was never installed): the
+    API's, and what a checkpoint of ``annotate --resume`` must have been made with."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("hearts-dd")
+    except PackageNotFoundError:
+        return "unknown"

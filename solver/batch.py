@@ -30,7 +30,7 @@ import warnings
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from itertools import islice
 from multiprocessing import resource_tracker
@@ -200,6 +200,9 @@ def annotate_chunk(records: list[Record], options: AnnotateOptions) -> Results:
 
 
 _STOPS = {signal.SIGTERM, signal.SIGHUP}
+#: The signals that stop a run: the command unwinds on them (solver.cli), leaving no half-written
+#: output (SIGXCPU: the soft limit on CPU time, ulimit -St, as a batch system's job limit sets it)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXCPU)
 
 
 def _worker_signals(parent: int) -> None:
@@ -240,16 +243,22 @@ def _end_with(pid: int) -> None:
 
 
 @contextmanager
-def _servers_shielded() -> Iterator[None]:
-    """SIGTERM and SIGHUP blocked while a pool starts its server processes, which keep the mask
-    for life: a signal sent to the whole process group then leaves the fork server and the
-    resource tracker alive, and the parent, which stops the pool, does not wait on a pool that
-    lost them. (Blocking, unlike ignoring, leaves this process's handlers as they are.)"""
-    kept = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+def signals_blocked(signals: Iterable[int]) -> Iterator[None]:
+    """``signals`` held back in this thread meanwhile, and taken once the block ends (blocking,
+    unlike ignoring, leaves the handlers as they are and loses no signal)."""
+    kept = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, kept)
+
+
+def _servers_shielded() -> AbstractContextManager[None]:
+    """SIGTERM and SIGHUP blocked while a pool starts its server processes, which keep the mask
+    for life: a signal sent to the whole process group then leaves the fork server and the
+    resource tracker alive, and the parent, which stops the pool, does not wait on a pool that
+    lost them."""
+    return signals_blocked(_STOPS)
 
 
 @contextmanager

@@ -22,20 +22,20 @@ import fcntl
 import hashlib
 import json
 import os
-import signal
 import stat
 import tempfile
 import threading
 import time
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterator
 
+from .batch import STOP_SIGNALS, signals_blocked
 from .errors import HeartsError
 from .pbn import Record
 from .writers import TAIL
 
-__all__ = ["Checkpoint", "CheckpointError", "INTERVAL", "checkpoint_paths", "hearts_dd_version"]
+__all__ = ["Checkpoint", "CheckpointError", "INTERVAL"]
 
 #: The sidecar's own format; another one is refused like another run's.
 FORMAT = 1
@@ -53,19 +53,6 @@ _WHAT = {"version": "hearts-dd version", "format": "--format", "review": "--revi
 
 class CheckpointError(HeartsError):
     """A checkpoint that cannot be resumed: another run's, unreadable, or its data gone."""
-
-
-def hearts_dd_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("hearts-dd")
-    except PackageNotFoundError:    # (run from a source tree that was never installed)
-        return "unknown"
-
-
-def checkpoint_paths(target: str) -> tuple[str, str]:
-    """The data file and the sidecar of the output file ``target``."""
-    return target + ".part", target + ".checkpoint"
 
 
 @dataclass(frozen=True)
@@ -96,7 +83,7 @@ class Checkpoint:
 
     def __init__(self, target: str, run: dict[str, Any], mode: int) -> None:
         self.target = target
-        self.data_path, self.state_path = checkpoint_paths(target)
+        self.data_path, self.state_path = target + ".part", target + ".checkpoint"
         self.run = run
         self.lock = threading.Lock()          # a record's write, or a checkpoint's flush
         self._saving = threading.Lock()       # one sidecar write at a time
@@ -112,8 +99,12 @@ class Checkpoint:
         hold = os.environ.get(HOLD_ENV, "")
         self._hold = int(hold) if hold.isdigit() else -1
         self.held = self._read()
-        self.created = self.held is None
         self.out = self._open_data(mode)
+
+    @property
+    def created(self) -> bool:
+        """There was no checkpoint: this run makes it."""
+        return self.held is None
 
     # -- opening ---------------------------------------------------------------------------------
     def _refuse(self, why: str) -> CheckpointError:
@@ -189,8 +180,8 @@ class Checkpoint:
               counted: Callable[[], None] = lambda: None) -> tuple[Record | None, bytes]:
         """Count off the records the checkpoint holds (read, not solved) and check that they
         are those it was made from (``counted`` called for each); then cut the data back to them
-        and start checkpointing. The last record counted off and the data's last bytes, for the writer to go on from
-        (None when there was none)."""
+        and start checkpointing. The last record counted off and the data's last bytes, for the
+        writer to go on from (None when there was none)."""
         held = self.held or {"records": 0, "annotated": 0, "errors": 0, "bytes": 0,
                              "input_sha256": hashlib.sha256().hexdigest()}
         digest = hashlib.sha256()
@@ -216,12 +207,14 @@ class Checkpoint:
         self.save()
         self._thread = threading.Thread(target=self._keep_saving, name="hearts-dd checkpoint",
                                         daemon=True)
-        with _stops_held():     # (for good in the thread, which starts with this mask: a stop
-            self._thread.start()    # it took would reach the main thread only at its next
-                                    # bytecode, not in a wait)
+        # (blocked for good in the thread, which starts with this mask: a stop it took would
+        # reach the main thread only at its next bytecode, not in a wait)
+        with signals_blocked(STOP_SIGNALS):
+            self._thread.start()
         return last, tail
 
-    def writing(self, write: Callable[[Record, dict[str, Any]], None]) -> Callable[[Record, dict[str, Any]], None]:
+    def writing(self, write: Callable[[Record, dict[str, Any]], None]
+                ) -> Callable[[Record, dict[str, Any]], None]:
         """``write``, with each record counted into the checkpoint once it is written."""
         def counted_write(record: Record, result: dict[str, Any]) -> None:
             with self.lock:
@@ -254,7 +247,7 @@ class Checkpoint:
     def save(self, wait: float = -1) -> None:
         """Flush and sync the data, then write the sidecar that describes it (atomically)."""
         with self._saving:
-            with _stops_held():     # (a stop right after the acquire would leave it held)
+            with signals_blocked(STOP_SIGNALS):  # (a stop right after the acquire: left held)
                 if not self.lock.acquire(timeout=wait):
                     return
                 try:
@@ -268,7 +261,7 @@ class Checkpoint:
                      "records": done.records, "annotated": done.annotated, "errors": done.errors,
                      "bytes": done.bytes, "input_sha256": done.digest.hexdigest()}
             folder = os.path.dirname(self.state_path)
-            with _stops_held():     # (a stop in between left the temporary file behind)
+            with signals_blocked(STOP_SIGNALS):  # (a stop in between: a temporary file left)
                 fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.state_path)}.")
                 try:
                     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -296,7 +289,7 @@ class Checkpoint:
         missing, rather than OUT's records lost with the sidecar.)"""
         self._stop_saving()
         self.save()
-        with _stops_held():
+        with signals_blocked(STOP_SIGNALS):
             os.replace(self.data_path, self.target)
             self.replaced = True
         _sync_folder(os.path.dirname(self.target))
@@ -330,21 +323,6 @@ class Checkpoint:
         return (f"hearts-dd: {records} record{'s' if records != 1 else ''} kept in "
                 f"{self.data_path} (and {os.path.basename(self.state_path)}): run the same "
                 "command again to go on from there")
-
-
-#: The signals that stop a run (solver.cli), held while a file and what says so change together.
-_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXCPU}
-
-
-@contextmanager
-def _stops_held() -> Iterator[None]:
-    """A stop signal that arrives meanwhile is taken once the block is done (it is blocked, not
-    ignored): milliseconds at most."""
-    kept = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, kept)
 
 
 def _shown(value: Any) -> str:

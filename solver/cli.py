@@ -15,7 +15,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
-from .batch import default_jobs
+from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
@@ -414,9 +414,8 @@ class Stopped(BaseException):
         self.signum = signum
 
 
-#: (SIGXCPU: the soft limit on CPU time, ulimit -St, as a batch system's job limit sets it,
-#: whose default action ended the command at once, leaving annotate's temporary output file)
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGXCPU)
+#: (SIGXCPU's default action ended the command at once, leaving annotate's temporary output file)
+_STOPPING = STOP_SIGNALS
 #: Seconds after a stop signal in which another is taken for the same stop.
 REPEAT_GRACE = 2.0
 _stopped_at: list[float] = []

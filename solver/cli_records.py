@@ -18,9 +18,10 @@ from typing import Any, BinaryIO, Callable, Iterator, Sequence, TypeVar
 
 import click
 
+from . import package_version
 from .analysis import WORKER_TABLE_MB
 from .batch import AnnotateOptions, annotate_stream, default_jobs
-from .checkpoint import Checkpoint, hearts_dd_version
+from .checkpoint import Checkpoint
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
                          count_ahead, counted, echo, fail, live_display, os_error_line, progress,
                          rules_option, descriptor_named, stdout_failed, temporary_files)
@@ -160,7 +161,7 @@ def _resumable(path: str | None, run: dict[str, Any]) -> Iterator[Checkpoint]:
 def _run_identity(inputs: tuple[str, ...], fmt: str, options: AnnotateOptions) -> dict[str, Any]:
     """What a checkpoint must have been made with to be resumed: whatever changes the output."""
     run: dict[str, Any] = {
-        "version": hearts_dd_version(), "format": fmt, "review": options.review,
+        "version": package_version(), "format": fmt, "review": options.review,
         "rules": (options.rules or STANDARD).to_json(), "time_limit": options.time_limit,
         "inputs": [p if p == "-" else os.path.realpath(p) for p in inputs]}
     if len(inputs) > 1:         # (each record then names its file as given)

@@ -212,4 +212,3 @@ def _takes(key: Mapping[str, Any]) -> str:
     if key["type"] == "integer":
         return f"an integer from {-VALUE_LIMIT} to {VALUE_LIMIT}; standard: {standard}"
     return f"one of {', '.join(key['choices'])}; standard: {standard}"
-

@@ -29,6 +29,7 @@ class Writer:
 
     def __init__(self, out: BinaryIO) -> None:
         self.out = out
+        self.headed = False     # what is written once, at the start (csv's header, a legend)
 
     def write(self, record: Record, result: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -40,6 +41,7 @@ class Writer:
         """Go on after an output that already holds the records up to ``last`` (a resumed run)
         and ends with ``tail`` (its last ``TAIL`` bytes or fewer): what a writer writes once, at
         the start, is not written again, and what it looks back on is as if it had written it."""
+        self.headed = True
 
 
 class JsonlWriter(Writer):
@@ -100,7 +102,6 @@ class CsvWriter(Writer):
         super().__init__(out)
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
         self.csv = csv.DictWriter(self.text, CSV_COLUMNS, lineterminator="\n")
-        self.headed = False
 
     def _head(self) -> None:
         if not self.headed:
@@ -110,9 +111,6 @@ class CsvWriter(Writer):
     def write(self, record: Record, result: dict[str, Any]) -> None:
         self._head()
         self.csv.writerow(csv_row(result))
-
-    def resume(self, last: Record, tail: bytes) -> None:
-        self.headed = True
 
     def close(self) -> None:
         self._head()
@@ -201,6 +199,7 @@ class PbnWriter(Writer):
         self._tail = (self._tail + data)[-TAIL:]
 
     def resume(self, last: Record, tail: bytes) -> None:
+        super().resume(last, tail)
         self._tail = (b"\n\n" + tail)[-TAIL:]
         self._last = (last.source, last.line)
 
@@ -237,17 +236,10 @@ def _without(raw: bytes, spans: Sequence[tuple[int, int]]) -> bytes:
 class TextWriter(Writer):
     """A readable report, a few lines per record, after a legend of the terms."""
 
-    def __init__(self, out: BinaryIO) -> None:
-        super().__init__(out)
-        self.headed = False
-
     def write(self, record: Record, result: dict[str, Any]) -> None:
         head = "" if self.headed else "\n".join(TEXT_LEGEND) + "\n\n"
         self.headed = True
         self.out.write((head + "\n".join(text_report(result)) + "\n\n").encode("utf-8"))
-
-    def resume(self, last: Record, tail: bytes) -> None:
-        self.headed = True
 
 
 #: What the text report's numbers mean (SPEC §3), written once at its top.
