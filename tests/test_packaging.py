@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 import re
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -57,3 +60,35 @@ def test_the_dependencies_are_those_the_packages_import() -> None:
                 for module in _imported()}
     assert imported - declared - optional == set()
     assert declared - imported == set()
+
+
+def _root_conftest() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_run_stops_when_an_engine_source_is_newer_than_the_engine(tmp_path: Path) -> None:
+    check = _root_conftest()
+    engine = [tmp_path / "_search.so", tmp_path / "_ttable.so"]
+    for path in (tmp_path / "_search.pyx", tmp_path / "_bounds.pxd", *engine):
+        path.touch()
+        os.utime(path, (1_000, 1_000))
+    assert check.stale_engine(engine, tmp_path) is None
+    os.utime(tmp_path / "_bounds.pxd", (2_000, 2_000))
+    reason = check.stale_engine(engine, tmp_path)
+    assert reason is not None and reason.startswith("solver/_bounds.pxd is newer than the engine")
+    os.utime(engine[1], (3_000, 3_000))
+    assert "(_search.so)" in check.stale_engine(engine, tmp_path)
+    assert check.stale_engine([], tmp_path) is None
+
+
+def test_the_engine_in_use_is_the_one_built_from_these_sources() -> None:
+    check = _root_conftest()
+    built = check.built_here()
+    import solver._search
+    if built:
+        assert Path(solver._search.__file__) in built
+    assert check.stale_engine(built) is None
