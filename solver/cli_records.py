@@ -20,11 +20,12 @@ import click
 
 from . import package_version
 from .analysis import WORKER_TABLE_MB
-from .batch import AnnotateOptions, annotate_stream, default_jobs
+from .batch import STOP_SIGNALS, AnnotateOptions, annotate_stream, default_jobs, signals_blocked
 from .checkpoint import Checkpoint
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
-                         count_ahead, counted, echo, fail, live_display, os_error_line, progress,
-                         rules_option, descriptor_named, stdout_failed, temporary_files)
+                         count_ahead, counted, echo, fail, live_display, os_error_line,
+                         output_whole, progress, rules_option, descriptor_named, stdout_failed,
+                         temporary_files)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .rules import STANDARD
@@ -102,7 +103,9 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         yield out
         out.close()
         if tmp is not None:
-            os.replace(tmp, target)
+            with signals_blocked(STOP_SIGNALS):     # (a stop from here on: ignored, OUT is whole)
+                os.replace(tmp, target)
+                output_whole()
         written = True
     except OSError as e:
         error = e
@@ -145,7 +148,7 @@ def _resumable(path: str | None, run: dict[str, Any]) -> Iterator[Checkpoint]:
     finished = False
     try:
         yield checkpoint
-        checkpoint.finish()
+        checkpoint.finish(output_whole)     # (a stop once OUT is whole: ignored)
         finished = True
     except OSError as e:
         error = e

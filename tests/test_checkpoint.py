@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.record_files import endgame_file
-from signals import as_in_a_terminal
+from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
 from solver import checkpoint as checkpoint_module
 from solver.checkpoint import HOLD_ENV, Checkpoint
 from solver.pbn import read_records
@@ -133,6 +133,26 @@ def test_a_run_with_resume_that_is_not_stopped_writes_the_same_file(tmp_path, in
     assert p.returncode == q.returncode == 0 and summary(q) == (27, 27, 0)
     assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "resumed.csv").read_bytes()
     assert files(tmp_path) == ["a.pbn", "b.pbn", "plain.csv", "resumed.csv"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("when", ["rename", "exit"])
+def test_a_stop_once_the_output_is_whole_is_ignored(tmp_path, inputs, when, signum):
+    """A stop that landed after the final rename (OUT.part made OUT, the sidecar removed, the
+    run complete) ended the command in "interrupted" (exit 130, 143 for SIGTERM) though OUT was
+    whole: a script would run it again for nothing, or a user throw the file away. From the
+    rename on, a stop is ignored: the run ends as it would have. The stop is sent by the command
+    to itself right after the rename, or at its exit after it (tests/signals.py)."""
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    p = subprocess.run([sys.executable, "-c", WHOLE_THEN_STOPPED, str(int(signum)), when,
+                        "solver.checkpoint", str(out.resolve()), "annotate", *inputs, "-o", str(out),
+                        "-j", "1", "--resume"],
+                       capture_output=True, timeout=300, cwd=ROOT, env=ENV, preexec_fn=as_in_a_terminal)
+    assert p.returncode == 0, p.stderr
+    assert summary(p) == (27, 27, 0)        # (the one line: no "interrupted", no "kept")
+    assert out.read_bytes() == whole.read_bytes()
+    assert files(tmp_path) == ["a.pbn", "b.pbn", "out.jsonl", "whole.jsonl"]
 
 
 def test_local_dask_resumes_as_processes_do(tmp_path, inputs):

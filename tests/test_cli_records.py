@@ -19,7 +19,7 @@ from typing import Iterator
 import pytest
 
 from benchmarks.record_files import endgame_file
-from signals import as_in_a_terminal
+from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
 from terminal import open_terminal, shown
@@ -333,6 +333,30 @@ def _annotate_to(tmp_path: Path, out: Path, *more: str, preexec=None) -> subproc
     return subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(small), "-j", "1",
                            "-o", str(out), *more], capture_output=True, timeout=120, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=preexec)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("when", ["rename", "exit"])
+def test_a_stop_once_the_output_is_renamed_into_place_is_ignored(tmp_path, when, signum):
+    """A stop that landed once the temporary file had replaced OUT ended the command in
+    "interrupted" (exit 130, 143 for SIGTERM) though OUT was whole. From the rename on, a stop
+    is ignored: the run ends as it would have, here with exit 1 for its record with an error.
+    The stop is sent by the command to itself right after the rename, or at its exit after it
+    (tests/signals.py)."""
+    source = tmp_path / "in.pbn"
+    games = endgame_file(10, seed=2, hand_size=2).decode().split("\n\n")
+    games[1] = re.sub(r'\[Deal "[^"]*"\]', '[Deal "N:AKQ. - - -"]', games[1])
+    source.write_text("\n\n".join(games))
+    out = tmp_path / "out.jsonl"
+    p = subprocess.run([sys.executable, "-c", WHOLE_THEN_STOPPED, str(int(signum)), when,
+                        "solver.cli_records", str(out.resolve()), "annotate", str(source), "-o",
+                        str(out), "-j", "1"],
+                       capture_output=True, timeout=300, cwd=ROOT, preexec_fn=as_in_a_terminal,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 1, p.stderr
+    assert summary(p) == (10, 9, 1)         # (the one line: no "interrupted")
+    assert out.read_bytes() == run("annotate", str(source), "-j", "1").stdout
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["in.pbn", "out.jsonl"]
 
 
 def test_output_through_a_link_replaces_the_file_it_names_with_its_permissions(tmp_path):
