@@ -31,6 +31,50 @@ SUFFIX = {"jsonl": "jsonl", "csv": "csv", "pbn": "pbn", "text": "txt"}
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
+#: ``hearts-dd ARGS...`` run with its worker pool lost twice (python -c LOST_TWICE FIRST SECOND
+#: ARGS...): the workers killed once the chunk whose first record is FIRST has been sent, and
+#: again once the one of SECOND has (each time as soon as the chunk is in the pool, and the pool
+#: seen broken before the run goes on); after the second loss the system starts no more
+#: processes, as under a limit on them (ulimit -u) or with no memory left.
+LOST_TWICE = r"""
+import errno, sys, time
+from solver import batch
+from solver.launch import main
+first, second = int(sys.argv[1]), int(sys.argv[2])
+sys.argv = ["hearts-dd", *sys.argv[3:]]
+lost = []
+submit, Pool = batch._Processes._submit, batch.ProcessPoolExecutor
+
+
+def lose(pool):
+    for process in list(pool._processes.values()):
+        process.kill()
+    deadline = time.monotonic() + 60
+    while not pool._broken:
+        assert time.monotonic() < deadline, "the pool was not seen lost"
+        time.sleep(0.01)
+
+
+def _submit(self, records, options):
+    future, pool = submit(self, records, options)
+    if records[0].index in (first, second) and records[0].index not in lost:
+        lost.append(records[0].index)
+        lose(pool)
+    return future, pool
+
+
+def refused(*args, **kwargs):
+    if len(lost) == 2:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+    return Pool(*args, **kwargs)
+
+
+batch._Processes._submit = _submit
+batch.ProcessPoolExecutor = refused
+main()
+"""
+
+
 def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "solver.cli", "annotate", *args]
 
@@ -214,6 +258,37 @@ def test_a_failed_write_keeps_the_checkpoint_and_the_same_command_goes_on(tmp_pa
     p = run(*args)
     assert p.returncode == 0 and summary(p) == (27, 27, 0)
     assert out.read_bytes() == whole.read_bytes()
+
+
+def test_a_pool_lost_twice_that_ends_the_run_keeps_the_checkpoint_and_the_same_command_goes_on(
+        tmp_path, inputs):
+    """The worker pool lost (its workers killed: the OOM killer), and the fresh one lost in turn
+    while the first's chunks were being sent again; after that the system starts no process.
+    The run ends as a failed write does: the error in one line, then what is kept, exit 2, and
+    no record written as "not annotated" (so that the same command finishes the uninterrupted
+    run's file). The second loss came out of the wait that sent a chunk of the first pool again
+    as a traceback (BrokenProcessPool), after the kept line, exit 1."""
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "2", "--chunk-size", "1", "--resume"]
+    # (a chunk a record: the pool's window of 8 is full by record 10, and chunks of the first pool
+    # are still to be waited for when the second loss comes, at record 11)
+    p = subprocess.run([sys.executable, "-c", LOST_TWICE, "10", "11", "annotate", *args],
+                       capture_output=True, timeout=300, cwd=ROOT, env=ENV)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 2, err
+    assert err[0] == ("hearts-dd: error: cannot start worker processes: Resource temporarily "
+                      "unavailable (fewer --jobs may fit, or a higher limit on processes, ulimit -u)")
+    kept = KEPT.match(err[1])
+    assert kept and kept[2] == f"{out}.part", err
+    state = sidecar(out)
+    assert state and 0 < int(kept[1]) == state["records"] < 27 and state["errors"] == 0
+    assert files(tmp_path) == sorted(["a.pbn", "b.pbn", whole.name, f"{out.name}.part",
+                                      f"{out.name}.checkpoint"])
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
+    assert files(tmp_path) == sorted(["a.pbn", "b.pbn", whole.name, out.name])
 
 
 def test_records_with_errors_before_the_stop_make_the_resumed_run_exit_1(tmp_path):
