@@ -748,6 +748,75 @@ def test_output_is_not_written_through_another_users_link_or_pipe_in_a_shared_di
     assert p.returncode == 0 and own.is_symlink() and victim.read_text().startswith('{"index": 0')
 
 
+#: ``hearts-dd ARGS...`` with a symbolic link ``OUT -> VICTIM`` planted right after the check
+#: of the output's name (``_not_through_planted``), as another user racing it in /tmp would:
+#: ``python -c PLANTED_AFTER_THE_CHECK OUT VICTIM ARGS...``.
+PLANTED_AFTER_THE_CHECK = r"""
+import os, sys
+from solver import cli_records
+from solver.launch import main
+out, victim = sys.argv[1], sys.argv[2]
+sys.argv = ["hearts-dd", *sys.argv[3:]]
+check = cli_records._not_through_planted
+
+
+def checked_then_planted(path):
+    found = check(path)
+    if path == out:
+        os.symlink(victim, out)
+    return found
+
+
+cli_records._not_through_planted = checked_then_planted
+main()
+"""
+
+
+@pytest.mark.parametrize("resume", [[], ["--resume"]], ids=["temporary file", "resume"])
+def test_a_link_planted_between_the_check_and_the_write_is_not_written_through(tmp_path, resume):
+    """The check walked the name's links, and the write then resolved it again
+    (``os.path.realpath``): a link planted in between, at a name that did not exist yet (another
+    user's ``/tmp/out.jsonl -> ~/.bashrc``, made as the run starts), was followed, never checked,
+    and the output replaced its target. The output now goes to the name the check resolved: the
+    link there is replaced (in a sticky /tmp, another user's link is not, and the write fails),
+    its target untouched."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out.jsonl"
+    p = subprocess.run([sys.executable, "-c", PLANTED_AFTER_THE_CHECK, str(out), str(victim),
+                        "annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(out), *resume],
+                       capture_output=True, timeout=300, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0 and summary(p) == (5, 5, 0), p.stderr
+    assert victim.read_text() == "precious\n"
+    assert not out.is_symlink()
+    assert out.read_bytes() == run("annotate", str(SAMPLE), "-j", "1", "--no-review").stdout
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["out.jsonl", "victim.txt"]
+
+
+def test_the_name_written_to_is_the_one_realpath_gives_when_nothing_changes(tmp_path, monkeypatch):
+    """The check's walk resolves the output's name as ``os.path.realpath`` did: links absolute
+    and relative, ``link/..``, dangling links, names not there yet (the rest as written), a
+    file in the middle; a loop is ELOOP, as the write said ("Too many levels of symbolic links")."""
+    from solver.cli_records import _resolved
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "a" / "b" / "f").touch()
+    for link, to in (("lb", "a/b"), ("a/lc", "../c"), ("abs", str(tmp_path / "a")),
+                     ("dangling", "missing"), ("lf", "a/b/f"), ("up", "lb/../.."),
+                     ("loop1", "loop2"), ("loop2", "loop1")):
+        (tmp_path / link).symlink_to(to)
+    for name in ("out", "lb/out", "lb/../x", "a/lc/out", "abs/b/f", "dangling", "dangling/x",
+                 "missing/../x", "missing/x/../../y", "lf", "up", "up/a", "./a/./b//f",
+                 f"{tmp_path}/lb/..", "a/b/f/x", "lb/", ".."):
+        assert _resolved(name) == (os.path.realpath(name), None), name
+    for name in ("loop1", "lb/../../loop1/x"):
+        with pytest.raises(OSError) as raised:
+            _resolved(name)
+        assert raised.value.strerror == "Too many levels of symbolic links"
+
+
 @pytest.mark.parametrize("workers", [["-j", "2"], ["-j", "2", "--dask", "local"]],
                          ids=["pool", "dask"])
 def test_worker_processes_import_nothing_from_the_working_directory(tmp_path, workers):
