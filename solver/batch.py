@@ -422,13 +422,19 @@ class _Processes(_Runner):
         with _servers_shielded(), _processes_starting():   # (a submit starts workers as needed)
             return self.pool.submit(annotate_chunk, records, options), self.pool
 
-    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
+    def _send(self, records: list[Record], options: AnnotateOptions) -> tuple[Future[Results], ProcessPoolExecutor]:
+        """The chunk sent to the pool; to a fresh one when the pool broke since it was last
+        waited on (a worker died between two waits, or, as a chunk of a pool lost before is
+        sent again, the fresh pool it goes to was lost in turn): rebuilt as a wait does."""
         try:
-            first = self._submit(records, options)
-        except BrokenProcessPool:   # (a worker died since the last wait: rebuilt as a wait does)
+            return self._submit(records, options)
+        except BrokenProcessPool:
             self._stop(self.pool)
             self.pool = self._new_pool()
-            first = self._submit(records, options)
+            return self._submit(records, options)
+
+    def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
+        first = self._send(records, options)
 
         def wait() -> Results:
             future, pool = first
@@ -440,7 +446,7 @@ class _Processes(_Runner):
                         self._stop(pool)
                         self.pool = self._new_pool()
                     if attempt == 1:
-                        future, pool = self._submit(records, options)
+                        future, pool = self._send(records, options)
                 except HeartsError:
                     raise
                 except Exception as e:  # annotate_chunk raises none of its own: say what did

@@ -283,15 +283,18 @@ class Checkpoint:
             self._thread.join()
 
     # -- ending ----------------------------------------------------------------------------------
-    def finish(self) -> None:
+    def finish(self, whole: Callable[[], None] = lambda: None) -> None:
         """The run is complete (its writer closed): the data becomes OUT, the checkpoint goes.
         (In this order: a stop in between leaves OUT whole and a sidecar that says its data is
-        missing, rather than OUT's records lost with the sidecar.)"""
+        missing, rather than OUT's records lost with the sidecar.) ``whole`` is called right
+        after the rename, with the stop signals still blocked (the command has them ignored
+        from there on: OUT is whole, and the run no longer stops)."""
         self._stop_saving()
         self.save()
         with signals_blocked(STOP_SIGNALS):
             os.replace(self.data_path, self.target)
             self.replaced = True
+            whole()
         _sync_folder(os.path.dirname(self.target))
         with suppress(OSError):
             os.unlink(self.state_path)

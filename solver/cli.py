@@ -20,7 +20,7 @@ from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          live_display, os_error_line, plain_where_needed, progress, rules_option,
-                         standard_streams, stdout_failed, temporary_files)
+                         standard_streams, stdout_failed, stop_handlers, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -437,6 +437,9 @@ def _stop(signum: int, frame: object) -> None:
         os._exit(128 + signum)
     _stopped_at.append(time.monotonic())
     raise Stopped(signum)
+
+
+stop_handlers.add(_stop)       # (ignored once annotate's output is whole: cli_common.output_whole)
 
 
 def _no_thread(e: BaseException | None) -> bool:

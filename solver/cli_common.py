@@ -12,12 +12,14 @@ import re
 import signal
 import stat
 import sys
+import threading
 from contextlib import contextmanager, suppress
 from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 
 import click
 
 from .analysis import MAX_TABLE_MB
+from .batch import STOP_SIGNALS
 from .errors import HeartsError, error_line
 from .rules import PRESETS, Rules
 
@@ -165,6 +167,24 @@ def closed_at_start(path: str) -> bool:
 #: Temporary output files being written (``annotate -o``), removed by a stop that cannot
 #: unwind (a second signal while the first hangs).
 temporary_files: set[str] = set()
+#: The command's own handlers of the stop signals (``solver.cli`` adds its one).
+stop_handlers: set[Callable[[int, Any], None]] = set()
+
+
+def output_whole() -> None:
+    """The output is whole and in place (renamed over the file ``-o`` names): a stop from
+    here on is ignored, and the run ends as it would have, with its summary and exit status.
+    It ended with "interrupted" and 128 + the signal's number, which says of a complete file
+    that the run was cut short (a script would run it again, or throw the file away). Called
+    with the stop signals blocked around the rename, so that one that came meanwhile is
+    dropped too; only the command's own handler is replaced (a program or test that runs the
+    command in its own process keeps its handlers), and only in the main thread, where
+    handlers are set."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) in stop_handlers:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def plain_where_needed() -> None:

@@ -20,11 +20,12 @@ import click
 
 from . import package_version
 from .analysis import WORKER_TABLE_MB
-from .batch import AnnotateOptions, annotate_stream, default_jobs
+from .batch import STOP_SIGNALS, AnnotateOptions, annotate_stream, default_jobs, signals_blocked
 from .checkpoint import Checkpoint
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
-                         count_ahead, counted, echo, fail, live_display, os_error_line, progress,
-                         rules_option, descriptor_named, stdout_failed, temporary_files)
+                         count_ahead, counted, echo, fail, live_display, os_error_line,
+                         output_whole, progress, rules_option, descriptor_named, stdout_failed,
+                         temporary_files)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .rules import STANDARD
@@ -102,7 +103,9 @@ def _output(path: str | None) -> Iterator[BinaryIO]:
         yield out
         out.close()
         if tmp is not None:
-            os.replace(tmp, target)
+            with signals_blocked(STOP_SIGNALS):     # (a stop from here on: ignored, OUT is whole)
+                os.replace(tmp, target)
+                output_whole()
         written = True
     except OSError as e:
         error = e
@@ -128,24 +131,22 @@ def _resumable(path: str | None, run: dict[str, Any]) -> Iterator[Checkpoint]:
         fail("--resume needs -o FILE: standard output cannot be resumed")
     if not path or path.endswith(os.sep):
         fail(f"cannot write {path!r}: not a file name")
-    _not_through_planted(path)
     try:
-        st: os.stat_result | None = os.stat(path)
-    except FileNotFoundError:
-        st = None
+        target = _not_through_planted(path)
+        st = _found(path, target)
     except OSError as e:
         fail(f"cannot write {path}: {e.strerror or e}")
     if st is not None and not stat.S_ISREG(st.st_mode):
         fail(f"--resume needs -o FILE to be a regular file: {path} is a device or a pipe")
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     try:
-        checkpoint = Checkpoint(os.path.realpath(path), run, mode)
+        checkpoint = Checkpoint(target, run, mode)
     except HeartsError as e:
         fail(str(e))
     finished = False
     try:
         yield checkpoint
-        checkpoint.finish()
+        checkpoint.finish(output_whole)     # (a stop once OUT is whole: ignored)
         finished = True
     except OSError as e:
         error = e
@@ -183,15 +184,11 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
             # this process's own output, as a shell redirected it: written where it stands
             # (reopened, a file would be truncated; replaced, a log appended to would be lost)
             return os.fdopen(os.dup(inherited), "wb"), None, path
-        _not_through_planted(path)
-        try:
-            st: os.stat_result | None = os.stat(path)
-        except FileNotFoundError:
-            st = None
+        target = _not_through_planted(path)
+        st = _found(path, target)
         if st is not None and not stat.S_ISREG(st.st_mode):
             # a device or pipe, opened by the name given (/dev/stdout's real path names none)
             return open(path, "wb"), None, path
-        target = os.path.realpath(path)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target),
                                    prefix=f".{os.path.basename(target)}.", suffix=".part")
         temporary_files.add(tmp)
@@ -205,26 +202,37 @@ def _opened(path: str) -> tuple[BinaryIO, str | None, str]:
         fail(f"cannot write {path}: {e.strerror}")
 
 
-def _not_through_planted(path: str) -> None:
-    """Refuse (one line) an output reached through another user's link in a sticky folder."""
-    planted = _planted(path)
+def _not_through_planted(path: str) -> str:
+    """The name ``-o`` writes to: ``path`` resolved by ``_resolved``. Refused (one line) when it
+    is reached through another user's link in a sticky folder."""
+    target, planted = _resolved(path)
     if planted is not None:
         fail(f"cannot write {path}: {planted} in a directory anyone may write to (such as "
              "/tmp) was made by another user: not written through")
+    return target
 
 
-def _planted(path: str) -> str | None:
-    """The first symbolic link on the way to ``path`` that the kernel's ``protected_symlinks``
-    would not follow (Linux, ``fs.protected_symlinks = 1``, most distributions' default): one
-    in a sticky directory anyone may write to (/tmp), owned neither by this user nor by the
-    directory's owner; or ``path`` itself a pipe there, so owned (``protected_fifos``: its
-    owner reads the output, or the command waits for a reader forever). ``-o`` resolves the
-    name itself (``realpath``, then a new file renamed over the link's target), where the
-    kernel's check does not apply: another user's link ``/tmp/out.jsonl -> ~/.bashrc`` had
-    the output replace ``~/.bashrc``. The link or pipe (as "symbolic link NAME"), or None."""
+def _resolved(path: str) -> tuple[str, str | None]:
+    """``path`` with its symbolic links followed as the kernel follows them (``link/..`` is
+    the link's target's parent), and the first link on the way that the kernel's
+    ``protected_symlinks`` would not follow (Linux, ``fs.protected_symlinks = 1``, most
+    distributions' default): one in a sticky directory anyone may write to (/tmp), owned
+    neither by this user nor by the directory's owner; or ``path`` itself a pipe there, so
+    owned (``protected_fifos``: its owner reads the output, or the command waits for a reader
+    forever). That one (as "symbolic link NAME" or "pipe NAME") or None.
+
+    ``-o`` resolves the name itself (a new file renamed over the link's target), where the
+    kernel's check does not apply: another user's link ``/tmp/out.jsonl -> ~/.bashrc`` had the
+    output replace ``~/.bashrc``. The output is written to the name resolved here, by the same
+    walk that checks it (the temporary file beside it and its rename over it, or --resume's
+    files): ``os.path.realpath``, called after the check, resolved the name a second time, and
+    followed a link planted in between (a name that did not exist yet, in /tmp) that the check
+    had not seen. Past a name that cannot be looked at (nothing there yet, or not to be looked
+    into) the rest is taken as written, as ``realpath`` takes it: the write says what is
+    wrong. Too many links on the way (a loop) raise ELOOP, as the write would."""
     # (not abspath: "link/.." is the link's target's parent, as the kernel resolves it)
     todo = list(reversed(os.path.join(os.getcwd(), path).split(os.sep)[1:]))
-    here, hops = os.sep, 0
+    here, hops, looking = os.sep, 0, True
     while todo:
         name = todo.pop()
         if name in ("", "."):
@@ -234,27 +242,47 @@ def _planted(path: str) -> str | None:
             continue
         step = os.path.join(here, name)
         try:
-            st = os.lstat(step)
-        except OSError:         # (nothing there, or not to be looked into: the write says so)
-            return None
+            st = os.lstat(step) if looking else None
+        except OSError:
+            st = None
+        if st is None:          # (nothing there, or not to be looked into: the write says so)
+            here, looking = step, False
+            continue
         folder = os.stat(here)
         foreign = bool(folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
                        and st.st_uid not in (os.geteuid(), folder.st_uid))
         if not stat.S_ISLNK(st.st_mode):
             if foreign and not todo and stat.S_ISFIFO(st.st_mode):
-                return f"pipe {step}"
+                return step, f"pipe {step}"
             here = step
             continue
         if foreign:
-            return f"symbolic link {step}"
+            return step, f"symbolic link {step}"
         hops += 1
-        if hops > 40:           # (a loop: the write says so)
-            return None
+        if hops > 40:           # (a loop)
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
         to = os.readlink(step)
         if to.startswith(os.sep):
             here = os.sep
         todo += reversed(to.split(os.sep))
-    return None
+    return here, None
+
+
+def _found(path: str, target: str) -> os.stat_result | None:
+    """What the output replaces, or None for a new file: the file at ``target``, the name
+    ``path`` resolved to when it was checked. A link there now was planted since (the check
+    followed every link on the way): not followed, replaced by the output as a new file would
+    be (in a sticky folder the rename over another user's link is refused). Where ``target``
+    names nothing, ``path`` as the kernel finds it: /proc's links to pipes and terminals,
+    which the check cannot follow (/dev/stdout's real path names none), name one still."""
+    try:
+        st = os.stat(target, follow_symlinks=False)
+    except FileNotFoundError:
+        try:
+            return os.stat(path)
+        except FileNotFoundError:
+            return None
+    return None if stat.S_ISLNK(st.st_mode) else st
 
 
 def _umask() -> int:

@@ -3,12 +3,14 @@ gunicorn's own refusals as problem bodies."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import signal
 import socket
 import threading
 import time
+from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -16,6 +18,48 @@ import pytest
 from api import create_app
 from api.testing import served
 from api.worker import Worker, head_arrives
+
+
+def _logging_state() -> dict[str, tuple[list[logging.Handler], int, bool]]:
+    """Every logger's own handlers (less pytest's capture, which it attaches to each
+    non-propagating logger and takes off again itself), level and ``propagate``."""
+    from _pytest.logging import LogCaptureHandler
+    loggers = [logging.getLogger(), *(logger for logger in logging.root.manager.loggerDict.values()
+                                       if isinstance(logger, logging.Logger))]
+    return {logger.name: ([h for h in logger.handlers if not isinstance(h, LogCaptureHandler)],
+                          logger.level, logger.propagate) for logger in loggers}
+
+
+@pytest.fixture(autouse=True)
+def _no_logging_left_behind() -> Iterator[None]:
+    """Each test leaves the process's loggers as it found them: a handler left installed (on
+    gunicorn's loggers, say, by a ``Logger`` made in the test) writes to a stream the test
+    captured and has since closed, for every later test that logs there."""
+    before = _logging_state()
+    yield
+    unset: tuple[list[logging.Handler], int, bool] = ([], logging.NOTSET, True)  # (a new logger's)
+    left = {name: (before.get(name, unset), state) for name, state in _logging_state().items()
+            if state != before.get(name, unset)}
+    assert not left, f"loggers changed and not put back (before, after): {left}"
+
+
+@pytest.fixture
+def gunicorn_loggers() -> Iterator[None]:
+    """gunicorn's loggers put back as they were after the test: a ``glogging.Logger`` sets
+    their handlers (on the standard streams as they are then: pytest's captured ones), level
+    and ``propagate`` for the whole process."""
+    names = ("gunicorn.error", "gunicorn.access")
+    kept = {name: (list(logging.getLogger(name).handlers), logging.getLogger(name).level,
+                   logging.getLogger(name).propagate) for name in names}
+    yield
+    for name, (handlers, level, propagate) in kept.items():
+        logger = logging.getLogger(name)
+        for handler in logger.handlers:
+            if handler not in handlers:
+                handler.close()
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def response(sock: socket.socket) -> tuple[int, dict]:
@@ -179,14 +223,13 @@ def test_waiting_for_a_slow_client_does_not_get_the_worker_killed() -> None:
     assert status == 422 and answer["type"].endswith("budget-exceeded"), answer
 
 
-def test_the_access_log_escapes_what_a_client_sent(capsys) -> None:
+def test_the_access_log_escapes_what_a_client_sent(capsys, gunicorn_loggers) -> None:
     """A user name in ``Authorization: Basic`` (base64: gunicorn's check of a header's
     characters lets it through) came into the access line as it decodes (``%(u)s``): escape
     sequences to the terminal of whoever tails the log, a newline forging a line of its own.
     A byte 0x9b of a header came out as U+009B, a terminal's CSI. Escaped now
     (solver.errors.printable); an ordinary line is as gunicorn writes it."""
     import base64
-    import logging
     from datetime import timedelta
     from types import SimpleNamespace
 
@@ -213,7 +256,6 @@ def test_the_access_log_escapes_what_a_client_sent(capsys) -> None:
     forged = line(authorization=f"Basic {user}", user_agent="ua\xc2\x9b2J")
     assert forged == ('127.0.0.1 - x\\x1b]52;c;eA==\\x07\\x0aFORGED 1.2.3.4 - - \\"GET /admin\\" 200 '
                       '"GET /api/v1/health HTTP/1.1" 200 "ua\xc2\\x9b2J" -\n')
-    logging.getLogger("gunicorn.access").handlers.clear()
 
 
 def test_only_the_stops_that_came_after_the_fork_are_sent_again(monkeypatch) -> None:

@@ -523,3 +523,37 @@ def test_a_worker_killed_while_the_next_chunk_is_sent_is_not_a_traceback() -> No
         assert runner.pool is not broken
     finally:
         runner.close()
+
+
+def _lost(pool) -> None:
+    """``pool``'s workers killed (the OOM killer), and the pool seen broken."""
+    for process in list(pool._processes.values()):
+        process.kill()
+    deadline = time.monotonic() + 30
+    while not pool._broken:         # (the pool's thread sees the death)
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+
+
+def test_a_fresh_pool_lost_in_turn_before_the_lost_pools_chunks_are_sent_again_is_rebuilt():
+    """The pool lost twice: its chunks are sent again, each from its wait, to the fresh pool,
+    and that one was lost too (killed again) before the last of them was sent.
+    BrokenProcessPool came out of that wait as a traceback, and a --resume run of hours ended
+    there ("hearts-dd: N records kept in OUT.part", then the traceback, exit 1). The chunk goes
+    to a third pool, as a submit's does, and the run goes on."""
+    records = list(read_records(io.BytesIO(endgame_file(6, seed=3, hand_size=5, play_cards=4))))
+    expected = [r for _, r in annotate_stream(iter(records))]
+    runner = batch._Processes(2)
+    try:
+        waits = [runner.submit(records[i:i + 2], AnnotateOptions()) for i in (0, 2, 4)]
+        first = runner.pool
+        _lost(first)
+        results = waits[0]()                # sent again, to a fresh pool
+        second = runner.pool
+        assert second is not first
+        _lost(second)                       # lost in turn: the next chunk of the first is sent
+        results += waits[1]() + waits[2]()  # again to a third
+        assert runner.pool not in (first, second)
+        assert results == expected
+    finally:
+        runner.close()

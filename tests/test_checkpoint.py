@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.record_files import endgame_file
-from signals import as_in_a_terminal
+from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
 from solver import checkpoint as checkpoint_module
 from solver.checkpoint import HOLD_ENV, Checkpoint
 from solver.pbn import read_records
@@ -29,6 +29,50 @@ STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "stopped by SIGTERM",
            signal.SIGHUP: "stopped by SIGHUP", signal.SIGXCPU: "stopped by SIGXCPU"}
 SUFFIX = {"jsonl": "jsonl", "csv": "csv", "pbn": "pbn", "text": "txt"}
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+#: ``hearts-dd ARGS...`` run with its worker pool lost twice (python -c LOST_TWICE FIRST SECOND
+#: ARGS...): the workers killed once the chunk whose first record is FIRST has been sent, and
+#: again once the one of SECOND has (each time as soon as the chunk is in the pool, and the pool
+#: seen broken before the run goes on); after the second loss the system starts no more
+#: processes, as under a limit on them (ulimit -u) or with no memory left.
+LOST_TWICE = r"""
+import errno, sys, time
+from solver import batch
+from solver.launch import main
+first, second = int(sys.argv[1]), int(sys.argv[2])
+sys.argv = ["hearts-dd", *sys.argv[3:]]
+lost = []
+submit, Pool = batch._Processes._submit, batch.ProcessPoolExecutor
+
+
+def lose(pool):
+    for process in list(pool._processes.values()):
+        process.kill()
+    deadline = time.monotonic() + 60
+    while not pool._broken:
+        assert time.monotonic() < deadline, "the pool was not seen lost"
+        time.sleep(0.01)
+
+
+def _submit(self, records, options):
+    future, pool = submit(self, records, options)
+    if records[0].index in (first, second) and records[0].index not in lost:
+        lost.append(records[0].index)
+        lose(pool)
+    return future, pool
+
+
+def refused(*args, **kwargs):
+    if len(lost) == 2:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+    return Pool(*args, **kwargs)
+
+
+batch._Processes._submit = _submit
+batch.ProcessPoolExecutor = refused
+main()
+"""
 
 
 def command(*args: str) -> list[str]:
@@ -135,6 +179,26 @@ def test_a_run_with_resume_that_is_not_stopped_writes_the_same_file(tmp_path, in
     assert files(tmp_path) == ["a.pbn", "b.pbn", "plain.csv", "resumed.csv"]
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("when", ["rename", "exit"])
+def test_a_stop_once_the_output_is_whole_is_ignored(tmp_path, inputs, when, signum):
+    """A stop that landed after the final rename (OUT.part made OUT, the sidecar removed, the
+    run complete) ended the command in "interrupted" (exit 130, 143 for SIGTERM) though OUT was
+    whole: a script would run it again for nothing, or a user throw the file away. From the
+    rename on, a stop is ignored: the run ends as it would have. The stop is sent by the command
+    to itself right after the rename, or at its exit after it (tests/signals.py)."""
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    p = subprocess.run([sys.executable, "-c", WHOLE_THEN_STOPPED, str(int(signum)), when,
+                        "solver.checkpoint", str(out.resolve()), "annotate", *inputs, "-o", str(out),
+                        "-j", "1", "--resume"],
+                       capture_output=True, timeout=300, cwd=ROOT, env=ENV, preexec_fn=as_in_a_terminal)
+    assert p.returncode == 0, p.stderr
+    assert summary(p) == (27, 27, 0)        # (the one line: no "interrupted", no "kept")
+    assert out.read_bytes() == whole.read_bytes()
+    assert files(tmp_path) == ["a.pbn", "b.pbn", "out.jsonl", "whole.jsonl"]
+
+
 def test_local_dask_resumes_as_processes_do(tmp_path, inputs):
     pytest.importorskip("dask.distributed")
     whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
@@ -194,6 +258,37 @@ def test_a_failed_write_keeps_the_checkpoint_and_the_same_command_goes_on(tmp_pa
     p = run(*args)
     assert p.returncode == 0 and summary(p) == (27, 27, 0)
     assert out.read_bytes() == whole.read_bytes()
+
+
+def test_a_pool_lost_twice_that_ends_the_run_keeps_the_checkpoint_and_the_same_command_goes_on(
+        tmp_path, inputs):
+    """The worker pool lost (its workers killed: the OOM killer), and the fresh one lost in turn
+    while the first's chunks were being sent again; after that the system starts no process.
+    The run ends as a failed write does: the error in one line, then what is kept, exit 2, and
+    no record written as "not annotated" (so that the same command finishes the uninterrupted
+    run's file). The second loss came out of the wait that sent a chunk of the first pool again
+    as a traceback (BrokenProcessPool), after the kept line, exit 1."""
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
+    args = [*inputs, "-o", str(out), "-j", "2", "--chunk-size", "1", "--resume"]
+    # (a chunk a record: the pool's window of 8 is full by record 10, and chunks of the first pool
+    # are still to be waited for when the second loss comes, at record 11)
+    p = subprocess.run([sys.executable, "-c", LOST_TWICE, "10", "11", "annotate", *args],
+                       capture_output=True, timeout=300, cwd=ROOT, env=ENV)
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(err) == 2, err
+    assert err[0] == ("hearts-dd: error: cannot start worker processes: Resource temporarily "
+                      "unavailable (fewer --jobs may fit, or a higher limit on processes, ulimit -u)")
+    kept = KEPT.match(err[1])
+    assert kept and kept[2] == f"{out}.part", err
+    state = sidecar(out)
+    assert state and 0 < int(kept[1]) == state["records"] < 27 and state["errors"] == 0
+    assert files(tmp_path) == sorted(["a.pbn", "b.pbn", whole.name, f"{out.name}.part",
+                                      f"{out.name}.checkpoint"])
+    p = run(*args)
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert out.read_bytes() == whole.read_bytes()
+    assert files(tmp_path) == sorted(["a.pbn", "b.pbn", whole.name, out.name])
 
 
 def test_records_with_errors_before_the_stop_make_the_resumed_run_exit_1(tmp_path):

@@ -19,7 +19,7 @@ from typing import Iterator
 import pytest
 
 from benchmarks.record_files import endgame_file
-from signals import as_in_a_terminal
+from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
 from terminal import open_terminal, shown
@@ -333,6 +333,30 @@ def _annotate_to(tmp_path: Path, out: Path, *more: str, preexec=None) -> subproc
     return subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(small), "-j", "1",
                            "-o", str(out), *more], capture_output=True, timeout=120, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=preexec)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("when", ["rename", "exit"])
+def test_a_stop_once_the_output_is_renamed_into_place_is_ignored(tmp_path, when, signum):
+    """A stop that landed once the temporary file had replaced OUT ended the command in
+    "interrupted" (exit 130, 143 for SIGTERM) though OUT was whole. From the rename on, a stop
+    is ignored: the run ends as it would have, here with exit 1 for its record with an error.
+    The stop is sent by the command to itself right after the rename, or at its exit after it
+    (tests/signals.py)."""
+    source = tmp_path / "in.pbn"
+    games = endgame_file(10, seed=2, hand_size=2).decode().split("\n\n")
+    games[1] = re.sub(r'\[Deal "[^"]*"\]', '[Deal "N:AKQ. - - -"]', games[1])
+    source.write_text("\n\n".join(games))
+    out = tmp_path / "out.jsonl"
+    p = subprocess.run([sys.executable, "-c", WHOLE_THEN_STOPPED, str(int(signum)), when,
+                        "solver.cli_records", str(out.resolve()), "annotate", str(source), "-o",
+                        str(out), "-j", "1"],
+                       capture_output=True, timeout=300, cwd=ROOT, preexec_fn=as_in_a_terminal,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 1, p.stderr
+    assert summary(p) == (10, 9, 1)         # (the one line: no "interrupted")
+    assert out.read_bytes() == run("annotate", str(source), "-j", "1").stdout
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["in.pbn", "out.jsonl"]
 
 
 def test_output_through_a_link_replaces_the_file_it_names_with_its_permissions(tmp_path):
@@ -722,6 +746,75 @@ def test_output_is_not_written_through_another_users_link_or_pipe_in_a_shared_di
     own.symlink_to(victim)
     p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(own))
     assert p.returncode == 0 and own.is_symlink() and victim.read_text().startswith('{"index": 0')
+
+
+#: ``hearts-dd ARGS...`` with a symbolic link ``OUT -> VICTIM`` planted right after the check
+#: of the output's name (``_not_through_planted``), as another user racing it in /tmp would:
+#: ``python -c PLANTED_AFTER_THE_CHECK OUT VICTIM ARGS...``.
+PLANTED_AFTER_THE_CHECK = r"""
+import os, sys
+from solver import cli_records
+from solver.launch import main
+out, victim = sys.argv[1], sys.argv[2]
+sys.argv = ["hearts-dd", *sys.argv[3:]]
+check = cli_records._not_through_planted
+
+
+def checked_then_planted(path):
+    found = check(path)
+    if path == out:
+        os.symlink(victim, out)
+    return found
+
+
+cli_records._not_through_planted = checked_then_planted
+main()
+"""
+
+
+@pytest.mark.parametrize("resume", [[], ["--resume"]], ids=["temporary file", "resume"])
+def test_a_link_planted_between_the_check_and_the_write_is_not_written_through(tmp_path, resume):
+    """The check walked the name's links, and the write then resolved it again
+    (``os.path.realpath``): a link planted in between, at a name that did not exist yet (another
+    user's ``/tmp/out.jsonl -> ~/.bashrc``, made as the run starts), was followed, never checked,
+    and the output replaced its target. The output now goes to the name the check resolved: the
+    link there is replaced (in a sticky /tmp, another user's link is not, and the write fails),
+    its target untouched."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out.jsonl"
+    p = subprocess.run([sys.executable, "-c", PLANTED_AFTER_THE_CHECK, str(out), str(victim),
+                        "annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(out), *resume],
+                       capture_output=True, timeout=300, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0 and summary(p) == (5, 5, 0), p.stderr
+    assert victim.read_text() == "precious\n"
+    assert not out.is_symlink()
+    assert out.read_bytes() == run("annotate", str(SAMPLE), "-j", "1", "--no-review").stdout
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["out.jsonl", "victim.txt"]
+
+
+def test_the_name_written_to_is_the_one_realpath_gives_when_nothing_changes(tmp_path, monkeypatch):
+    """The check's walk resolves the output's name as ``os.path.realpath`` did: links absolute
+    and relative, ``link/..``, dangling links, names not there yet (the rest as written), a
+    file in the middle; a loop is ELOOP, as the write said ("Too many levels of symbolic links")."""
+    from solver.cli_records import _resolved
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "a" / "b" / "f").touch()
+    for link, to in (("lb", "a/b"), ("a/lc", "../c"), ("abs", str(tmp_path / "a")),
+                     ("dangling", "missing"), ("lf", "a/b/f"), ("up", "lb/../.."),
+                     ("loop1", "loop2"), ("loop2", "loop1")):
+        (tmp_path / link).symlink_to(to)
+    for name in ("out", "lb/out", "lb/../x", "a/lc/out", "abs/b/f", "dangling", "dangling/x",
+                 "missing/../x", "missing/x/../../y", "lf", "up", "up/a", "./a/./b//f",
+                 f"{tmp_path}/lb/..", "a/b/f/x", "lb/", ".."):
+        assert _resolved(name) == (os.path.realpath(name), None), name
+    for name in ("loop1", "lb/../../loop1/x"):
+        with pytest.raises(OSError) as raised:
+            _resolved(name)
+        assert raised.value.strerror == "Too many levels of symbolic links"
 
 
 @pytest.mark.parametrize("workers", [["-j", "2"], ["-j", "2", "--dask", "local"]],
