@@ -422,7 +422,8 @@ class _Processes(_Runner):
         with _servers_shielded(), _processes_starting():   # (a submit starts workers as needed)
             return self.pool.submit(annotate_chunk, records, options), self.pool
 
-    def _send(self, records: list[Record], options: AnnotateOptions) -> tuple[Future[Results], ProcessPoolExecutor]:
+    def _send(self, records: list[Record],
+              options: AnnotateOptions) -> tuple[Future[Results], ProcessPoolExecutor]:
         """The chunk sent to the pool; to a fresh one when the pool broke since it was last
         waited on (a worker died between two waits, or, as a chunk of a pool lost before is
         sent again, the fresh pool it goes to was lost in turn): rebuilt as a wait does."""

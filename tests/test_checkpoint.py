@@ -190,9 +190,10 @@ def test_a_stop_once_the_output_is_whole_is_ignored(tmp_path, inputs, when, sign
     whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
     assert run(*inputs, "-o", str(whole), "-j", "1").returncode == 0
     p = subprocess.run([sys.executable, "-c", WHOLE_THEN_STOPPED, str(int(signum)), when,
-                        "solver.checkpoint", str(out.resolve()), "annotate", *inputs, "-o", str(out),
-                        "-j", "1", "--resume"],
-                       capture_output=True, timeout=300, cwd=ROOT, env=ENV, preexec_fn=as_in_a_terminal)
+                        "solver.checkpoint", str(out.resolve()), "annotate", *inputs,
+                        "-o", str(out), "-j", "1", "--resume"],
+                       capture_output=True, timeout=300, cwd=ROOT, env=ENV,
+                       preexec_fn=as_in_a_terminal)
     assert p.returncode == 0, p.stderr
     assert summary(p) == (27, 27, 0)        # (the one line: no "interrupted", no "kept")
     assert out.read_bytes() == whole.read_bytes()
