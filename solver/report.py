@@ -10,6 +10,7 @@ from .results import Analysis, LineStep
 from .cards import Seat, mask_of
 from .deal import hand_string
 from .position import Position
+from .review import shot_the_moon
 from .rules import VALUE_LIMIT
 from .sampling import Weighing
 
@@ -121,7 +122,7 @@ _ON_TABLE, _WINNER = "in brackets: cards already on the table", "after →: who 
 
 def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str:
     """An optimal line trick by trick: the cards in order of play (those already on the table
-    in brackets), who wins the trick and the points it carries.
+    in brackets), who wins the trick and the points it carries; then the final scores.
 
     >>> from solver.analysis import Solver
     >>> from solver.deal import Deal
@@ -132,6 +133,7 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
     Optimal line for E (guarantee 13):
     Trick 1  (N SQ)  E SA  S SK  W SJ  → E, 13 points
     Trick 2  E H3  S H4  W H5  N H2  → W, 4 points
+    Final scores: N 0, E 13, S 0, W 4
     (in brackets: cards already on the table; after →: who takes the trick, and its points)
     """
     who = start.side_name(start.side(target))     # with partnerships, the side's line
@@ -150,8 +152,26 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
                                           f", {points} point{'' if abs(points) == 1 else 's'}"))
             lines.append(f"Trick {number:<3}" + "  ".join(row))
             row = []
+    if p.is_over:       # (a guarantee made by another seat's moon shows only here)
+        lines.append(final_scores(p))
     lines.append("(" + "; ".join([_ON_TABLE, _WINNER] if start.trick else [_WINNER]) + ")")
     return "\n".join(lines)
+
+
+def final_scores(end: Position) -> str:
+    """The scores of a hand that is over, by side, moon applied, and who shot the moon: a
+    line's points trick by trick do not show a guarantee that another seat's moon makes.
+
+    >>> from solver.deal import Deal
+    >>> end = Position.from_play(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"), None, "C2 SA SK D3 D2 HK HA HQ")
+    >>> final_scores(end)
+    'Final scores: N 3, E 3, S 3, W 0 (W shot the moon)'
+    """
+    sides = sorted({end.side(seat) for seat in Seat})
+    scores = ", ".join(f"{end.side_name(side)} {end.score(end.side_seats(side)[0])}" for side in sides)
+    shooters = shot_the_moon(end)
+    return f"Final scores: {scores}" + (f" ({'/'.join(map(str, shooters))} shot the moon)"
+                                        if shooters else "")
 
 
 def _span(low: int | None, high: int | None) -> str:

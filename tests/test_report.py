@@ -71,7 +71,8 @@ def test_a_line_s_tricks_carry_their_trick_points():
     line's "→ seat, N points" counts them, so a trick without a point card shows 1 point."""
     pos = Position.start(DEAL, Rules.parse({"trick_points": 1}))
     solver = Solver(table_mb=16)
-    tricks = render_line(pos, Seat.S, solver.line(pos, Seat.S)).splitlines()[1:-1]
+    tricks = [line for line in render_line(pos, Seat.S, solver.line(pos, Seat.S)).splitlines()
+              if line.startswith("Trick ")]
     assert len(tricks) == 7
     for line in tricks:
         played, _, taken = line.partition("  → ")
@@ -81,6 +82,22 @@ def test_a_line_s_tricks_carry_their_trick_points():
         winner = max((sc for sc in seats_cards if sc[1][0] == led), key=lambda sc: RANKS.index(sc[1][1]))[0]
         points = points_by_the_rules([card for _, card in seats_cards], 1)
         assert taken == f"{winner}, {points} point{'' if points == 1 else 's'}", line
+
+
+def test_a_line_ends_with_the_final_scores_and_who_shot_the_moon():
+    """N's guarantee of 3 comes from W's moon, not from any trick N takes: the line showed W
+    taking every point and never said what N scored, nor why."""
+    pos = Position.start(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"))
+    solver = Solver(table_mb=16)
+    steps = solver.line(pos, Seat.N)
+    lines = render_line(pos, Seat.N, steps).splitlines()
+    assert lines[0] == "Optimal line for N (guarantee 3):"
+    assert lines[-2] == "Final scores: N 3, E 3, S 3, W 0 (W shot the moon)"
+    partners = Position.start(DEAL, Rules.parse({"partnership": True}))
+    end = partners.play_all([step.card for step in solver.line(partners, Seat.E)])
+    lines = render_line(partners, Seat.E, solver.line(partners, Seat.E)).splitlines()
+    assert lines[-2] == f"Final scores: N/S {end.score(Seat.N)}, E/W {end.score(Seat.E)}"
+    assert end.score(Seat.E) == solver.guarantee(partners, Seat.E)
 
 
 def test_the_best_cards_and_only_they_are_starred():
