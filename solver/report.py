@@ -39,17 +39,17 @@ def diagram(hands: tuple[int, int, int, int]) -> str:
 
 
 def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: str = "",
-                column: str = "Guarantee") -> list[str]:
+                column: str = "Guarantee", moon: str = "Moon possible") -> list[str]:
     """Rows of ``(name, guarantee, moon possible)`` under a ``head`` column: the one layout of
-    the seats' table (and the cards') wherever a report shows one (``column``: the second
-    column's name).
+    the seats' table (and the cards') wherever a report shows one (``column`` and ``moon``:
+    the second and third columns' names).
 
     >>> print("\\n".join(value_table("Seat", [("N", 3, False), ("E", 26, True)])))
     Seat  Guarantee  Moon possible
     N             3  no
     E            26  yes
     """
-    return [f"{indent}{head:<4}  {column:>9}  Moon possible"] + [
+    return [f"{indent}{head:<4}  {column:>9}  {moon}"] + [
         f"{indent}{str(name):<6}{str(value):>9}  {'yes' if moon else 'no'}" for name, value, moon in rows]
 
 
@@ -67,16 +67,22 @@ def render(a: Analysis) -> str:
     lines = [diagram(p.hands), ""]
     if p.trick:
         lines.append(_trick_line(p))
+    sides = sorted({p.side(s) for s in a.players})
+    taken = ", ".join(f"{p.side_name(side)} {p.raw_points(side)}" for side in sides)
     if p.to_move is None:
-        lines.append("The hand is over.")
+        # the scores below are after any moon: say who took what, and who shot it
+        shooters = shot_the_moon(p)
+        lines.append(f"The hand is over. Rules: {p.rules.describe()}")
+        lines.append(f"Points taken: {taken}" + (f"; {'/'.join(map(str, shooters))} shot the moon"
+                                                 if shooters else ""))
     else:
         lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
         if p.trick_number > 1:
-            sides = sorted({p.side(s) for s in a.players})
-            lines.append("Points taken so far: " + ", ".join(
-                f"{p.side_name(side)} {p.raw_points(side)}" for side in sides))
+            lines.append(f"Points taken so far: {taken}")
+    # (over, "moon possible" is whether the seat took every point card)
     lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()),
-                                column="Score" if p.is_over else "Guarantee")
+                                column="Score" if p.is_over else "Guarantee",
+                                moon="Took every point card" if p.is_over else "Moon possible")
     if not p.is_over:
         lines.append(guarantee_means(p.rules.partnership))
     if a.moves:

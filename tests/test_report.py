@@ -44,9 +44,24 @@ def test_the_seats_table_says_what_a_guarantee_is_and_what_was_taken():
     assert "Seat  Guarantee  Moon possible" in text
     over = pos.play_all([m.card for m in solver.line(pos, Seat.N)])
     text = render(solver.analyze(over))
-    assert "Seat      Score  Moon possible" in text and "guarantee:" not in text
+    assert "Seat      Score  Took every point card" in text and "guarantee:" not in text
     text = render(solver.analyze(Position.start(DEAL, Rules.parse({"partnership": True}))))
     assert "the fewest points a side can make sure of against the other side" in text
+
+
+def test_a_hand_over_says_what_each_seat_took_and_who_shot_the_moon():
+    """W took all 3 points and scored 0: the report said only "Score 0, Moon possible yes",
+    a moon "possible" in a hand that is over, and never what was taken."""
+    end = Position.from_play(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"), Rules(), "C2 SA SK D3 D2 HK HA HQ")
+    lines = render(Solver(table_mb=16).analyze(end)).splitlines()
+    top = lines.index("The hand is over. Rules: standard")
+    assert lines[top + 1] == "Points taken: N 0, E 0, S 0, W 3; W shot the moon"
+    assert lines[top + 3:top + 8] == ["Seat      Score  Took every point card", "N             3  no",
+                                      "E             3  no", "S             3  no",
+                                      "W             0  yes"]
+    none = render(Solver(table_mb=16).analyze(Position.from_play(
+        end.deal, Rules.parse("rickety-kate"), end.played)))
+    assert "Points taken: N 0, E 0, S 0, W 3\n" in none and "W             3  yes" in none
 
 
 def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
