@@ -11,7 +11,7 @@ from .cards import Seat, mask_of
 from .deal import hand_string
 from .position import Position
 from .review import shot_the_moon
-from .rules import VALUE_LIMIT
+from .rules import VALUE_LIMIT, Rules
 from .sampling import Weighing
 
 _SYMBOL = "♠♥♦♣"     # by suit, as SUITS
@@ -53,13 +53,28 @@ def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: 
         f"{indent}{str(name):<6}{str(value):>9}  {'yes' if moon else 'no'}" for name, value, moon in rows]
 
 
-def guarantee_means(partnership: bool) -> str:
+def guarantee_means(rules: Rules) -> str:
     """The seats' table's footnote: what a guarantee is (SPEC §3), which a 26 beside every
-    seat's "no" moon would otherwise leave a reader to guess."""
-    if partnership:
-        return "(guarantee: the fewest points a side can make sure of against the other side)"
-    return ("(guarantee: the fewest points a seat can make sure of against the other three\n"
-            " together, who may let one of them shoot the moon)")
+    seat's "no" moon would otherwise leave a reader to guess, and what "moon possible" says
+    (forcing a moon, not a moon still open; under rules without one, a moon scores nothing).
+
+    >>> print(guarantee_means(Rules.parse("rickety-kate")))
+    (guarantee: the fewest points a seat can make sure of against the other three
+     together;
+     moon possible: it can make sure of taking every point card, which
+     scores nothing special under these rules)
+    """
+    if rules.partnership:
+        head = "(guarantee: the fewest points a side can make sure of against the other side;"
+        moon = " moon possible: the side can make sure of taking every point card"
+    else:
+        head = ("(guarantee: the fewest points a seat can make sure of against the other three\n"
+                " together" + (";" if rules.moon == "none" else ", who may let one of them shoot "
+                               "the moon;"))
+        moon = " moon possible: it can make sure of taking every point card"
+    if rules.moon == "none":
+        return f"{head}\n{moon}, which\n scores nothing special under these rules)"
+    return f"{head}\n{moon})"
 
 
 def render(a: Analysis) -> str:
@@ -84,7 +99,7 @@ def render(a: Analysis) -> str:
                                 column="Score" if p.is_over else "Guarantee",
                                 moon="Took every point card" if p.is_over else "Moon possible")
     if not p.is_over:
-        lines.append(guarantee_means(p.rules.partnership))
+        lines.append(guarantee_means(p.rules))
     if a.moves:
         lines += ["", f"Cards for {p.to_move}   (* best)"] + value_table(
             "Card", ((("*" if m.best else " ") + str(m.card), m.guarantee, m.moon_possible) for m in a.moves))

@@ -64,6 +64,18 @@ def test_a_hand_over_says_what_each_seat_took_and_who_shot_the_moon():
     assert "Points taken: N 0, E 0, S 0, W 3\n" in none and "W             3  yes" in none
 
 
+def test_the_footnote_says_what_moon_possible_means_and_no_moon_where_the_rules_have_none():
+    """"Moon possible: yes" read as "a moon is still open", and under rickety-kate (no moon)
+    the footnote still spoke of letting a seat shoot the moon."""
+    for rules in ("standard", "rickety-kate", {"partnership": True}, "bridge"):
+        text = render(Solver(table_mb=16).analyze(Position.start(DEAL, Rules.parse(rules), "N")))
+        note = text[text.index("(guarantee:"):].split(")")[0]
+        assert "moon possible: " in note and "can make sure of taking every point card" in note, rules
+        no_moon = Rules.parse(rules).moon == "none"
+        assert ("shoot the moon" in note) == (not no_moon and not Rules.parse(rules).partnership), rules
+        assert ("scores nothing special under these rules" in note) == no_moon, rules
+
+
 def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
     """Under the "W … E" row each suit's line starts with West's cards and ends with East's
     (a diagram with the two swapped read just as well)."""
