@@ -156,6 +156,7 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
     Trick 2  E H3  S H4  W H5  N H2  → W, 4 points
     Final scores: N 0, E 13, S 0, W 4
     (in brackets: cards already on the table; after →: who takes the trick, and its points)
+    (E plays for its lowest score; the other three play together against it)
     """
     who = start.side_name(start.side(target))     # with partnerships, the side's line
     if not steps:
@@ -176,7 +177,17 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
     if p.is_over:       # (a guarantee made by another seat's moon shows only here)
         lines.append(final_scores(p))
     lines.append("(" + "; ".join([_ON_TABLE, _WINNER] if start.trick else [_WINNER]) + ")")
+    lines.append(_sides_of_line(start, target))
     return "\n".join(lines)
+
+
+def _sides_of_line(start: Position, target: Seat) -> str:
+    """Who plays how in a line (SPEC §3): the others' cards are chosen against the target, not
+    for their own scores, which a reader would otherwise take for their mistakes."""
+    if start.rules.partnership:
+        us, them = (start.side_name(side) for side in (start.side(target), 1 - start.side(target)))
+        return f"({us} play for their lowest score; {them} play against them)"
+    return f"({target} plays for its lowest score; the other three play together against it)"
 
 
 def final_scores(end: Position) -> str:

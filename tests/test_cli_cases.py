@@ -119,6 +119,7 @@ def test_text_line_is_the_json_line_trick_by_trick(case):
     assert text.returncode == 0 and js.returncode == 0, text.stderr + js.stderr
     expected = json.loads(js.stdout)["line"]["cards"]
     rows = text.stdout.split("Optimal line for E (guarantee ")[1].splitlines()[1:]
+    assert rows.pop() == "(E plays for its lowest score; the other three play together against it)"
     assert rows.pop().startswith("(") and rows.pop().startswith("Final scores: ")
     assert all(row.startswith("Trick ") for row in rows)
     played, leaders, winners = [], [], []

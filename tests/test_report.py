@@ -119,12 +119,24 @@ def test_a_line_ends_with_the_final_scores_and_who_shot_the_moon():
     steps = solver.line(pos, Seat.N)
     lines = render_line(pos, Seat.N, steps).splitlines()
     assert lines[0] == "Optimal line for N (guarantee 3):"
-    assert lines[-2] == "Final scores: N 3, E 3, S 3, W 0 (W shot the moon)"
+    assert lines[-3] == "Final scores: N 3, E 3, S 3, W 0 (W shot the moon)"
     partners = Position.start(DEAL, Rules.parse({"partnership": True}))
     end = partners.play_all([step.card for step in solver.line(partners, Seat.E)])
     lines = render_line(partners, Seat.E, solver.line(partners, Seat.E)).splitlines()
-    assert lines[-2] == f"Final scores: N/S {end.score(Seat.N)}, E/W {end.score(Seat.E)}"
+    assert lines[-3] == f"Final scores: N/S {end.score(Seat.N)}, E/W {end.score(Seat.E)}"
     assert end.score(Seat.E) == solver.guarantee(partners, Seat.E)
+
+
+def test_a_line_says_the_others_play_against_the_target_not_for_themselves():
+    """In N's line the other three fed W a moon, which read as their blunders: nothing said
+    that they play against N (SPEC §3), or with partnerships that N's partner plays with N."""
+    pos = Position.start(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"))
+    solver = Solver(table_mb=16)
+    last = render_line(pos, Seat.N, solver.line(pos, Seat.N)).splitlines()[-1]
+    assert last == "(N plays for its lowest score; the other three play together against it)"
+    pairs = Position.start(DEAL, Rules.parse({"partnership": True}))
+    last = render_line(pairs, Seat.W, solver.line(pairs, Seat.W)).splitlines()[-1]
+    assert last == "(E/W play for their lowest score; N/S play against them)"
 
 
 def test_the_best_cards_and_only_they_are_starred():
