@@ -246,8 +246,11 @@ class TextWriter(Writer):
 TEXT_LEGEND = [
     "Guarantee: the fewest points a seat (with partnerships, a side) can make sure of, with every",
     "card seen, against all the others playing together (who may let one of them shoot the moon).",
+    "Moon possible: it can make sure of taking every point card, whatever the others do.",
     "A card's cost: the points it added to its player's guarantee; in brackets, the card(s) that",
-    "kept the best. Play: each trick after the seat that led it.",
+    "kept the best, and that best guarantee. Play: each trick after the seat that led it.",
+    "Shot the foot: took every point card but a few (missed at most 3 points' worth, and at",
+    "most a quarter of them), so no moon: nearly all the points instead.",
 ]
 
 

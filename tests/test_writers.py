@@ -131,6 +131,15 @@ def test_the_text_report_explains_its_terms_once_at_its_top():
     assert text.startswith("\n".join(TEXT_LEGEND)) and text.count(TEXT_LEGEND[0]) == 1
 
 
+def test_the_legend_explains_every_term_of_the_report():
+    """The seats' table has a "Moon possible" column, a costly card says "(S8 kept 0)" and the
+    scores may say "shot the foot": the legend explained none of the three."""
+    legend = " ".join(TEXT_LEGEND)
+    for term in ("Guarantee:", "Moon possible: it can make sure of taking every point card",
+                 "A card's cost:", "and that best guarantee", "Shot the foot: took every point card but"):
+        assert term in legend, term
+
+
 def test_the_passing_is_shown_when_the_record_gives_it():
     passing = {**result([], "C2", None), "pass": {"direction": "left", "cards": {"N": "S2 HQ DA"}}}
     assert "  Passing left: N S2 HQ DA" in text_report(passing)
