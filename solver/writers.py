@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import re
+import textwrap
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
@@ -244,14 +245,22 @@ class TextWriter(Writer):
 
 #: What the text report's numbers mean (SPEC §3), written once at its top.
 TEXT_LEGEND = [
-    "Guarantee: the fewest points a seat (with partnerships, a side) can make sure of, with every",
-    "card seen, against all the others playing together (who may let one of them shoot the moon).",
-    "Moon possible: it can make sure of taking every point card, whatever the others do.",
-    "A card's cost: the points it added to its player's guarantee; in brackets, the card(s) that",
-    "kept the best, and that best guarantee. Play: each trick after the seat that led it.",
-    "Shot the foot: took every point card but a few (missed at most 3 points' worth, and at",
-    "most a quarter of them), so no moon: nearly all the points instead.",
+    "Guarantee: the fewest points a seat (with partnerships, a side) can make sure",
+    "  of, with every card seen, against all the others playing together (who may",
+    "  let one of them shoot the moon).",
+    "Moon possible: it can make sure of taking every point card (can force a moon).",
+    "A card's cost: the points it added to its player's guarantee; in brackets, the",
+    "  card(s) that kept the best, and that best guarantee.",
+    "Play: each trick after the seat that led it.",
+    "Shot the foot: took every point card but a few (missed at most 3 points' worth,",
+    "  and at most a quarter of them), so no moon: nearly all the points instead.",
 ]
+
+#: The text report's lines fit a terminal of 80 columns: wider, the terminal wrapped them
+#: itself, splitting a card's name ("(H" at a line's end, "Q kept 1)" at the next one's start)
+#: and losing the indent that lines a record's wrapped lines up. (A line of text from the
+#: input, a record's place or its error, is as long as it is.)
+WIDTH = 79
 
 
 def record_place(result: dict[str, Any]) -> str:
@@ -273,7 +282,10 @@ def _text_report(result: dict[str, Any]) -> list[str]:
         leads = f", {result['leader']} leads" if result.get("leader") else ""
         # (no rules: never read, or not read for this record; its error says which)
         rules = f"   rules: {rules_text(result['rules'])}" if result.get("rules") is not None else ""
-        lines.append(f"  {result['deal']}{rules}{leads}")
+        line = f"  {result['deal']}{rules}{leads}"
+        if len(line) > WIDTH and rules + leads:     # (the rules on a line of their own)
+            line = f"  {result['deal']}\n  {(rules + leads).lstrip(' ,')}"
+        lines += line.split("\n")
     passing = result.get("pass")
     if passing:
         passed = "; ".join(f"{seat} {cards}" for seat, cards in passing["cards"].items())
@@ -291,7 +303,9 @@ def _text_report(result: dict[str, Any]) -> list[str]:
         costly = [c for c in rv["cards"] if c["cost"]]
         if rv["cards"]:
             lines += _wrapped("  Costly cards: ", [_cost(c) for c in costly] or ["none"], ", ")
-        lines += [f"  Moon: {line}" for line in moon_story(rv)]
+        lines += [wrapped for line in moon_story(rv)
+                  for wrapped in textwrap.wrap(f"  Moon: {line}", WIDTH, subsequent_indent=" " * 8,
+                                               break_long_words=False, break_on_hyphens=False)]
         if rv["scores"] is not None:
             scores = ", ".join(f"{s} {v}" for s, v in rv["scores"].items())
             shots = [f"{'/'.join(rv[key])} {words}" for key, words in
@@ -321,7 +335,7 @@ def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]
     return lines
 
 
-def _wrapped(head: str, items: list[str], sep: str, width: int = 100) -> list[str]:
+def _wrapped(head: str, items: list[str], sep: str, width: int = WIDTH) -> list[str]:
     """``head`` and the items joined by ``sep``, in lines of up to ``width`` characters (an
     item is never split), the lines after the first indented under the first item."""
     lines, line = [], head

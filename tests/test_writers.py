@@ -89,17 +89,17 @@ def test_a_costly_card_says_which_cards_kept_the_best():
                                 cost("H9", 1, 2, "D2", "D3", "D4", "D5"), cost("S2", 0, 0)],
                                "C2 C3", None))
     costly = next(line for line in lines if "Costly" in line)
-    assert costly == ("  Costly cards: S SQ at trick 3 +14 (S8 kept 0), S C3 at trick 3 +8 "
-                      "(SK, ST or S2 kept 18),")
-    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 or D5 kept 2)"
+    assert costly == "  Costly cards: S SQ at trick 3 +14 (S8 kept 0),"
+    assert lines[lines.index(costly) + 1] == " " * 16 + "S C3 at trick 3 +8 (SK, ST or S2 kept 18),"
+    assert lines[lines.index(costly) + 2].strip() == "S H9 at trick 3 +1 (D2, D3, D4 or D5 kept 2)"
 
 
 def test_the_play_goes_by_tricks_and_says_where_it_stops():
     cards = " ".join(f"{s}{r}" for s in "SHDC" for r in "AKQJT98765432")
     lines = text_report(result([], cards[:3 * 42 - 1], None))
     play = [line for line in lines if line.startswith(("  Play:", "        "))]
-    assert play[0].startswith("  Play: SA SK SQ SJ | ST S9 S8 S7 |") and len(play) == 2
-    assert all(len(line) <= 100 and not line.endswith("|  ") for line in play)
+    assert play[0].startswith("  Play: SA SK SQ SJ | ST S9 S8 S7 |") and len(play) == 3
+    assert all(len(line) <= 79 and not line.endswith("|  ") for line in play)
     tricks = [t.split() for line in play for t in line.removeprefix("  Play:").split("|") if t.strip()]
     assert [len(t) for t in tricks] == [4] * 10 + [2]     # tricks are never split
     assert "  (the recorded play stops after 2 cards of trick 11: no final scores)" in lines
@@ -109,8 +109,10 @@ def test_each_trick_of_the_play_follows_the_seat_that_led_it(played):
     """The cards alone did not say who played them (read aloud, a trick was four cards):
     each trick now starts with its leader, as the review's cards give it."""
     record, result = played
-    [play] = [line for line in text_report(result) if line.startswith("  Play:")]
-    assert play == "  Play: E C4 C9 D2 C2 | S D8 D3 H6 HK | S H7 H2 H4 CT | S H9 ST S9 SQ | S S7 D7 S4 CJ"
+    lines = text_report(result)
+    play = lines[lines.index(next(line for line in lines if line.startswith("  Play:"))):][:2]
+    assert play == ["  Play: E C4 C9 D2 C2 | S D8 D3 H6 HK | S H7 H2 H4 CT | S H9 ST S9 SQ |",
+                    "        S S7 D7 S4 CJ"]
 
 
 def test_a_shot_moon_is_said_with_the_scores():
@@ -138,6 +140,26 @@ def test_the_legend_explains_every_term_of_the_report():
     for term in ("Guarantee:", "Moon possible: it can make sure of taking every point card",
                  "A card's cost:", "and that best guarantee", "Shot the foot: took every point card but"):
         assert term in legend, term
+
+
+def test_the_text_report_fits_a_terminal_of_80_columns():
+    """Lines of up to 100 columns (a long moon story of any length), which an 80-column
+    terminal wrapped itself: a card's name split over two lines ("(H" / "Q kept 1)"), and the
+    wrapped lines no longer under their first."""
+    deal = "N:AKQ.AKQJT.AK.AKQ JT9.987.QJT9.JT9 8765.654.876.876 432.32.5432.5432"
+    cards = " ".join(f"{s}{r}" for s in "SHDC" for r in "AKQJT98765432")
+    twice = forceable({**LOST, "to": 10, "lost_with": {"trick": 11, "seat": "E", "card": "HQ"}},
+                      {**HANDED, "lost_with": {"trick": 12, "seat": "E", "card": "D10"}})
+    long = {**result([cost(c, 2, 10, "HQ", "HK") for c in ("H2", "H3", "H4", "H5", "H6")], cards,
+                     {"N": 0, "E": 26, "S": 26, "W": 26}),
+            "deal": deal, "rules": {"preset": "standard", "moon": "subtract", "first_lead": "free"}}
+    long["review"]["moon"]["E"] = twice
+    lines = [*TEXT_LEGEND, *text_report(long)]
+    assert all(len(line) <= 79 for line in lines), [line for line in lines if len(line) > 79]
+    assert lines[len(TEXT_LEGEND) + 1:][:2] == [
+        f"  {deal}", '  rules: standard with moon="subtract", first_lead="free", N leads']
+    moon = lines[lines.index(next(line for line in lines if line.startswith("  Moon:"))):-1]
+    assert len(moon) == 2 and moon[1].startswith(" " * 8 + "H8 at trick 5 until E's D10")
 
 
 def test_the_passing_is_shown_when_the_record_gives_it():
