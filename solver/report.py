@@ -4,6 +4,7 @@ over sampled deals, and the rules' presets and keys."""
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any, Iterable, Mapping, Sequence
 
 from .results import Analysis, LineStep
@@ -239,19 +240,32 @@ def render_catalogue(catalogue: Mapping[str, Any]) -> str:
     then each rule key, what it means, what it takes and its standard value.
 
     >>> from solver.rules import catalogue
-    >>> print(render_catalogue(catalogue()).splitlines()[1])
-      standard            hearts 1 each, SQ 13 (26 in all); moon adds 26 to the others
+    >>> print("\\n".join(render_catalogue(catalogue()).splitlines()[1:3]))
+      standard            hearts 1 each, SQ 13 (26 in all); moon adds 26 to the
+                          others
     """
     presets, keys = catalogue["presets"], catalogue["keys"]
     width = max(map(len, [*presets, *keys])) + 2
     lines = ["Presets: --rules NAME"]
-    lines += [f"  {name:<{width}}{p['description']}" for name, p in presets.items()]
-    lines += ["", "Rule keys: --rules JSON, a preset and what differs from it, e.g. "
-              + json.dumps({"preset": "omnibus", "moon": "none", "values": {"H": 2}})]
-    for name, key in keys.items():
-        lines.append(f"  {name:<{width}}{key['description']}")
-        lines.append(f"  {'':<{width}}{_takes(key)}")
+    for name, p in presets.items():
+        lines += _column(f"  {name:<{width}}", p["description"])
+    lines += ["", "Rule keys: --rules JSON, a preset and what differs from it, e.g.",
+              "  " + json.dumps({"preset": "omnibus", "moon": "none", "values": {"H": 2}})]
+    for name, key in keys.items():     # (a blank line between keys: their text is wrapped)
+        lines += [""] + _column(f"  {name:<{width}}", key["description"])
+        lines += _column(" " * (width + 2), _takes(key))
     return "\n".join(lines)
+
+
+#: The width of ``hearts-dd rules``' lines: a terminal of 80 columns, which wrapped the
+#: descriptions (up to 128 columns) back to its first column, under the names.
+RULES_WIDTH = 79
+
+
+def _column(head: str, text: str) -> list[str]:
+    """``head`` then ``text`` wrapped in the column that starts after it."""
+    return textwrap.wrap(text, RULES_WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _takes(key: Mapping[str, Any]) -> str:

@@ -163,11 +163,21 @@ def test_the_diagram_fits_a_terminal_of_40_columns():
 
 def test_the_rules_report_names_each_preset_and_key_and_what_it_takes() -> None:
     text = render_catalogue(catalogue())
-    presets, keys = text.split("\n\n")
+    presets, keys = text.split("\n\nRule keys:")
     for name in PRESETS:
         assert re.search(rf"^  {re.escape(name)} +\S", presets, re.M), name
-    for name in KEYS:
-        assert re.search(rf"^  {name} +\S.*\n +(one of|true or false|an integer|standard)", keys, re.M), name
+    for name in KEYS:      # its description, maybe wrapped, then what it takes
+        entry = re.search(rf"^  {name} +\S.*(\n +\S.*)*", keys, re.M)
+        assert entry and re.search(r"\n +(one of|true or false|an integer|standard)", entry[0]), name
     assert "one of add, subtract, none; standard: add" in keys
     assert "an integer from -1000 to 1000; standard: 0" in keys
+
+
+def test_the_rules_report_fits_a_terminal_of_80_columns() -> None:
+    """Its lines ran to 128 columns, and an 80-column terminal wrapped the descriptions back to
+    its first column, under the names of the presets and keys."""
+    lines = render_catalogue(catalogue()).splitlines()
+    assert all(len(line) <= 79 for line in lines), [line for line in lines if len(line) > 79]
+    wrapped = [line for line in lines if line.startswith(" " * 22) and line.strip()]
+    assert wrapped and all(not line.startswith(" " * 23) for line in wrapped)
 
