@@ -55,27 +55,30 @@ def value_table(head: str, rows: Iterable[tuple[object, object, bool]], indent: 
 
 
 def guarantee_means(rules: Rules) -> str:
-    """The seats' table's footnote: what a guarantee is (SPEC §3), which a 26 beside every
-    seat's "no" moon would otherwise leave a reader to guess, and what "moon possible" says
-    (forcing a moon, not a moon still open; under rules without one, a moon scores nothing).
+    """The seats' table's footnote: what a guarantee is (SPEC §3: the score of the whole hand,
+    the points taken so far counted in, which beside "Points taken so far" read as the points
+    still to come), which a 26 beside every seat's "no" moon would otherwise leave a reader to
+    guess, and what "moon possible" says (forcing a moon, not a moon still open; under rules
+    without one, a moon scores nothing).
 
     >>> print(guarantee_means(Rules.parse("rickety-kate")))
-    (guarantee: the fewest points a seat can make sure of against the other three
-     together;
-     moon possible: it can make sure of taking every point card, which
-     scores nothing special under these rules)
+    (guarantee: the fewest points a seat can make sure of for the whole hand, those
+     taken so far included, against the other three together;
+     moon possible: it can make sure of taking every point card, which scores
+     nothing special under these rules)
     """
     if rules.partnership:
-        head = "(guarantee: the fewest points a side can make sure of against the other side;"
-        moon = " moon possible: the side can make sure of taking every point card"
+        who, against, it = "a side", "the other side", "the side"
     else:
-        head = ("(guarantee: the fewest points a seat can make sure of against the other three\n"
-                " together" + (";" if rules.moon == "none" else ", who may let one of them shoot "
-                               "the moon;"))
-        moon = " moon possible: it can make sure of taking every point card"
-    if rules.moon == "none":
-        return f"{head}\n{moon}, which\n scores nothing special under these rules)"
-    return f"{head}\n{moon})"
+        who, against, it = "a seat", "the other three together", "it"
+    moon = rules.moon != "none" and not rules.partnership
+    guarantee = (f"(guarantee: the fewest points {who} can make sure of for the whole hand, those "
+                 f"taken so far included, against {against}"
+                 + (", who may let one of them shoot the moon;" if moon else ";"))
+    possible = f"moon possible: {it} can make sure of taking every point card" + (
+        ", which scores nothing special under these rules)" if rules.moon == "none" else ")")
+    return "\n".join(textwrap.wrap(guarantee, WIDTH, subsequent_indent=" ")
+                     + textwrap.wrap(possible, WIDTH, initial_indent=" ", subsequent_indent=" "))
 
 
 def render(a: Analysis) -> str:
@@ -257,14 +260,14 @@ def render_catalogue(catalogue: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-#: The width of ``hearts-dd rules``' lines: a terminal of 80 columns, which wrapped the
-#: descriptions (up to 128 columns) back to its first column, under the names.
-RULES_WIDTH = 79
+#: The width of the reports' wrapped text (``hearts-dd rules``, the seats' footnote): a
+#: terminal of 80 columns, which wrapped longer lines back to its first column.
+WIDTH = 79
 
 
 def _column(head: str, text: str) -> list[str]:
     """``head`` then ``text`` wrapped in the column that starts after it."""
-    return textwrap.wrap(text, RULES_WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+    return textwrap.wrap(text, WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
                          break_long_words=False, break_on_hyphens=False)
 
 

@@ -46,7 +46,8 @@ def test_the_seats_table_says_what_a_guarantee_is_and_what_was_taken():
     text = render(solver.analyze(over))
     assert "Seat      Score  Took every point card" in text and "guarantee:" not in text
     text = render(solver.analyze(Position.start(DEAL, Rules.parse({"partnership": True}))))
-    assert "the fewest points a side can make sure of against the other side" in text
+    assert "the fewest points a side can make sure of for the whole hand" in text
+    assert "against the other side;" in text
 
 
 def test_a_hand_over_says_what_each_seat_took_and_who_shot_the_moon():
@@ -69,11 +70,22 @@ def test_the_footnote_says_what_moon_possible_means_and_no_moon_where_the_rules_
     the footnote still spoke of letting a seat shoot the moon."""
     for rules in ("standard", "rickety-kate", {"partnership": True}, "bridge"):
         text = render(Solver(table_mb=16).analyze(Position.start(DEAL, Rules.parse(rules), "N")))
-        note = text[text.index("(guarantee:"):].split(")")[0]
+        note = " ".join(text[text.index("(guarantee:"):].split(")")[0].split())
         assert "moon possible: " in note and "can make sure of taking every point card" in note, rules
         no_moon = Rules.parse(rules).moon == "none"
         assert ("shoot the moon" in note) == (not no_moon and not Rules.parse(rules).partnership), rules
         assert ("scores nothing special under these rules" in note) == no_moon, rules
+
+
+def test_the_footnote_says_a_guarantee_counts_the_points_taken_so_far():
+    """Beside "Points taken so far: E 13", E's guarantee of 18 read as 18 more to come: it is
+    the score of the whole hand (SPEC §3), the 13 included."""
+    pos = Position.from_play(DEAL, Rules(), "C4 C8 S9 C5")
+    text = render(Solver(table_mb=16).analyze(pos))
+    note = " ".join(text[text.index("(guarantee:"):].split())
+    assert note.startswith("(guarantee: the fewest points a seat can make sure of for the whole "
+                           "hand, those taken so far included, against the other three together")
+    assert all(len(line) <= 79 for line in text.splitlines())
 
 
 def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
