@@ -91,11 +91,11 @@ def render(a: Analysis) -> str:
     if p.to_move is None:
         # the scores below are after any moon: say who took what, and who shot it
         shooters = shot_the_moon(p)
-        lines.append(f"The hand is over. Rules: {p.rules.describe()}")
+        lines += _wrap(f"The hand is over. Rules: {p.rules.describe()}")
         lines.append(f"Points taken: {taken}" + (f"; {'/'.join(map(str, shooters))} shot the moon"
                                                  if shooters else ""))
     else:
-        lines.append(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
+        lines += _wrap(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
         if p.trick_number > 1:
             lines.append(f"Points taken so far: {taken}")
     # (over, "moon possible" is whether the seat took every point card)
@@ -127,11 +127,11 @@ def render_weighing(p: Position, w: Weighing, seed: int | None = None,
     lines = [f"{w.seat} to play, trick {p.trick_number}, holding {hand}"]
     if p.trick:
         lines.append(_trick_line(p))
-    lines.append(f"Its cards over {w.drawn} deals "
-                 + ("that fit its cards and the play" if from_view else
-                    "it cannot tell from this one")
-                 + (f" (seed {seed})" if seed is not None else "")
-                 + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
+    lines += _wrap(f"Its cards over {w.drawn} deals "
+                   + ("that fit its cards and the play" if from_view else
+                      "it cannot tell from this one")
+                   + (f" (seed {seed})" if seed is not None else "")
+                   + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
     lines += ["", "Card  Mean guarantee  Best in"]
     lines += [f"{str(c.card):<4}  {c.mean:>14.2f}  {c.best_in} of {w.answered}" for c in w.cards]
     lines.append("(a card's guarantee in each deal, averaged; best in a deal: no card's was lower\n"
@@ -142,7 +142,7 @@ def render_weighing(p: Position, w: Weighing, seed: int | None = None,
 
 
 #: What a line's signs mean (read aloud, the arrow and the brackets said nothing).
-_ON_TABLE, _WINNER = "in brackets: cards already on the table", "after →: who takes the trick, and its points"
+_ON_TABLE, _WINNER = "in brackets: cards on the table", "after →: who takes the trick, and its points"
 
 
 def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str:
@@ -159,7 +159,7 @@ def render_line(start: Position, target: Seat, steps: Sequence[LineStep]) -> str
     Trick 1  (N SQ)  E SA  S SK  W SJ  → E, 13 points
     Trick 2  E H3  S H4  W H5  N H2  → W, 4 points
     Final scores: N 0, E 13, S 0, W 4
-    (in brackets: cards already on the table; after →: who takes the trick, and its points)
+    (in brackets: cards on the table; after →: who takes the trick, and its points)
     (E plays for its lowest score; the other three play together against it)
     """
     who = start.side_name(start.side(target))     # with partnerships, the side's line
@@ -263,6 +263,12 @@ def render_catalogue(catalogue: Mapping[str, Any]) -> str:
 #: The width of the reports' wrapped text (``hearts-dd rules``, the seats' footnote): a
 #: terminal of 80 columns, which wrapped longer lines back to its first column.
 WIDTH = 79
+
+
+def _wrap(text: str) -> list[str]:
+    """A sentence of a report in lines of ``WIDTH``, those after the first indented."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def _column(head: str, text: str) -> list[str]:

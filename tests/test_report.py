@@ -88,6 +88,20 @@ def test_the_footnote_says_a_guarantee_counts_the_points_taken_so_far():
     assert all(len(line) <= 79 for line in text.splitlines())
 
 
+def test_the_report_and_its_line_fit_a_terminal_of_80_columns():
+    """The line's footnote (87 columns) and the rules of a position under rules of many keys
+    (over 100) ran past an 80-column terminal's edge, which wrapped them mid-word."""
+    rules = Rules.parse({"preset": "omnibus", "moon": "subtract", "first_lead": "free",
+                         "first_trick_points": True, "hearts_break": "queen", "trick_points": 1})
+    pos = Position.from_play(DEAL, rules, "C4 C8", leader="N")
+    solver = Solver(table_mb=16)
+    text = render(solver.analyze(pos)) + "\n" + render_line(pos, Seat.S, solver.line(pos, Seat.S))
+    lines = text.splitlines()
+    assert all(len(line) <= 79 for line in lines), [line for line in lines if len(line) > 79]
+    top = lines.index(next(line for line in lines if line.startswith("S to play, trick 1. Rules: ")))
+    assert lines[top + 2] == "  trick_points=1"       # (the rules wrapped, indented)
+
+
 def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
     """Under the "W … E" row each suit's line starts with West's cards and ends with East's
     (a diagram with the two swapped read just as well)."""
