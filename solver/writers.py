@@ -307,7 +307,7 @@ def _text_report(result: dict[str, Any]) -> list[str]:
                   for wrapped in textwrap.wrap(f"  Moon: {line}", WIDTH, subsequent_indent=" " * 8,
                                                break_long_words=False, break_on_hyphens=False)]
         if rv["scores"] is not None:
-            scores = ", ".join(f"{s} {v}" for s, v in rv["scores"].items())
+            scores = _scores_text(rv["scores"], result.get("rules"))
             shots = [f"{'/'.join(rv[key])} {words}" for key, words in
                      (("shot_the_moon", "shot the moon"), ("shot_the_foot", "shot the foot"))
                      if rv[key]]
@@ -315,6 +315,18 @@ def _text_report(result: dict[str, Any]) -> list[str]:
     if result.get("error"):
         lines.append(f"  Error: {result['error']}")
     return lines
+
+
+def _scores_text(scores: dict[str, int], rules: str | dict[str, Any] | None) -> str:
+    """``N 0, E 26, S 26, W 26``; with partnerships by side, ``N/S 3, E/W 0``: each partner
+    scores the side's total, and "N 3, S 3" read as 6 for the side."""
+    try:
+        partners = rules is not None and Rules.parse(rules).partnership
+    except HeartsError:
+        partners = False
+    if partners and scores.get("N") == scores.get("S") and scores.get("E") == scores.get("W"):
+        return f"N/S {scores['N']}, E/W {scores['E']}"
+    return ", ".join(f"{s} {v}" for s, v in scores.items())
 
 
 def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]) -> list[str]:

@@ -124,6 +124,16 @@ def test_a_shot_moon_is_said_with_the_scores():
         "  Scores: N 9, E 9, S 8, W 0"
 
 
+def test_with_partnerships_the_scores_are_the_sides():
+    """Each partner scores the side's total (SPEC §2): "Scores: N 3, E 0, S 3, W 0" read as 6
+    for N/S."""
+    scores = {"N": 3, "E": 0, "S": 3, "W": 0}
+    for rules in ({"preset": "standard", "partnership": True}, "bridge"):
+        lines = text_report({**result([], "C2", scores, moon=["E", "W"]), "rules": rules})
+        assert lines[-1] == "  Scores: N/S 3, E/W 0; E/W shot the moon", rules
+    assert text_report(result([], "C2", scores))[-1] == "  Scores: N 3, E 0, S 3, W 0"
+
+
 def test_the_text_report_explains_its_terms_once_at_its_top():
     out = io.BytesIO()
     writer = TextWriter(out)
