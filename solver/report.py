@@ -104,6 +104,8 @@ def render(a: Analysis) -> str:
                                 moon="Took every point card" if p.is_over else "Moon possible")
     if not p.is_over:
         lines.append(guarantee_means(p.rules))
+    elif p.rules.partnership:       # ("N 3 ... S 3" read as 6 for the side)
+        lines.append("(each partner's score is the side's: the two share it, not add it up)")
     if a.moves:
         lines += ["", f"Cards for {p.to_move}   (* best)"] + value_table(
             "Card", ((("*" if m.best else " ") + str(m.card), m.guarantee, m.moon_possible) for m in a.moves))

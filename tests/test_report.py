@@ -102,6 +102,18 @@ def test_the_report_and_its_line_fit_a_terminal_of_80_columns():
     assert lines[top + 2] == "  trick_points=1"       # (the rules wrapped, indented)
 
 
+def test_a_hand_over_with_partnerships_says_the_partners_share_the_score():
+    """At the end "N 3 ... S 3" read as 6 points for N/S: the footnote that said guarantees
+    were a side's is not shown once the hand is over."""
+    rules = Rules.parse({"partnership": True})
+    end = Position.from_play(Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2"), rules, "C2 SA SK D3 D2 HK HA HQ")
+    text = render(Solver(table_mb=16).analyze(end))
+    assert "Points taken: N/S 0, E/W 3; E/W shot the moon\n" in text
+    assert "(each partner's score is the side's: the two share it, not add it up)" in text
+    alone = Position.from_play(end.deal, Rules(), end.played)
+    assert "each partner" not in render(Solver(table_mb=16).analyze(alone))
+
+
 def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
     """Under the "W … E" row each suit's line starts with West's cards and ends with East's
     (a diagram with the two swapped read just as well)."""
