@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
 from .errors import HeartsError, printable, printable_json
-from .pbn import BOM, FILE_MARK, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
+from .pbn import BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
 from .report import value_table
 from .rules import Rules
 
@@ -288,11 +288,16 @@ def _text_report(result: dict[str, Any]) -> list[str]:
         lines += line.split("\n")
     passing = result.get("pass")
     if passing:
-        passed = "; ".join(f"{seat} {cards}" for seat, cards in passing["cards"].items())
+        # who gave which cards to whom: "N SJ DQ CJ" left it to guess whether N gave or got them
+        step = PASS_DIRECTIONS.get(passing["direction"], 0)
+        passed = [f"{seat} gave {cards} to {Seat.parse(seat).next(step)}"
+                  for seat, cards in passing["cards"].items()]
         if passing["direction"] == "hold":
             lines.append("  No passing (hold)")
+        elif passed:
+            lines += _wrapped(f"  Passing {passing['direction']}: ", passed, "; ")
         else:
-            lines.append(f"  Passing {passing['direction']}" + (f": {passed}" if passed else ""))
+            lines.append(f"  Passing {passing['direction']}")
     players = result.get("players")
     if players:
         lines += value_table("Seat", ((seat, p.get("guarantee", ""), p["moon_possible"])

@@ -134,6 +134,18 @@ def test_with_partnerships_the_scores_are_the_sides():
     assert text_report(result([], "C2", scores))[-1] == "  Scores: N 3, E 0, S 3, W 0"
 
 
+def test_the_passing_says_who_gave_which_cards_to_whom():
+    """"Passing left: N SJ DQ CJ; E S8 H6 D8" did not say whether N gave those cards or got
+    them: each seat's now says whom it gave them to, by the direction of the pass."""
+    cards = {"N": "SJ DQ CJ", "E": "S8 H6 D8", "S": "S4 D5 C5", "W": "SA HK CA"}
+    for direction, to in (("left", "ESWN"), ("right", "WNES"), ("across", "SWNE")):
+        lines = text_report({**result([], "C2", None), "pass": {"direction": direction, "cards": cards}})
+        passing = " ".join(line.strip() for line in lines if "gave" in line)
+        assert passing == f"Passing {direction}: " + "; ".join(
+            f"{seat} gave {cards[seat]} to {receiver}" for seat, receiver in zip("NESW", to))
+        assert all(len(line) <= 79 for line in lines)
+
+
 def test_the_text_report_explains_its_terms_once_at_its_top():
     out = io.BytesIO()
     writer = TextWriter(out)
@@ -174,7 +186,7 @@ def test_the_text_report_fits_a_terminal_of_80_columns():
 
 def test_the_passing_is_shown_when_the_record_gives_it():
     passing = {**result([], "C2", None), "pass": {"direction": "left", "cards": {"N": "S2 HQ DA"}}}
-    assert "  Passing left: N S2 HQ DA" in text_report(passing)
+    assert "  Passing left: N gave S2 HQ DA to E" in text_report(passing)
     held = {**result([], "C2", None), "pass": {"direction": "hold", "cards": {}}}
     assert "  No passing (hold)" in text_report(held)
 
