@@ -408,7 +408,8 @@ def moon_line(result: dict[str, Any]) -> str:
     players = result.get("players")
     if players is not None:
         seats = [s for s, p in players.items() if p["moon_possible"]]
-        parts.append("at the start: " + (" ".join(seats) if seats else "nobody"))
+        # (two seats only as partners, whose side the story calls "E/W": one side)
+        parts.append("at the start: " + ("/".join(seats) if seats else "nobody"))
     rv = result.get("review")
     if rv:
         parts += moon_story(rv)

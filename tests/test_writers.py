@@ -256,6 +256,14 @@ def test_the_moon_line_says_who_shot_the_moon():
     assert "shot the moon" not in moon_line({**shot, "review": {**shot["review"], "shot_the_moon": []}})
 
 
+def test_the_moon_line_names_partners_who_can_force_one_as_their_side():
+    """"at the start: E W; E/W could force it ...": two seats at the start, one side after."""
+    both = {"moon_possible": True}
+    alone = {"moon_possible": False}
+    partners = {**result([], "C2", None), "players": {"N": alone, "E": both, "S": alone, "W": both}}
+    assert moon_line(partners).startswith("Record 0 (line 1): at the start: E/W; ")
+
+
 def test_an_unknown_format_is_named():
     with pytest.raises(HeartsError, match="unknown format 'xml' .expected one of csv, jsonl, pbn, text"):
         make_writer("xml", io.BytesIO())
