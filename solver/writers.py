@@ -251,7 +251,7 @@ TEXT_LEGEND = [
     "Moon possible: it can make sure of taking every point card (can force a moon).",
     "A card's cost: the points it added to its player's guarantee; in brackets, the",
     "  card(s) that kept the best, and that best guarantee.",
-    "Play: each trick after the seat that led it.",
+    "Play: each trick after the seat that led it, then → the seat that took it.",
     "Shot the foot: took every point card but a few (missed at most 3 points' worth,",
     "  and at most a quarter of them), so no moon: nearly all the points instead.",
 ]
@@ -336,20 +336,33 @@ def _scores_text(scores: dict[str, int], rules: str | dict[str, Any] | None) -> 
 
 def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]) -> list[str]:
     """The recorded play trick by trick (``|`` between tricks), each after the seat that led it
-    (who played each card follows; read aloud, the cards alone did not say), wrapped; where
-    it stops short of the end, how far it goes."""
+    (who played each card follows; read aloud, the cards alone did not say) and before ``→``
+    and the seat that took it, wrapped; where it stops short of the end, how far it goes."""
     cards = (play or "").split()
     if not cards:
         return ["  Play: (no legal card)"]
     led = {c["trick"]: c["seat"] for c in reversed(reviewed)}
-    tricks = [" ".join(cards[k:k + 4]) for k in range(0, len(cards), 4)]
-    lines = _wrapped("  Play: ", [f"{led[n]} {t}" if n in led else t
+    tricks = [cards[k:k + 4] for k in range(0, len(cards), 4)]
+    lines = _wrapped("  Play: ", [(f"{led[n]} " if n in led else "") + " ".join(t)
+                                  + (f" → {_taker(led[n], t)}" if n in led and len(t) == 4 else "")
                                   for n, t in enumerate(tricks, start=1)], " | ")
     if not complete:
         n, k = (len(cards) - 1) // 4 + 1, len(cards) % 4
         where = f"trick {n}" if k == 0 else f"{k} card{'s' if k > 1 else ''} of trick {n}"
         lines.append(f"  (the recorded play stops after {where}: no final scores)")
     return lines
+
+
+_RANKS = "23456789TJQKA"
+
+
+def _taker(leader: str, trick: list[str]) -> str:
+    """Who took a trick of four cards (canonical names, in play order) that ``leader`` led:
+    the highest card of the suit led. Shown after it: the last trick's taker, and who took the
+    queen, were not to be read anywhere in the report."""
+    suit = trick[0][0]
+    k = max((i for i, card in enumerate(trick) if card[0] == suit), key=lambda i: _RANKS.index(trick[i][1]))
+    return str(Seat.parse(leader).next(k))
 
 
 def _wrapped(head: str, items: list[str], sep: str, width: int = WIDTH) -> list[str]:
