@@ -107,7 +107,8 @@ def render(a: Analysis) -> str:
     elif p.rules.partnership:       # ("N 3 ... S 3" read as 6 for the side)
         lines.append("(each partner's score is the side's: the two share it, not add it up)")
     if a.moves:
-        lines += ["", f"Cards for {p.to_move}   (* best)"] + value_table(
+        # (legal: a hand that must follow suit has cards in the diagram that are not listed)
+        lines += ["", f"Legal cards for {p.to_move}   (* best)"] + value_table(
             "Card", ((("*" if m.best else " ") + str(m.card), m.guarantee, m.moon_possible) for m in a.moves))
     elif p.to_move is not None:  # analyze leaves them out when the mover's side was not asked
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]

@@ -177,6 +177,15 @@ def test_a_line_says_the_others_play_against_the_target_not_for_themselves():
     assert last == "(E/W play for their lowest score; N/S play against them)"
 
 
+def test_the_cards_table_says_it_lists_the_legal_cards():
+    """S may play two of its seven cards (no points on the first trick): the table listed two
+    under "Cards for S", and the other five, in the diagram, seemed forgotten."""
+    pos = Position.from_play(DEAL, Rules(), "C4 C8")
+    analysis = Solver(table_mb=16).analyze(pos)
+    assert len(analysis.moves) < bin(pos.hands[Seat.S]).count("1")
+    assert "\nLegal cards for S   (* best)\n" in render(analysis)
+
+
 def test_the_best_cards_and_only_they_are_starred():
     """``*`` marks the mover's cards whose guarantee is its best, not those that keep a moon
     possible: here two of E's five cards are best and none keeps a moon."""
