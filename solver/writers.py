@@ -258,8 +258,8 @@ TEXT_LEGEND = [
 
 #: The text report's lines fit a terminal of 80 columns: wider, the terminal wrapped them
 #: itself, splitting a card's name ("(H" at a line's end, "Q kept 1)" at the next one's start)
-#: and losing the indent that lines a record's wrapped lines up. (A line of text from the
-#: input, a record's place or its error, is as long as it is.)
+#: and losing the indent that lines a record's wrapped lines up. (A record's place, text from
+#: the input, is as long as it is, as is a word longer than a line.)
 WIDTH = 79
 
 
@@ -318,7 +318,8 @@ def _text_report(result: dict[str, Any]) -> list[str]:
                      if rv[key]]
             lines.append(f"  Scores: {scores}" + "".join(f"; {shot}" for shot in shots))
     if result.get("error"):
-        lines.append(f"  Error: {result['error']}")
+        lines += textwrap.wrap(f"  Error: {result['error']}", WIDTH, subsequent_indent=" " * 9,
+                               break_long_words=False, break_on_hyphens=False)
     return lines
 
 

@@ -68,7 +68,10 @@ def test_a_record_not_annotated_shows_its_rules_and_one_whose_rules_are_unreadab
     bad = next(read_records(io.BytesIO(b'[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n'
                                        b'[HeartsRules "nonsense"]\n')))
     lines = text_report(annotate_record(bad, AnnotateOptions(), Solver(table_mb=1)))
-    assert "rules" not in lines[1] and "HeartsRules" in lines[-1]
+    error = " ".join(line.strip() for line in lines[lines.index(next(
+        line for line in lines if line.startswith("  Error: "))):])
+    assert "rules" not in lines[1] and "HeartsRules" in error
+    assert all(len(line) <= 79 for line in lines)       # (the error wrapped, as every line)
 
 
 def result(cards: list[dict], play: str, scores: dict | None, **shots: list[str]) -> dict:
