@@ -228,3 +228,18 @@ def test_the_rules_report_fits_a_terminal_of_80_columns() -> None:
     wrapped = [line for line in lines if line.startswith(" " * 22) and line.strip()]
     assert wrapped and all(not line.startswith(" " * 23) for line in wrapped)
 
+
+def test_the_readme_s_example_report_is_what_the_report_says() -> None:
+    """README's "Without --json" example, line by line ("..." for lines left out)."""
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```\nTrick 10: E HJ\n", 1)[1].split("```", 1)[0]
+    deal = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+    pos = Position.from_play(deal, Rules(), "C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 "
+                             "SQ SA HK H7 HA H8 S5 SK C7 S7 DA D4 D2 DK H5 HT H4 H2 HJ")
+    solver = Solver(table_mb=16)
+    lines = (render(solver.analyze(pos)) + "\n" + render_line(pos, Seat.E, solver.line(pos, Seat.E))).splitlines()
+    at = lines.index("Trick 10: E HJ")
+    for want in example.splitlines():
+        if want != "...":
+            at = lines.index(want, at + 1)      # in order, each after the one before
