@@ -16,7 +16,8 @@ from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
 from .errors import HeartsError, printable, printable_json
-from .pbn import BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
+from .pbn import (BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape, line_end,
+                  starts_a_file)
 from .report import value_table
 from .rules import Rules
 

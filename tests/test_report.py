@@ -238,7 +238,8 @@ def test_the_readme_s_example_report_is_what_the_report_says() -> None:
     pos = Position.from_play(deal, Rules(), "C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 "
                              "SQ SA HK H7 HA H8 S5 SK C7 S7 DA D4 D2 DK H5 HT H4 H2 HJ")
     solver = Solver(table_mb=16)
-    lines = (render(solver.analyze(pos)) + "\n" + render_line(pos, Seat.E, solver.line(pos, Seat.E))).splitlines()
+    line = render_line(pos, Seat.E, solver.line(pos, Seat.E))
+    lines = (render(solver.analyze(pos)) + "\n" + line).splitlines()
     at = lines.index("Trick 10: E HJ")
     for want in example.splitlines():
         if want != "...":
