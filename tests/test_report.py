@@ -244,3 +244,14 @@ def test_the_readme_s_example_report_is_what_the_report_says() -> None:
     for want in example.splitlines():
         if want != "...":
             at = lines.index(want, at + 1)      # in order, each after the one before
+
+
+def test_each_preset_with_a_moon_says_what_a_moon_adds() -> None:
+    """Only standard's description said "moon adds 26 to the others": under spot a moon adds
+    129 (every heart at face value and SQ 25), under black-maria 43, which the list left a
+    reader to take for 26."""
+    for name, preset in catalogue()["presets"].items():
+        rules = Rules.parse(name)
+        if rules.moon == "add" and rules.moon_total > 0:
+            assert f"moon adds {rules.moon_total} to the others" in preset["description"], name
+            assert f"({rules.moon_total} in all)" in preset["description"], name
