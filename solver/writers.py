@@ -252,7 +252,7 @@ TEXT_LEGEND = [
     "Moon possible: it can make sure of taking every point card (can force a moon).",
     "A card's cost: the points it added to its player's guarantee; in brackets, the",
     "  card(s) that kept the best, and that best guarantee.",
-    "Play: each trick after the seat that led it, then → the seat that took it.",
+    "Play: each trick after the seat that led it, then -> the seat that took it.",
     "Shot the foot: took every point card but a few (missed at most 3 points' worth,",
     "  and at most a quarter of them), so no moon: nearly all the points instead.",
 ]
@@ -338,7 +338,7 @@ def _scores_text(scores: dict[str, int], rules: str | dict[str, Any] | None) -> 
 
 def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]) -> list[str]:
     """The recorded play trick by trick (``|`` between tricks), each after the seat that led it
-    (who played each card follows; read aloud, the cards alone did not say) and before ``→``
+    (who played each card follows; read aloud, the cards alone did not say) and before ``->``
     and the seat that took it, wrapped; where it stops short of the end, how far it goes."""
     cards = (play or "").split()
     if not cards:
@@ -346,7 +346,7 @@ def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]
     led = {c["trick"]: c["seat"] for c in reversed(reviewed)}
     tricks = [cards[k:k + 4] for k in range(0, len(cards), 4)]
     lines = _wrapped("  Play: ", [(f"{led[n]} " if n in led else "") + " ".join(t)
-                                  + (f" → {_taker(led[n], t)}" if n in led and len(t) == 4 else "")
+                                  + (f" -> {_taker(led[n], t)}" if n in led and len(t) == 4 else "")
                                   for n, t in enumerate(tricks, start=1)], " | ")
     if not complete:
         n, k = (len(cards) - 1) // 4 + 1, len(cards) % 4
