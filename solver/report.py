@@ -98,6 +98,7 @@ def render(a: Analysis) -> str:
         lines += _wrap(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
         if p.trick_number > 1:
             lines.append(f"Points taken so far: {taken}")
+        lines += _short_deal(p)
     # (over, "moon possible" is whether the seat took every point card)
     lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()),
                                 column="Score" if p.is_over else "Guarantee",
@@ -114,6 +115,28 @@ def render(a: Analysis) -> str:
         lines += ["", f"{p.to_move}'s cards not valued: asked for {', '.join(map(str, a.players))} only"]
     lines += ["", f"{a.nodes} nodes in {a.seconds:.3f} s"]
     return "\n".join(lines)
+
+
+def _short_deal(p: Position) -> list[str]:
+    """On the first trick of a deal of fewer than 13 cards a hand (an endgame set as a deal),
+    what trick 1's rules make of it: the hands are where play starts (SPEC §1), so the lowest
+    club must lead, points may not go on the first trick and hearts are unbroken, which a
+    reader setting a mid-hand study took for the solver's mistakes."""
+    size = p.deal.hand_size
+    if size >= 13 or not p.first_trick:
+        return []
+    rules = []
+    if p.rules.first_lead == "C2" and p.forced_lead is not None:
+        rules.append(f"{p.forced_lead}, the lowest club, leads")
+    if not p.rules.first_trick_points:
+        rules.append("no point card on it unless a hand has nothing else")
+    if p.rules.hearts_break != "none":
+        rules.append("hearts are not broken")
+    if not rules:
+        return []
+    return _wrap(f"(a deal of {size} card{'s' if size > 1 else ''} a hand is a whole hand: its first "
+                 f"trick is trick 1, so {'; '.join(rules)}. --rules first_lead, "
+                 "first_trick_points and hearts_break change that.)")
 
 
 def _trick_line(p: Position) -> str:

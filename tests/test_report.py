@@ -255,3 +255,21 @@ def test_each_preset_with_a_moon_says_what_a_moon_adds() -> None:
         if rules.moon == "add" and rules.moon_total > 0:
             assert f"moon adds {rules.moon_total} to the others" in preset["description"], name
             assert f"({rules.moon_total} in all)" in preset["description"], name
+
+
+def test_a_short_deal_says_its_first_trick_is_trick_1() -> None:
+    """An endgame set as a deal of two cards a hand is a whole hand (SPEC §1): W must lead C2
+    and N may not drop HK on it, which the report left a teacher to take for the solver's
+    mistakes. Until its first trick is over the report says so, and how to change it."""
+    deal = Deal.parse("N:A.K.. K.A.. .Q.3. ..2.2")
+    solver = Solver(table_mb=16)
+    text = " ".join(render(solver.analyze(Position.start(deal))).split())
+    assert ("(a deal of 2 cards a hand is a whole hand: its first trick is trick 1, so C2, the "
+            "lowest club, leads; no point card on it unless a hand has nothing else; hearts are "
+            "not broken. --rules first_lead, first_trick_points and hearts_break change that.)") in text
+    assert "a whole hand" in render(solver.analyze(Position.from_play(deal, Rules(), "C2")))
+    assert "a whole hand" not in render(solver.analyze(Position.from_play(deal, Rules(), "C2 SA SK D3")))
+    free = Rules.parse({"first_lead": "free", "first_trick_points": True, "hearts_break": "none"})
+    assert "a whole hand" not in render(solver.analyze(Position.start(deal, free, "N")))
+    from solver.report import _short_deal
+    assert _short_deal(Position.start(Deal.random(1))) == []     # (13 cards: a hand as dealt)
