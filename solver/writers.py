@@ -255,6 +255,9 @@ TEXT_LEGEND = [
     "Play: each trick after the seat that led it, then -> the seat that took it.",
     "Shot the foot: took every point card but a few (missed at most 3 points' worth,",
     "  and at most a quarter of them), so no moon: nearly all the points instead.",
+    "An end position (fewer than 13 cards a hand) is played as a whole hand: its",
+    "  first trick is trick 1 (the lowest club leads, no points on it, hearts",
+    "  unbroken, as the rules say for trick 1).",
 ]
 
 #: The text report's lines fit a terminal of 80 columns: wider, the terminal wrapped them

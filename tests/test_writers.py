@@ -205,6 +205,15 @@ def test_the_text_report_writes_its_own_words_in_ascii(played):
     assert all(line.isascii() for line in [*TEXT_LEGEND, *text_report(result)])
 
 
+def test_the_legend_says_an_end_position_starts_at_trick_1():
+    """Board 2 of data/sample.pbn, seven cards a hand, is played from trick 1: S must lead C3,
+    the lowest club, and no points go on it (docs/hand-records.md), which the report, read
+    alone, left to be taken for a mid-hand position."""
+    legend = " ".join(line.strip() for line in TEXT_LEGEND)
+    assert ("An end position (fewer than 13 cards a hand) is played as a whole hand: its first "
+            "trick is trick 1") in legend
+
+
 def test_the_passing_is_shown_when_the_record_gives_it():
     passing = {**result([], "C2", None), "pass": {"direction": "left", "cards": {"N": "S2 HQ DA"}}}
     assert "  Passing left: N gave S2 HQ DA to E" in text_report(passing)
