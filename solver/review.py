@@ -52,7 +52,7 @@ from .results import Analysis
 from .rules import Rules
 
 __all__ = ["FOOT_MARGIN", "Budget", "Replay", "CardCost", "MoonLine", "Review", "start_position",
-           "replay", "review"]
+           "replay", "review", "shot_the_moon"]
 
 #: "Shot the foot": a side missed at most this many points' worth of the point cards.
 FOOT_MARGIN = 3
@@ -310,7 +310,7 @@ def review(budget: Budget | Solver, start: Position, cards: Sequence[Card | str]
     if not end.is_over:
         return Review(tuple(card_costs), moon, None, None)
     scores = {seat: end.score(seat) for seat in Seat}
-    return Review(tuple(card_costs), moon, scores, _shot_the_foot(end), _shot_the_moon(end))
+    return Review(tuple(card_costs), moon, scores, _shot_the_foot(end), shot_the_moon(end))
 
 
 def _expect(call: str, value: object, kind: type | tuple[type, ...], what: str) -> None:
@@ -329,7 +329,9 @@ def _moon(budget: Budget, p: Position, side: int) -> bool:
         return s.moon_possible(p, Seat(side))
 
 
-def _shot_the_moon(end: Position) -> tuple[Seat, ...]:
+def shot_the_moon(end: Position) -> tuple[Seat, ...]:
+    """The seats (a side's both, with partnerships) that shot the moon in a hand that is over,
+    under rules with a moon; none otherwise."""
     state = end.moon_state      # at the end: the side that took every point card, plus 1
     if end.rules.moon == "none" or end.moon_total <= 0 or state in (0, 7):
         return ()

@@ -68,10 +68,11 @@ PRESETS: dict[str, dict[str, Any]] = _preset_table()
 
 PRESET_DESCRIPTIONS = {
     "standard": "hearts 1 each, SQ 13 (26 in all); moon adds 26 to the others",
-    "omnibus": "standard, and DJ scores -10",
-    "spot": "hearts at face value (J 11, Q 12, K 13, A 14), SQ 25",
+    "omnibus": "standard (26 in all), and DJ scores -10; moon adds 26 to the others",
+    "spot": "hearts at face value (J 11, Q 12, K 13, A 14), SQ 25 (129 in all); moon adds 129 "
+            "to the others",
     "rickety-kate": "standard without shooting the moon",
-    "black-maria": "standard, and SK 10, SA 7",
+    "black-maria": "standard, and SK 10, SA 7 (43 in all); moon adds 43 to the others",
     "bridge": "notrump bridge play: partnerships, -1 per trick, no card values, free lead",
 }
 

@@ -11,11 +11,13 @@ import csv
 import io
 import json
 import re
+import textwrap
 from typing import Any, BinaryIO, Sequence
 
 from .cards import Seat
 from .errors import HeartsError, printable, printable_json
-from .pbn import BOM, FILE_MARK, Record, encoding_of, ends_a_game, escape, line_end, starts_a_file
+from .pbn import (BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape, line_end,
+                  starts_a_file)
 from .report import value_table
 from .rules import Rules
 
@@ -244,11 +246,25 @@ class TextWriter(Writer):
 
 #: What the text report's numbers mean (SPEC §3), written once at its top.
 TEXT_LEGEND = [
-    "Guarantee: the fewest points a seat (with partnerships, a side) can make sure of, with every",
-    "card seen, against all the others playing together (who may let one of them shoot the moon).",
-    "A card's cost: the points it added to its player's guarantee; in brackets, the card(s) that",
-    "kept the best. Play: each trick after the seat that led it.",
+    "Guarantee: the fewest points a seat (with partnerships, a side) can make sure",
+    "  of, with every card seen, against all the others playing together (who may",
+    "  let one of them shoot the moon).",
+    "Moon possible: it can make sure of taking every point card (can force a moon).",
+    "A card's cost: the points it added to its player's guarantee; in brackets, the",
+    "  card(s) that kept the best, and that best guarantee.",
+    "Play: each trick after the seat that led it, then -> the seat that took it.",
+    "Shot the foot: took every point card but a few (missed at most 3 points' worth,",
+    "  and at most a quarter of them), so no moon: nearly all the points instead.",
+    "An end position (fewer than 13 cards a hand) is played as a whole hand: its",
+    "  first trick is trick 1 (the lowest club leads, no points on it, hearts",
+    "  unbroken, as the rules say for trick 1).",
 ]
+
+#: The text report's lines fit a terminal of 80 columns: wider, the terminal wrapped them
+#: itself, splitting a card's name ("(H" at a line's end, "Q kept 1)" at the next one's start)
+#: and losing the indent that lines a record's wrapped lines up. (A record's place, text from
+#: the input, is as long as it is, as is a word longer than a line.)
+WIDTH = 79
 
 
 def record_place(result: dict[str, Any]) -> str:
@@ -270,14 +286,22 @@ def _text_report(result: dict[str, Any]) -> list[str]:
         leads = f", {result['leader']} leads" if result.get("leader") else ""
         # (no rules: never read, or not read for this record; its error says which)
         rules = f"   rules: {rules_text(result['rules'])}" if result.get("rules") is not None else ""
-        lines.append(f"  {result['deal']}{rules}{leads}")
+        line = f"  {result['deal']}{rules}{leads}"
+        if len(line) > WIDTH and rules + leads:     # (the rules on a line of their own)
+            line = f"  {result['deal']}\n  {(rules + leads).lstrip(' ,')}"
+        lines += line.split("\n")
     passing = result.get("pass")
     if passing:
-        passed = "; ".join(f"{seat} {cards}" for seat, cards in passing["cards"].items())
+        # who gave which cards to whom: "N SJ DQ CJ" left it to guess whether N gave or got them
+        step = PASS_DIRECTIONS.get(passing["direction"], 0)
+        passed = [f"{seat} gave {cards} to {Seat.parse(seat).next(step)}"
+                  for seat, cards in passing["cards"].items()]
         if passing["direction"] == "hold":
             lines.append("  No passing (hold)")
+        elif passed:
+            lines += _wrapped(f"  Passing {passing['direction']}: ", passed, "; ")
         else:
-            lines.append(f"  Passing {passing['direction']}" + (f": {passed}" if passed else ""))
+            lines.append(f"  Passing {passing['direction']}")
     players = result.get("players")
     if players:
         lines += value_table("Seat", ((seat, p.get("guarantee", ""), p["moon_possible"])
@@ -288,28 +312,44 @@ def _text_report(result: dict[str, Any]) -> list[str]:
         costly = [c for c in rv["cards"] if c["cost"]]
         if rv["cards"]:
             lines += _wrapped("  Costly cards: ", [_cost(c) for c in costly] or ["none"], ", ")
-        lines += [f"  Moon: {line}" for line in moon_story(rv)]
+        lines += [wrapped for line in moon_story(rv)
+                  for wrapped in textwrap.wrap(f"  Moon: {line}", WIDTH, subsequent_indent=" " * 8,
+                                               break_long_words=False, break_on_hyphens=False)]
         if rv["scores"] is not None:
-            scores = ", ".join(f"{s} {v}" for s, v in rv["scores"].items())
+            scores = _scores_text(rv["scores"], result.get("rules"))
             shots = [f"{'/'.join(rv[key])} {words}" for key, words in
                      (("shot_the_moon", "shot the moon"), ("shot_the_foot", "shot the foot"))
                      if rv[key]]
             lines.append(f"  Scores: {scores}" + "".join(f"; {shot}" for shot in shots))
     if result.get("error"):
-        lines.append(f"  Error: {result['error']}")
+        lines += textwrap.wrap(f"  Error: {result['error']}", WIDTH, subsequent_indent=" " * 9,
+                               break_long_words=False, break_on_hyphens=False)
     return lines
+
+
+def _scores_text(scores: dict[str, int], rules: str | dict[str, Any] | None) -> str:
+    """``N 0, E 26, S 26, W 26``; with partnerships by side, ``N/S 3, E/W 0``: each partner
+    scores the side's total, and "N 3, S 3" read as 6 for the side."""
+    try:
+        partners = rules is not None and Rules.parse(rules).partnership
+    except HeartsError:
+        partners = False
+    if partners and scores.get("N") == scores.get("S") and scores.get("E") == scores.get("W"):
+        return f"N/S {scores['N']}, E/W {scores['E']}"
+    return ", ".join(f"{s} {v}" for s, v in scores.items())
 
 
 def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]) -> list[str]:
     """The recorded play trick by trick (``|`` between tricks), each after the seat that led it
-    (who played each card follows; read aloud, the cards alone did not say), wrapped; where
-    it stops short of the end, how far it goes."""
+    (who played each card follows; read aloud, the cards alone did not say) and before ``->``
+    and the seat that took it, wrapped; where it stops short of the end, how far it goes."""
     cards = (play or "").split()
     if not cards:
         return ["  Play: (no legal card)"]
     led = {c["trick"]: c["seat"] for c in reversed(reviewed)}
-    tricks = [" ".join(cards[k:k + 4]) for k in range(0, len(cards), 4)]
-    lines = _wrapped("  Play: ", [f"{led[n]} {t}" if n in led else t
+    tricks = [cards[k:k + 4] for k in range(0, len(cards), 4)]
+    lines = _wrapped("  Play: ", [(f"{led[n]} " if n in led else "") + " ".join(t)
+                                  + (f" -> {_taker(led[n], t)}" if n in led and len(t) == 4 else "")
                                   for n, t in enumerate(tricks, start=1)], " | ")
     if not complete:
         n, k = (len(cards) - 1) // 4 + 1, len(cards) % 4
@@ -318,7 +358,19 @@ def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]
     return lines
 
 
-def _wrapped(head: str, items: list[str], sep: str, width: int = 100) -> list[str]:
+_RANKS = "23456789TJQKA"
+
+
+def _taker(leader: str, trick: list[str]) -> str:
+    """Who took a trick of four cards (canonical names, in play order) that ``leader`` led:
+    the highest card of the suit led. Shown after it: the last trick's taker, and who took the
+    queen, were not to be read anywhere in the report."""
+    suit = trick[0][0]
+    k = max((i for i, card in enumerate(trick) if card[0] == suit), key=lambda i: _RANKS.index(trick[i][1]))
+    return str(Seat.parse(leader).next(k))
+
+
+def _wrapped(head: str, items: list[str], sep: str, width: int = WIDTH) -> list[str]:
     """``head`` and the items joined by ``sep``, in lines of up to ``width`` characters (an
     item is never split), the lines after the first indented under the first item."""
     lines, line = [], head
@@ -374,7 +426,8 @@ def moon_line(result: dict[str, Any]) -> str:
     players = result.get("players")
     if players is not None:
         seats = [s for s, p in players.items() if p["moon_possible"]]
-        parts.append("at the start: " + (" ".join(seats) if seats else "nobody"))
+        # (two seats only as partners, whose side the story calls "E/W": one side)
+        parts.append("at the start: " + ("/".join(seats) if seats else "nobody"))
     rv = result.get("review")
     if rv:
         parts += moon_story(rv)

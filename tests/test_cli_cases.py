@@ -103,10 +103,10 @@ def test_one_player_text_report_says_whose_cards_are_left_out():
     play = "C2 CA C5 C4"  # E leads trick 2
     other = run_cli("analyze", "--deal", deal, "--play", play, "--player", "N")
     assert other.returncode == 0, other.stderr
-    assert "E's cards not valued: asked for N only" in other.stdout and "Cards for" not in other.stdout
+    assert "E's cards not valued: asked for N only" in other.stdout and "cards for" not in other.stdout
     mover = run_cli("analyze", "--deal", deal, "--play", play, "--player", "E")
     assert mover.returncode == 0, mover.stderr
-    assert "Cards for E" in mover.stdout and "not valued" not in mover.stdout
+    assert "Legal cards for E" in mover.stdout and "not valued" not in mover.stdout
 
 
 @pytest.mark.parametrize("case", CASES[:4], ids=[c["id"] for c in CASES[:4]])
@@ -119,7 +119,9 @@ def test_text_line_is_the_json_line_trick_by_trick(case):
     assert text.returncode == 0 and js.returncode == 0, text.stderr + js.stderr
     expected = json.loads(js.stdout)["line"]["cards"]
     rows = text.stdout.split("Optimal line for E (guarantee ")[1].splitlines()[1:]
-    assert rows.pop().startswith("(") and all(row.startswith("Trick ") for row in rows)
+    assert rows.pop() == "(E plays for its lowest score; the other three play together against it)"
+    assert rows.pop().startswith("(") and rows.pop().startswith("Final scores: ")
+    assert all(row.startswith("Trick ") for row in rows)
     played, leaders, winners = [], [], []
     for row in rows:
         cards, _, won = row.partition("→ ")

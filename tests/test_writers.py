@@ -68,7 +68,10 @@ def test_a_record_not_annotated_shows_its_rules_and_one_whose_rules_are_unreadab
     bad = next(read_records(io.BytesIO(b'[Deal "N:.A97.Q4.5 A84..3.86 .J.972.A4 9.854.J.K"]\n'
                                        b'[HeartsRules "nonsense"]\n')))
     lines = text_report(annotate_record(bad, AnnotateOptions(), Solver(table_mb=1)))
-    assert "rules" not in lines[1] and "HeartsRules" in lines[-1]
+    error = " ".join(line.strip() for line in lines[lines.index(next(
+        line for line in lines if line.startswith("  Error: "))):])
+    assert "rules" not in lines[1] and "HeartsRules" in error
+    assert all(len(line) <= 79 for line in lines)       # (the error wrapped, as every line)
 
 
 def result(cards: list[dict], play: str, scores: dict | None, **shots: list[str]) -> dict:
@@ -89,17 +92,17 @@ def test_a_costly_card_says_which_cards_kept_the_best():
                                 cost("H9", 1, 2, "D2", "D3", "D4", "D5"), cost("S2", 0, 0)],
                                "C2 C3", None))
     costly = next(line for line in lines if "Costly" in line)
-    assert costly == ("  Costly cards: S SQ at trick 3 +14 (S8 kept 0), S C3 at trick 3 +8 "
-                      "(SK, ST or S2 kept 18),")
-    assert lines[lines.index(costly) + 1].strip() == "S H9 at trick 3 +1 (D2, D3, D4 or D5 kept 2)"
+    assert costly == "  Costly cards: S SQ at trick 3 +14 (S8 kept 0),"
+    assert lines[lines.index(costly) + 1] == " " * 16 + "S C3 at trick 3 +8 (SK, ST or S2 kept 18),"
+    assert lines[lines.index(costly) + 2].strip() == "S H9 at trick 3 +1 (D2, D3, D4 or D5 kept 2)"
 
 
 def test_the_play_goes_by_tricks_and_says_where_it_stops():
     cards = " ".join(f"{s}{r}" for s in "SHDC" for r in "AKQJT98765432")
     lines = text_report(result([], cards[:3 * 42 - 1], None))
     play = [line for line in lines if line.startswith(("  Play:", "        "))]
-    assert play[0].startswith("  Play: SA SK SQ SJ | ST S9 S8 S7 |") and len(play) == 2
-    assert all(len(line) <= 100 and not line.endswith("|  ") for line in play)
+    assert play[0].startswith("  Play: SA SK SQ SJ | ST S9 S8 S7 |") and len(play) == 3
+    assert all(len(line) <= 79 and not line.endswith("|  ") for line in play)
     tricks = [t.split() for line in play for t in line.removeprefix("  Play:").split("|") if t.strip()]
     assert [len(t) for t in tricks] == [4] * 10 + [2]     # tricks are never split
     assert "  (the recorded play stops after 2 cards of trick 11: no final scores)" in lines
@@ -109,8 +112,20 @@ def test_each_trick_of_the_play_follows_the_seat_that_led_it(played):
     """The cards alone did not say who played them (read aloud, a trick was four cards):
     each trick now starts with its leader, as the review's cards give it."""
     record, result = played
-    [play] = [line for line in text_report(result) if line.startswith("  Play:")]
-    assert play == "  Play: E C4 C9 D2 C2 | S D8 D3 H6 HK | S H7 H2 H4 CT | S H9 ST S9 SQ | S S7 D7 S4 CJ"
+    lines = text_report(result)
+    play = lines[lines.index(next(line for line in lines if line.startswith("  Play:"))):][:2]
+    assert play == ["  Play: E C4 C9 D2 C2 -> S | S D8 D3 H6 HK -> S | S H7 H2 H4 CT -> S |",
+                    "        S H9 ST S9 SQ -> S | S S7 D7 S4 CJ -> S"]
+
+
+def test_each_trick_of_the_play_ends_with_the_seat_that_took_it():
+    """Who took a trick showed only as the next trick's leader: never for the last trick, and
+    a reader had to look ahead to see who took the queen. Each whole trick now ends "-> SEAT":
+    the highest card of the suit led, whoever led."""
+    cards = [{"trick": n, "seat": seat, "card": "-", "cost": 0} for n, seat in ((1, "W"), (2, "N"))]
+    lines = text_report(result(cards, "C2 CQ C9 SA HK H7 HA SQ C3", None))
+    assert next(line for line in lines if line.startswith("  Play:")) == \
+        "  Play: W C2 CQ C9 SA -> N | N HK H7 HA SQ -> S | C3"
 
 
 def test_a_shot_moon_is_said_with_the_scores():
@@ -122,6 +137,28 @@ def test_a_shot_moon_is_said_with_the_scores():
         "  Scores: N 9, E 9, S 8, W 0"
 
 
+def test_with_partnerships_the_scores_are_the_sides():
+    """Each partner scores the side's total (SPEC §2): "Scores: N 3, E 0, S 3, W 0" read as 6
+    for N/S."""
+    scores = {"N": 3, "E": 0, "S": 3, "W": 0}
+    for rules in ({"preset": "standard", "partnership": True}, "bridge"):
+        lines = text_report({**result([], "C2", scores, moon=["E", "W"]), "rules": rules})
+        assert lines[-1] == "  Scores: N/S 3, E/W 0; E/W shot the moon", rules
+    assert text_report(result([], "C2", scores))[-1] == "  Scores: N 3, E 0, S 3, W 0"
+
+
+def test_the_passing_says_who_gave_which_cards_to_whom():
+    """"Passing left: N SJ DQ CJ; E S8 H6 D8" did not say whether N gave those cards or got
+    them: each seat's now says whom it gave them to, by the direction of the pass."""
+    cards = {"N": "SJ DQ CJ", "E": "S8 H6 D8", "S": "S4 D5 C5", "W": "SA HK CA"}
+    for direction, to in (("left", "ESWN"), ("right", "WNES"), ("across", "SWNE")):
+        lines = text_report({**result([], "C2", None), "pass": {"direction": direction, "cards": cards}})
+        passing = " ".join(line.strip() for line in lines if "gave" in line)
+        assert passing == f"Passing {direction}: " + "; ".join(
+            f"{seat} gave {cards[seat]} to {receiver}" for seat, receiver in zip("NESW", to))
+        assert all(len(line) <= 79 for line in lines)
+
+
 def test_the_text_report_explains_its_terms_once_at_its_top():
     out = io.BytesIO()
     writer = TextWriter(out)
@@ -131,9 +168,55 @@ def test_the_text_report_explains_its_terms_once_at_its_top():
     assert text.startswith("\n".join(TEXT_LEGEND)) and text.count(TEXT_LEGEND[0]) == 1
 
 
+def test_the_legend_explains_every_term_of_the_report():
+    """The seats' table has a "Moon possible" column, a costly card says "(S8 kept 0)" and the
+    scores may say "shot the foot": the legend explained none of the three."""
+    legend = " ".join(TEXT_LEGEND)
+    for term in ("Guarantee:", "Moon possible: it can make sure of taking every point card",
+                 "A card's cost:", "and that best guarantee", "Shot the foot: took every point card but"):
+        assert term in legend, term
+
+
+def test_the_text_report_fits_a_terminal_of_80_columns():
+    """Lines of up to 100 columns (a long moon story of any length), which an 80-column
+    terminal wrapped itself: a card's name split over two lines ("(H" / "Q kept 1)"), and the
+    wrapped lines no longer under their first."""
+    deal = "N:AKQ.AKQJT.AK.AKQ JT9.987.QJT9.JT9 8765.654.876.876 432.32.5432.5432"
+    cards = " ".join(f"{s}{r}" for s in "SHDC" for r in "AKQJT98765432")
+    twice = forceable({**LOST, "to": 10, "lost_with": {"trick": 11, "seat": "E", "card": "HQ"}},
+                      {**HANDED, "lost_with": {"trick": 12, "seat": "E", "card": "D10"}})
+    long = {**result([cost(c, 2, 10, "HQ", "HK") for c in ("H2", "H3", "H4", "H5", "H6")], cards,
+                     {"N": 0, "E": 26, "S": 26, "W": 26}),
+            "deal": deal, "rules": {"preset": "standard", "moon": "subtract", "first_lead": "free"}}
+    long["review"]["moon"]["E"] = twice
+    lines = [*TEXT_LEGEND, *text_report(long)]
+    assert all(len(line) <= 79 for line in lines), [line for line in lines if len(line) > 79]
+    assert lines[len(TEXT_LEGEND) + 1:][:2] == [
+        f"  {deal}", '  rules: standard with moon="subtract", first_lead="free", N leads']
+    moon = lines[lines.index(next(line for line in lines if line.startswith("  Moon:"))):-1]
+    assert len(moon) == 2 and moon[1].startswith(" " * 8 + "H8 at trick 5 until E's D10")
+
+
+def test_the_text_report_writes_its_own_words_in_ascii(played):
+    """The report is written as UTF-8 bytes, past the ASCII fallback of analyze's report: the
+    trick takers' "→" came out as "â†’" on a console in cp1252. Its own words are ASCII (text
+    from the input is as it is)."""
+    record, result = played
+    assert all(line.isascii() for line in [*TEXT_LEGEND, *text_report(result)])
+
+
+def test_the_legend_says_an_end_position_starts_at_trick_1():
+    """Board 2 of data/sample.pbn, seven cards a hand, is played from trick 1: S must lead C3,
+    the lowest club, and no points go on it (docs/hand-records.md), which the report, read
+    alone, left to be taken for a mid-hand position."""
+    legend = " ".join(line.strip() for line in TEXT_LEGEND)
+    assert ("An end position (fewer than 13 cards a hand) is played as a whole hand: its first "
+            "trick is trick 1") in legend
+
+
 def test_the_passing_is_shown_when_the_record_gives_it():
     passing = {**result([], "C2", None), "pass": {"direction": "left", "cards": {"N": "S2 HQ DA"}}}
-    assert "  Passing left: N S2 HQ DA" in text_report(passing)
+    assert "  Passing left: N gave S2 HQ DA to E" in text_report(passing)
     held = {**result([], "C2", None), "pass": {"direction": "hold", "cards": {}}}
     assert "  No passing (hold)" in text_report(held)
 
@@ -201,6 +284,14 @@ def test_the_moon_line_says_who_shot_the_moon():
     shot = {**result([], "C2", {"N": 0, "E": 26, "S": 26, "W": 26}, moon=["N"]), "players": None}
     assert moon_line(shot).endswith("nobody could force one during the recorded play; N shot the moon")
     assert "shot the moon" not in moon_line({**shot, "review": {**shot["review"], "shot_the_moon": []}})
+
+
+def test_the_moon_line_names_partners_who_can_force_one_as_their_side():
+    """"at the start: E W; E/W could force it ...": two seats at the start, one side after."""
+    both = {"moon_possible": True}
+    alone = {"moon_possible": False}
+    partners = {**result([], "C2", None), "players": {"N": alone, "E": both, "S": alone, "W": both}}
+    assert moon_line(partners).startswith("Record 0 (line 1): at the start: E/W; ")
 
 
 def test_an_unknown_format_is_named():
