@@ -14,7 +14,7 @@ import re
 import textwrap
 from typing import Any, BinaryIO, Sequence
 
-from .cards import Seat
+from .cards import Card, Seat
 from .errors import HeartsError, printable, printable_json
 from .pbn import (BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape, line_end,
                   starts_a_file)
@@ -358,15 +358,12 @@ def _play_lines(play: str | None, complete: bool, reviewed: list[dict[str, Any]]
     return lines
 
 
-_RANKS = "23456789TJQKA"
-
-
 def _taker(leader: str, trick: list[str]) -> str:
-    """Who took a trick of four cards (canonical names, in play order) that ``leader`` led:
-    the highest card of the suit led. Shown after it: the last trick's taker, and who took the
-    queen, were not to be read anywhere in the report."""
-    suit = trick[0][0]
-    k = max((i for i, card in enumerate(trick) if card[0] == suit), key=lambda i: _RANKS.index(trick[i][1]))
+    """Who took a trick of four cards (in play order) that ``leader`` led: the highest card of
+    the suit led. Shown after it: the last trick's taker, and who took the queen, were not to
+    be read anywhere in the report."""
+    cards = [Card.parse(name) for name in trick]
+    k = max((i for i, card in enumerate(cards) if card.suit == cards[0].suit), key=lambda i: cards[i])
     return str(Seat.parse(leader).next(k))
 
 
