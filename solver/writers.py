@@ -16,8 +16,8 @@ from typing import Any, BinaryIO, Sequence
 
 from .cards import Card, Seat
 from .errors import HeartsError, printable, printable_json
-from .pbn import (BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape, line_end,
-                  starts_a_file)
+from .pbn import (BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape,
+                  line_end, starts_a_file)
 from .report import value_table
 from .rules import Rules
 
@@ -363,7 +363,8 @@ def _taker(leader: str, trick: list[str]) -> str:
     the suit led. Shown after it: the last trick's taker, and who took the queen, were not to
     be read anywhere in the report."""
     cards = [Card.parse(name) for name in trick]
-    k = max((i for i, card in enumerate(cards) if card.suit == cards[0].suit), key=lambda i: cards[i])
+    k = max((i for i, card in enumerate(cards) if card.suit == cards[0].suit),
+            key=lambda i: cards[i])
     return str(Seat.parse(leader).next(k))
 
 
