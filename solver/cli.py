@@ -19,8 +19,8 @@ from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
-                         live_display, os_error_line, plain_where_needed, progress, rules_option,
-                         standard_streams, stdout_failed, temporary_files)
+                         live_display, os_error_line, plain_where_needed, progress, reader_gone,
+                         rules_option, standard_streams, stdout_failed, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -106,7 +106,8 @@ def cli() -> None:
     bar).
 
     Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
-    --time-limit ran out, 1 when a line of --input had an error.
+    --time-limit ran out, 1 when a line of --input had an error. Exit status 141, with no
+    word, as soon as standard output's reader is gone (| head): a search stops at once.
     """)
 @click.option("--deal", "deal_text", default=None, metavar="PBN",
               help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
@@ -211,10 +212,12 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
 
     try:
-        with status:
+        with status, reader_gone(solver.cancel) as reader:
             answer = analyze_with_line(solver, pos, seats, target, watch=status.watch,
                                        before_line=before_line)
     except SearchAborted as e:
+        if reader.gone:     # (stopped for nobody: no answer can be written)
+            stdout_failed(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
         fail(status.cut_short(out_of_time(time_limit, e), out_of_time(time_limit)), code=3)
     try:
         if as_json:
@@ -370,9 +373,12 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     items = read_position_lines(input_file, rules, player)
     shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
-        with progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
-                      "position") as step:
+        with reader_gone(solver.cancel) as reader, \
+                progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
+                         "position") as step:
             for out in answer_lines(solver, items, more_now=input_file.more_now):
+                if reader.gone:     # (the answers since may be searches it stopped)
+                    stdout_failed(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
                 try:
                     sys.stdout.write(json.dumps(out) + "\n")
                     sys.stdout.flush()

@@ -9,9 +9,11 @@ import io
 import math
 import os
 import re
+import select
 import signal
 import stat
 import sys
+import threading
 from contextlib import contextmanager, suppress
 from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 
@@ -285,6 +287,59 @@ def stdout_failed(e: OSError) -> NoReturn:
 
 #: The exit status when standard output's reader is gone: a shell's for a command SIGPIPE ends.
 PIPE_STATUS = 128 + signal.SIGPIPE
+
+
+class ReaderWatch:
+    """Whether standard output's reader has gone (``gone``), once ``reader_gone`` saw it."""
+
+    def __init__(self) -> None:
+        self.gone = False
+
+
+@contextmanager
+def reader_gone(stop: Callable[[], None], every: float = 0.05) -> Iterator[ReaderWatch]:
+    """While the block runs, watch standard output when it is a pipe or a socket: once its
+    reader is gone (``| head`` had its lines, the program driving the command died or closed
+    its end), call ``stop()`` (a solver's ``cancel``) every ``every`` seconds, and say so in
+    ``gone``. A search only learnt of it when its answer was written, which then failed: a
+    full deal's search went on for minutes, for nobody (``| head -1`` hung that long). A
+    terminal or a file has no reader to lose, and is not watched."""
+    watch = ReaderWatch()
+    try:
+        kind = os.fstat(1).st_mode
+    except OSError:
+        kind = 0
+    if 1 in _HELD or not (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)):
+        yield watch
+        return
+    wake, woken = os.pipe()
+
+    def run() -> None:
+        poll = select.poll()
+        poll.register(1, 0)     # (POLLERR for a pipe without its reader, POLLHUP for a
+        poll.register(wake, select.POLLIN)      # socket closed: reported whatever is asked)
+        while True:
+            events = dict(poll.poll())
+            if wake in events:
+                return
+            if events.get(1):
+                break
+        watch.gone = True
+        ended = select.poll()
+        ended.register(wake, select.POLLIN)
+        while True:
+            stop()      # (again and again: a search that starts later is not stopped by one)
+            if ended.poll(every * 1000):
+                return
+
+    thread = threading.Thread(target=run, name="hearts-dd reader watch", daemon=True)
+    thread.start()
+    try:
+        yield watch
+    finally:
+        os.close(woken)
+        thread.join()
+        os.close(wake)
 
 
 def os_error_line(e: OSError) -> str:

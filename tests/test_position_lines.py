@@ -410,6 +410,34 @@ def test_each_answer_goes_out_as_found_and_ctrl_c_keeps_them(tmp_path: Path, thr
     assert answers[2]["to_move"] == "E"
 
 
+@pytest.mark.parametrize("args", [["--input", "-"], ["--deal", Deal.random(2).pbn(), "--json"]])
+def test_a_reader_gone_stops_the_search_at_once(args: list[str]) -> None:
+    """A program driving the command that dies or closes its end (``| head -1`` too): the
+    search of a full deal went on for minutes, for nobody, until its answer failed to be
+    written. The command now sees the pipe's reader gone and ends at once, as a broken
+    pipe ends it (141, no word)."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", *args, "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        if args[0] == "--input":
+            proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n").encode())
+            assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+            assert json.loads(proc.stdout.readline())["id"] == 0
+            proc.stdin.write((json.dumps({"deal": Deal.random(2).pbn(), "id": 1}) + "\n").encode())
+        time.sleep(1)                                  # into the hard position's search
+        proc.stdout.close()
+        status = proc.wait(timeout=20)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+    assert status == 141 and err == b""
+
+
 def test_lines_written_at_once_to_a_pipe_are_solved_together() -> None:
     """A bot writes a turn's sampled deals at once and waits for their answers: the lines the
     command had read ahead were unseen by its check for more input, so each line was solved
