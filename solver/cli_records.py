@@ -287,6 +287,7 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
         inputs = _records(paths, unreadable, gameless)
         out = sys.stdout.buffer if to is None else to
         on_terminal = _is_terminal(out)
+        as_done = on_terminal or _is_pipe(out)
         shown = live_display() and not on_terminal
         with progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             if checkpoint is not None:      # (its records counted off on the bar: minutes for millions)
@@ -300,8 +301,12 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
             with closing(stream):
                 for record, result in stream:
                     write(record, result)
-                    if on_terminal:
-                        # each record shown as it is done (no progress bar there): not 8 KB at a time
+                    if as_done:
+                        # each record shown (no progress bar there), or handed to the program
+                        # reading the pipe, as it is done: not 8 KB at a time, minutes of
+                        # full deals, and a program that waits for a record's answer before
+                        # it writes the next record never got it (moon's text lines are
+                        # written so by click.echo)
                         out.flush()
                     records += 1
                     annotated += result["players"] is not None
@@ -331,6 +336,16 @@ def _is_terminal(stream: BinaryIO) -> bool:
         return stream.isatty()
     except (OSError, ValueError):
         return False
+
+
+def _is_pipe(stream: BinaryIO) -> bool:
+    """Whether the records are written to a pipe or a socket: to another program, which may
+    act on each record as it comes."""
+    try:
+        kind = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
