@@ -17,7 +17,7 @@ from click.shell_completion import CompletionItem
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written,
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          live_display, os_error_line, plain_where_needed, progress, reader_gone,
                          rules_option, standard_streams, stdout_failed, temporary_files)
@@ -500,6 +500,8 @@ def main() -> None:
         if e.filename:
             fail(os_error_line(e))
         stdout_failed(e)
+    except ReaderGone:
+        stdout_failed(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
     except Stopped as e:
         # a repeat from here on is ignored: at exit Python puts the default handlers back, and
         # one arriving then killed the command by the signal rather than exit 128 + signum

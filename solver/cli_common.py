@@ -19,7 +19,7 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 
 import click
 
-from .analysis import MAX_TABLE_MB
+from .analysis import MAX_TABLE_MB, watch_signal
 from .errors import HeartsError, error_line
 from .rules import PRESETS, Rules
 
@@ -340,6 +340,46 @@ def reader_gone(stop: Callable[[], None], every: float = 0.05) -> Iterator[Reade
         os.close(woken)
         thread.join()
         os.close(wake)
+
+
+class ReaderGone(BaseException):
+    """Standard output's reader went while a command's records were being made elsewhere (in
+    ``annotate``'s workers): unwound as a stop signal is, so that the workers are ended, and
+    the command ends as a broken pipe ends it (``PIPE_STATUS``, no word)."""
+
+
+#: The signal ``stopped_when_reader_gone`` sends the main thread: one nothing else sends a
+#: command (its default is to be ignored), whose handler raises ``ReaderGone``.
+READER_GONE_SIGNAL = signal.SIGURG
+
+
+@contextmanager
+def stopped_when_reader_gone() -> Iterator[None]:
+    """While the block runs, ``ReaderGone`` is raised in the main thread as soon as standard
+    output's reader is gone (``reader_gone``), wherever it waits (on workers, in a search of
+    its own): a run writing its records to ``| head -1`` went on until the next record was
+    done, and its write failed, minutes later."""
+    main = threading.main_thread()
+    if threading.current_thread() is not main:
+        yield
+        return
+    sent: list[bool] = []
+
+    def stop() -> None:
+        if not sent:
+            sent.append(True)
+            signal.pthread_kill(main.ident, READER_GONE_SIGNAL)  # type: ignore[arg-type]
+
+    def gone(signum: int, frame: object) -> None:
+        raise ReaderGone()
+
+    before = signal.signal(READER_GONE_SIGNAL, gone)
+    watch_signal(READER_GONE_SIGNAL)        # (a search in this process stops at once too)
+    try:
+        with reader_gone(stop):
+            yield
+    finally:
+        signal.signal(READER_GONE_SIGNAL, before)
 
 
 def os_error_line(e: OSError) -> str:

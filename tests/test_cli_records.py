@@ -697,6 +697,35 @@ def test_records_to_a_pipe_go_out_as_they_are_done(command, first):
     assert first in seen, "no record came out while the input was open"
 
 
+@pytest.mark.parametrize("command", [["annotate", "-j", "1"], ["annotate", "-j", "2"],
+                                     ["annotate", "-j", "1", "--format", "text"]])
+def test_a_reader_gone_stops_the_run_at_once(tmp_path, command):
+    """``annotate games.pbn | head -1``: the run went on until the next record was done and
+    its write failed, minutes of a full deal's search (in a worker, or in the command itself
+    with one job). It now ends once the pipe's reader is gone, as a broken pipe ends it."""
+    from solver.deal import Deal
+    source = tmp_path / "in.pbn"
+    source.write_bytes(b'[Board "1"]\n[Deal "N:A..2. K..3. Q..4. .J.5."]\n[HeartsLeader "N"]\n'
+                       b'[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n\n'
+                       b'[Board "2"]\n[Deal "' + Deal.random(2).pbn().encode() + b'"]\n')  # (minutes)
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *command, str(source),
+                             "--chunk-size", "1", "--table-mb", "16"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        assert any(b"0" in line for line in iter(proc.stdout.readline, b""))  # record 0
+        time.sleep(1)                                                    # into record 1's search
+        proc.stdout.close()
+        status = proc.wait(timeout=20)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert status == 141 and err == b""
+
+
 def test_a_file_name_in_an_error_line_cannot_write_to_the_terminal(tmp_path):
     """A file's name came into its error line as it was: a name holding escape sequences (a
     stranger's archive unpacked) set the terminal's title or cleared it. Escaped now, as every
