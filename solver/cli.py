@@ -19,8 +19,9 @@ from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
-                         live_display, os_error_line, plain_where_needed, progress, reader_gone,
-                         rules_option, standard_streams, stdout_failed, temporary_files)
+                         live_display, os_error_line, plain_where_needed, progress, rules_option,
+                         standard_streams, stdout_failed, stopped_when_reader_gone,
+                         temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -107,7 +108,7 @@ def cli() -> None:
 
     Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
     --time-limit ran out, 1 when a line of --input had an error. Exit status 141, with no
-    word, as soon as standard output's reader is gone (| head): a search stops at once.
+    word, as soon as standard output's reader is gone (| head), in a search or not.
     """)
 @click.option("--deal", "deal_text", default=None, metavar="PBN",
               help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
@@ -212,12 +213,10 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
 
     try:
-        with status, reader_gone(solver.cancel) as reader:
+        with status, stopped_when_reader_gone():
             answer = analyze_with_line(solver, pos, seats, target, watch=status.watch,
                                        before_line=before_line)
     except SearchAborted as e:
-        if reader.gone:     # (stopped for nobody: no answer can be written)
-            stdout_failed(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
         fail(status.cut_short(out_of_time(time_limit, e), out_of_time(time_limit)), code=3)
     try:
         if as_json:
@@ -280,7 +279,7 @@ def _weighed(solver: Solver, weigh: Callable[[Callable[[], None]], Weighing], co
              seed: int | None, as_json: bool, from_view: bool) -> None:
     """``weigh(step)``'s weighing, ``step()`` a deal's step of the progress bar, reported."""
     try:
-        with progress(live_display(), lambda: count, "deal") as step:
+        with progress(live_display(), lambda: count, "deal") as step, stopped_when_reader_gone():
             weighing = weigh(step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
         option = _OPTIONS.get(e.field or "")
@@ -373,12 +372,10 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     items = read_position_lines(input_file, rules, player)
     shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
-        with reader_gone(solver.cancel) as reader, \
+        with stopped_when_reader_gone(), \
                 progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
                          "position") as step:
             for out in answer_lines(solver, items, more_now=input_file.more_now):
-                if reader.gone:     # (the answers since may be searches it stopped)
-                    stdout_failed(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
                 try:
                     sys.stdout.write(json.dumps(out) + "\n")
                     sys.stdout.flush()

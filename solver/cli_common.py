@@ -289,28 +289,18 @@ def stdout_failed(e: OSError) -> NoReturn:
 PIPE_STATUS = 128 + signal.SIGPIPE
 
 
-class ReaderWatch:
-    """Whether standard output's reader has gone (``gone``), once ``reader_gone`` saw it."""
-
-    def __init__(self) -> None:
-        self.gone = False
-
-
 @contextmanager
-def reader_gone(stop: Callable[[], None], every: float = 0.05) -> Iterator[ReaderWatch]:
-    """While the block runs, watch standard output when it is a pipe or a socket: once its
-    reader is gone (``| head`` had its lines, the program driving the command died or closed
-    its end), call ``stop()`` (a solver's ``cancel``) every ``every`` seconds, and say so in
-    ``gone``. A search only learnt of it when its answer was written, which then failed: a
-    full deal's search went on for minutes, for nobody (``| head -1`` hung that long). A
-    terminal or a file has no reader to lose, and is not watched."""
-    watch = ReaderWatch()
+def reader_gone(stop: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, watch standard output when it is a pipe or a socket, and call
+    ``stop()`` once its reader is gone (``| head`` had its lines, the program driving the
+    command died or closed its end). A terminal or a file has no reader to lose, and is not
+    watched."""
     try:
         kind = os.fstat(1).st_mode
     except OSError:
         kind = 0
     if 1 in _HELD or not (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)):
-        yield watch
+        yield
         return
     wake, woken = os.pipe()
 
@@ -323,19 +313,13 @@ def reader_gone(stop: Callable[[], None], every: float = 0.05) -> Iterator[Reade
             if wake in events:
                 return
             if events.get(1):
-                break
-        watch.gone = True
-        ended = select.poll()
-        ended.register(wake, select.POLLIN)
-        while True:
-            stop()      # (again and again: a search that starts later is not stopped by one)
-            if ended.poll(every * 1000):
+                stop()
                 return
 
     thread = threading.Thread(target=run, name="hearts-dd reader watch", daemon=True)
     thread.start()
     try:
-        yield watch
+        yield
     finally:
         os.close(woken)
         thread.join()
@@ -343,9 +327,9 @@ def reader_gone(stop: Callable[[], None], every: float = 0.05) -> Iterator[Reade
 
 
 class ReaderGone(BaseException):
-    """Standard output's reader went while a command's records were being made elsewhere (in
-    ``annotate``'s workers): unwound as a stop signal is, so that the workers are ended, and
-    the command ends as a broken pipe ends it (``PIPE_STATUS``, no word)."""
+    """Standard output's reader went while a command ran: unwound as a stop signal is (a
+    search stopped, ``annotate``'s workers ended), and the command ends as a broken pipe ends
+    it (``PIPE_STATUS``, no word)."""
 
 
 #: The signal ``stopped_when_reader_gone`` sends the main thread: one nothing else sends a
@@ -356,19 +340,18 @@ READER_GONE_SIGNAL = signal.SIGURG
 @contextmanager
 def stopped_when_reader_gone() -> Iterator[None]:
     """While the block runs, ``ReaderGone`` is raised in the main thread as soon as standard
-    output's reader is gone (``reader_gone``), wherever it waits (on workers, in a search of
-    its own): a run writing its records to ``| head -1`` went on until the next record was
-    done, and its write failed, minutes later."""
+    output's reader is gone (``reader_gone``), wherever it is: in a search (which stops, as
+    for Ctrl-C), waiting on ``annotate``'s workers or for a line of input. A command only
+    learnt of it when its next answer failed to be written: minutes of a full deal's search
+    for nobody (``| head -1`` hung that long), or never, waiting for input that did not
+    come (``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``)."""
     main = threading.main_thread()
     if threading.current_thread() is not main:
         yield
         return
-    sent: list[bool] = []
 
     def stop() -> None:
-        if not sent:
-            sent.append(True)
-            signal.pthread_kill(main.ident, READER_GONE_SIGNAL)  # type: ignore[arg-type]
+        signal.pthread_kill(main.ident, READER_GONE_SIGNAL)  # type: ignore[arg-type]
 
     def gone(signum: int, frame: object) -> None:
         raise ReaderGone()

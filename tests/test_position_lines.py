@@ -410,7 +410,8 @@ def test_each_answer_goes_out_as_found_and_ctrl_c_keeps_them(tmp_path: Path, thr
     assert answers[2]["to_move"] == "E"
 
 
-@pytest.mark.parametrize("args", [["--input", "-"], ["--deal", Deal.random(2).pbn(), "--json"]])
+@pytest.mark.parametrize("args", [["--input", "-"], ["--deal", Deal.random(2).pbn(), "--json"],
+                                  ["--deal", Deal.random(2).pbn(), "--samples", "20", "--json"]])
 def test_a_reader_gone_stops_the_search_at_once(args: list[str]) -> None:
     """A program driving the command that dies or closes its end (``| head -1`` too): the
     search of a full deal went on for minutes, for nobody, until its answer failed to be
@@ -427,6 +428,29 @@ def test_a_reader_gone_stops_the_search_at_once(args: list[str]) -> None:
             assert json.loads(proc.stdout.readline())["id"] == 0
             proc.stdin.write((json.dumps({"deal": Deal.random(2).pbn(), "id": 1}) + "\n").encode())
         time.sleep(1)                                  # into the hard position's search
+        proc.stdout.close()
+        status = proc.wait(timeout=20)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+    assert status == 141 and err == b""
+
+
+def test_a_reader_gone_while_the_command_waits_for_a_line_ends_it() -> None:
+    """``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``: once ``head`` had
+    its answer, the command waited for the next line, which might never come, and the
+    pipeline with it. Its reader gone, it ends at once, waiting or not."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n").encode())     # (kept open)
+        assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+        assert json.loads(proc.stdout.readline())["id"] == 0
         proc.stdout.close()
         status = proc.wait(timeout=20)
         err = proc.stderr.read()
