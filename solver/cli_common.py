@@ -350,14 +350,20 @@ def stopped_when_reader_gone() -> Iterator[None]:
         yield
         return
 
+    seen: list[bool] = []
+
     def stop() -> None:
+        seen.append(True)
+        # (a search in this process stops at once too, as for Ctrl-C; watched only now, so
+        # that a SIGURG from elsewhere stops none)
+        watch_signal(READER_GONE_SIGNAL)
         signal.pthread_kill(main.ident, READER_GONE_SIGNAL)  # type: ignore[arg-type]
 
     def gone(signum: int, frame: object) -> None:
-        raise ReaderGone()
+        if seen:        # (not a SIGURG from elsewhere, which is ignored as by default)
+            raise ReaderGone()
 
     before = signal.signal(READER_GONE_SIGNAL, gone)
-    watch_signal(READER_GONE_SIGNAL)        # (a search in this process stops at once too)
     try:
         with reader_gone(stop):
             yield
