@@ -17,10 +17,11 @@ from click.shell_completion import CompletionItem
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, as_written,
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          live_display, os_error_line, plain_where_needed, progress, rules_option,
-                         standard_streams, stdout_failed, stop_handlers, temporary_files)
+                         standard_streams, stdout_failed, stop_handlers,
+                         stopped_when_reader_gone, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve
 from .deal import Deal
@@ -106,7 +107,8 @@ def cli() -> None:
     bar).
 
     Exit status 2 for bad input (one line on stderr says what is wrong, and where), 3 when
-    --time-limit ran out, 1 when a line of --input had an error.
+    --time-limit ran out, 1 when a line of --input had an error. Exit status 141, with no
+    word, as soon as standard output's reader is gone (| head), in a search or not.
     """)
 @click.option("--deal", "deal_text", default=None, metavar="PBN",
               help='PBN deal: the first hand\'s seat, then the four hands clockwise, each '
@@ -211,7 +213,7 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
             solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
 
     try:
-        with status:
+        with status, stopped_when_reader_gone():
             answer = analyze_with_line(solver, pos, seats, target, watch=status.watch,
                                        before_line=before_line)
     except SearchAborted as e:
@@ -277,7 +279,7 @@ def _weighed(solver: Solver, weigh: Callable[[Callable[[], None]], Weighing], co
              seed: int | None, as_json: bool, from_view: bool) -> None:
     """``weigh(step)``'s weighing, ``step()`` a deal's step of the progress bar, reported."""
     try:
-        with progress(live_display(), lambda: count, "deal") as step:
+        with progress(live_display(), lambda: count, "deal") as step, stopped_when_reader_gone():
             weighing = weigh(step)
     except SampleError as e:       # named in the library's terms: "samples: known E: ..."
         option = _OPTIONS.get(e.field or "")
@@ -370,8 +372,9 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     items = read_position_lines(input_file, rules, player)
     shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
     try:
-        with progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
-                      "position") as step:
+        with stopped_when_reader_gone(), \
+                progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
+                         "position") as step:
             for out in answer_lines(solver, items, more_now=input_file.more_now):
                 try:
                     sys.stdout.write(json.dumps(out) + "\n")
@@ -497,6 +500,8 @@ def main() -> None:
         if e.filename:
             fail(os_error_line(e))
         stdout_failed(e)
+    except ReaderGone:
+        stdout_failed(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
     except Stopped as e:
         # a repeat from here on is ignored: at exit Python puts the default handlers back, and
         # one arriving then killed the command by the signal rather than exit 128 + signum

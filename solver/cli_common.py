@@ -9,6 +9,7 @@ import io
 import math
 import os
 import re
+import select
 import signal
 import stat
 import sys
@@ -18,7 +19,7 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
 
 import click
 
-from .analysis import MAX_TABLE_MB
+from .analysis import MAX_TABLE_MB, watch_signal
 from .batch import STOP_SIGNALS
 from .errors import HeartsError, error_line
 from .rules import PRESETS, Rules
@@ -305,6 +306,88 @@ def stdout_failed(e: OSError) -> NoReturn:
 
 #: The exit status when standard output's reader is gone: a shell's for a command SIGPIPE ends.
 PIPE_STATUS = 128 + signal.SIGPIPE
+
+
+@contextmanager
+def reader_gone(stop: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, watch standard output when it is a pipe or a socket, and call
+    ``stop()`` once its reader is gone (``| head`` had its lines, the program driving the
+    command died or closed its end). A terminal or a file has no reader to lose, and is not
+    watched."""
+    try:
+        kind = os.fstat(1).st_mode
+    except OSError:
+        kind = 0
+    if 1 in _HELD or not (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)):
+        yield
+        return
+    wake, woken = os.pipe()
+
+    def run() -> None:
+        poll = select.poll()
+        poll.register(1, 0)     # (POLLERR for a pipe without its reader, POLLHUP for a
+        poll.register(wake, select.POLLIN)      # socket closed: reported whatever is asked)
+        while True:
+            events = dict(poll.poll())
+            if wake in events:
+                return
+            if events.get(1):
+                stop()
+                return
+
+    thread = threading.Thread(target=run, name="hearts-dd reader watch", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        os.close(woken)
+        thread.join()
+        os.close(wake)
+
+
+class ReaderGone(BaseException):
+    """Standard output's reader went while a command ran: unwound as a stop signal is (a
+    search stopped, ``annotate``'s workers ended), and the command ends as a broken pipe ends
+    it (``PIPE_STATUS``, no word)."""
+
+
+#: The signal ``stopped_when_reader_gone`` sends the main thread: one nothing else sends a
+#: command (its default is to be ignored), whose handler raises ``ReaderGone``.
+READER_GONE_SIGNAL = signal.SIGURG
+
+
+@contextmanager
+def stopped_when_reader_gone() -> Iterator[None]:
+    """While the block runs, ``ReaderGone`` is raised in the main thread as soon as standard
+    output's reader is gone (``reader_gone``), wherever it is: in a search (which stops, as
+    for Ctrl-C), waiting on ``annotate``'s workers or for a line of input. A command only
+    learnt of it when its next answer failed to be written: minutes of a full deal's search
+    for nobody (``| head -1`` hung that long), or never, waiting for input that did not
+    come (``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``)."""
+    main = threading.main_thread()
+    if threading.current_thread() is not main:
+        yield
+        return
+
+    seen: list[bool] = []
+
+    def stop() -> None:
+        seen.append(True)
+        # (a search in this process stops at once too, as for Ctrl-C; watched only now, so
+        # that a SIGURG from elsewhere stops none)
+        watch_signal(READER_GONE_SIGNAL)
+        signal.pthread_kill(main.ident, READER_GONE_SIGNAL)  # type: ignore[arg-type]
+
+    def gone(signum: int, frame: object) -> None:
+        if seen:        # (not a SIGURG from elsewhere, which is ignored as by default)
+            raise ReaderGone()
+
+    before = signal.signal(READER_GONE_SIGNAL, gone)
+    try:
+        with reader_gone(stop):
+            yield
+    finally:
+        signal.signal(READER_GONE_SIGNAL, before)
 
 
 def os_error_line(e: OSError) -> str:

@@ -13,7 +13,7 @@ import stat
 import sys
 import tempfile
 import time
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager, nullcontext, suppress
 from typing import Any, BinaryIO, Callable, Iterator, Sequence, TypeVar
 
 import click
@@ -25,7 +25,7 @@ from .checkpoint import Checkpoint
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
                          count_ahead, counted, echo, fail, live_display, os_error_line,
                          output_whole, progress, rules_option, descriptor_named, stdout_failed,
-                         temporary_files)
+                         stopped_when_reader_gone, temporary_files)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .rules import STANDARD
@@ -315,8 +315,11 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
         inputs = _records(paths, unreadable, gameless)
         out = sys.stdout.buffer if to is None else to
         on_terminal = _is_terminal(out)
+        as_done = on_terminal or _is_pipe(out)
         shown = live_display() and not on_terminal
-        with progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
+        # (records to standard output: a reader gone stops the run at once)
+        watched = stopped_when_reader_gone() if output in (None, "-") else nullcontext()
+        with watched, progress(shown, lambda: count_ahead(paths, count_games), "record") as step:
             if checkpoint is not None:      # (its records counted off on the bar: minutes for millions)
                 last, tail = checkpoint.begin(inputs, step)
                 if last is not None and resumed is not None:
@@ -328,8 +331,12 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
             with closing(stream):
                 for record, result in stream:
                     write(record, result)
-                    if on_terminal:
-                        # each record shown as it is done (no progress bar there): not 8 KB at a time
+                    if as_done:
+                        # each record shown (no progress bar there), or handed to the program
+                        # reading the pipe, as it is done: not 8 KB at a time, minutes of
+                        # full deals, and a program that waits for a record's answer before
+                        # it writes the next record never got it (moon's text lines are
+                        # written so by click.echo)
                         out.flush()
                     records += 1
                     annotated += result["players"] is not None
@@ -359,6 +366,16 @@ def _is_terminal(stream: BinaryIO) -> bool:
         return stream.isatty()
     except (OSError, ValueError):
         return False
+
+
+def _is_pipe(stream: BinaryIO) -> bool:
+    """Whether the records are written to a pipe or a socket: to another program, which may
+    act on each record as it comes."""
+    try:
+        kind = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -397,7 +414,8 @@ def _with_common(f: F) -> F:
     INPUTS: one or more PBN files, '-' for standard input.
 
     Exit status 1 when a record had an error (its output says which; the others are
-    annotated) or an input could not be read, 2 for bad options.
+    annotated) or an input could not be read, 2 for bad options. Exit status 141, with no
+    word, as soon as standard output's reader is gone (| head).
     """)
 @INPUTS
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
@@ -438,7 +456,8 @@ def annotate(inputs: tuple[str, ...], output: str | None, resume: bool, fmt: str
     INPUTS: one or more PBN files, '-' for standard input.
 
     Exit status 1 when a record had an error (its line says which; the others are answered)
-    or an input could not be read, 2 for bad options.
+    or an input could not be read, 2 for bad options. Exit status 141, with no word, as soon
+    as standard output's reader is gone (| head).
     """)
 @INPUTS
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record instead of text.")

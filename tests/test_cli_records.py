@@ -695,6 +695,61 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     assert time.monotonic() - arrived[0] > 1, "record 0 came only with the end of the run"
 
 
+@pytest.mark.parametrize("command, first", [
+    (["annotate", "--format", "jsonl"], b'{"index": 0,'), (["annotate", "--format", "csv"], b"\n0,"),
+    (["annotate", "--format", "text"], b"Record 0 "), (["moon", "--json"], b'{"index": 0,')])
+def test_records_to_a_pipe_go_out_as_they_are_done(command, first):
+    """A program that reads the records through a pipe (a bot writing its games to standard
+    input, ``| jq``) got nothing until 8 KB were buffered or the run ended: a record at the
+    head of an input held open never came out."""
+    import select
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *command, "-", "-j", "1",
+                             "--chunk-size", "1"], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
+                            env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
+                                 "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)
+    assert proc.stdin is not None and proc.stdout is not None
+    seen = b""
+    try:
+        proc.stdin.write(endgame_file(4, seed=3, hand_size=3) + b"\n")     # (kept open)
+        deadline = time.monotonic() + 30
+        while first not in seen and select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))[0]:
+            seen += proc.stdout.read(1 << 16)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert first in seen, "no record came out while the input was open"
+
+
+@pytest.mark.parametrize("command", [["annotate", "-j", "1"], ["annotate", "-j", "2"],
+                                     ["annotate", "-j", "1", "--format", "text"]])
+def test_a_reader_gone_stops_the_run_at_once(tmp_path, command):
+    """``annotate games.pbn | head -1``: the run went on until the next record was done and
+    its write failed, minutes of a full deal's search (in a worker, or in the command itself
+    with one job). It now ends once the pipe's reader is gone, as a broken pipe ends it."""
+    from solver.deal import Deal
+    source = tmp_path / "in.pbn"
+    source.write_bytes(b'[Board "1"]\n[Deal "N:A..2. K..3. Q..4. .J.5."]\n[HeartsLeader "N"]\n'
+                       b'[HeartsRules "{\\"first_lead\\": \\"free\\"}"]\n\n'
+                       b'[Board "2"]\n[Deal "' + Deal.random(2).pbn().encode() + b'"]\n')  # (minutes)
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *command, str(source),
+                             "--chunk-size", "1", "--table-mb", "16"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        assert any(b"0" in line for line in iter(proc.stdout.readline, b""))  # record 0
+        time.sleep(1)                                                    # into record 1's search
+        proc.stdout.close()
+        status = proc.wait(timeout=20)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert status == 141 and err == b""
+
+
 def test_a_file_name_in_an_error_line_cannot_write_to_the_terminal(tmp_path):
     """A file's name came into its error line as it was: a name holding escape sequences (a
     stranger's archive unpacked) set the terminal's title or cleared it. Escaped now, as every

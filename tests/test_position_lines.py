@@ -410,6 +410,89 @@ def test_each_answer_goes_out_as_found_and_ctrl_c_keeps_them(tmp_path: Path, thr
     assert answers[2]["to_move"] == "E"
 
 
+@pytest.mark.parametrize("args", [["--input", "-"], ["--deal", Deal.random(2).pbn(), "--json"],
+                                  ["--deal", Deal.random(2).pbn(), "--samples", "20", "--json"]])
+def test_a_reader_gone_stops_the_search_at_once(args: list[str]) -> None:
+    """A program driving the command that dies or closes its end (``| head -1`` too): the
+    search of a full deal went on for minutes, for nobody, until its answer failed to be
+    written. The command now sees the pipe's reader gone and ends at once, as a broken
+    pipe ends it (141, no word)."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", *args, "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        if args[0] == "--input":
+            proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n").encode())
+            assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+            assert json.loads(proc.stdout.readline())["id"] == 0
+            proc.stdin.write((json.dumps({"deal": Deal.random(2).pbn(), "id": 1}) + "\n").encode())
+        time.sleep(1)                                  # into the hard position's search
+        proc.stdout.close()
+        status = proc.wait(timeout=20)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+    assert status == 141 and err == b""
+
+
+def test_a_reader_gone_while_the_command_waits_for_a_line_ends_it() -> None:
+    """``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``: once ``head`` had
+    its answer, the command waited for the next line, which might never come, and the
+    pipeline with it. Its reader gone, it ends at once, waiting or not."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n").encode())     # (kept open)
+        assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        proc.stdout.close()
+        status = proc.wait(timeout=20)
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+    assert status == 141 and err == b""
+
+
+def test_a_sigurg_from_elsewhere_is_not_taken_for_a_reader_gone() -> None:
+    """The watch of standard output's reader stops the command with SIGURG, whose default is
+    to be ignored: one sent by anything else must not end the command as if its reader left."""
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        for k in range(2):
+            proc.stdin.write((json.dumps({**SMALL, "id": k}) + "\n").encode())
+            assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+            assert json.loads(proc.stdout.readline())["id"] == k
+            proc.send_signal(signal.SIGURG)
+            time.sleep(0.5)
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # nor does it stop a search (which then said its time limit had run out)
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--deal", Deal.random(2).pbn(),
+                             "--json", "--threads", "1", "--table-mb", "16", "--time-limit", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    time.sleep(2)
+    proc.send_signal(signal.SIGURG)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 3 and time.monotonic() - started > 4
+
+
 def test_lines_written_at_once_to_a_pipe_are_solved_together() -> None:
     """A bot writes a turn's sampled deals at once and waits for their answers: the lines the
     command had read ahead were unseen by its check for more input, so each line was solved
