@@ -7,6 +7,7 @@ as built (``jsonify``), keys in the solver's order, not re-serialised through th
 """
 from __future__ import annotations
 
+import secrets
 from typing import Any, Callable, TypeVar
 
 from apiflask import APIBlueprint
@@ -115,24 +116,26 @@ def samples(body: SamplesRequest) -> Response:
     seat = None if body.seat is None else Seat.parse(body.seat)
     # ("W" and "w" name one seat: the library keeps the cards of both)
     known: dict[Seat | str, str] = {name: cards for name, cards in (body.known or {}).items()}
+    # a seed of its own when none is given, said in the answer, so that the draw can be repeated
+    seed = secrets.randbelow(2 ** 63) if body.seed is None else body.seed
     try:
         if body.hand is None:
             if body.deal is None:
                 raise ApiProblem("invalid-request", "give `deal`, or `hand` with `seat`")
             _, position = positions_of(body)       # (a deal: its own problems, by field)
-            drawn = sampled(position, body.count, seat, body.seed, known)
+            drawn = sampled(position, body.count, seat, seed, known)
             seat = seat if seat is not None else position.to_move
         else:
             if body.deal is not None or seat is None:
                 raise ApiProblem("invalid-request", "`hand` goes with `seat` and without `deal`")
             rules = _read("rules", "invalid-rules", Rules.parse, body.rules)
             drawn = samples_from_view(seat, body.hand, body.play or "", body.count, rules,
-                                      body.leader, body.seed, known)
+                                      body.leader, seed, known)
     except SampleError as e:
         if e.field is None:
             raise ApiProblem("invalid-request", e.detail) from None
         raise ApiProblem.for_field("invalid-request", e.field, e.detail) from None
-    return jsonify({"seat": str(seat), "positions": [q.to_json() for q in drawn]})
+    return jsonify({"seat": str(seat), "seed": seed, "positions": [q.to_json() for q in drawn]})
 
 
 @bp.post("/moon")

@@ -141,7 +141,8 @@ class SamplesRequest(PositionRequest):
                                      "(with `deal`)")
     count: Annotated[int, Field(ge=1, le=1000), _WHOLE] = Field(20, description="how many deals")
     seed: Optional[Annotated[int, Field(ge=0, lt=2 ** 63), _WHOLE]] = Field(
-        None, description="makes the draw repeatable")
+        None, description="makes the draw repeatable (without it, one is drawn and given in "
+        "the answer)")
     known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "
                                             "was dealt (those it passed, say), by seat: "
                                             "`{\"E\": \"SA HK HJ\"}`",
@@ -157,6 +158,8 @@ class SampledPosition(BaseModel):
 
 class SamplesResult(BaseModel):
     seat: SeatName
+    seed: int = Field(description="the request's `seed`, or the one drawn for a request without "
+                      "one: sent again, it gives the same deals")
     positions: list[SampledPosition] = Field(description="the deals, each a position as "
                                              "`/analyses` takes them")
 

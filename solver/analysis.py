@@ -1019,7 +1019,10 @@ class Solver:
     @_one_call_at_a_time
     def line(self, p: Position, target: SeatLike) -> list[LineStep]:
         """An optimal continuation to the end for ``target``: its side minimises its score,
-        the others maximise it.
+        the others maximise it. Where several cards keep the value, the first in
+        ``move_groups``' order is played: clubs, diamonds, hearts, spades, each suit from the
+        top down, a run of equivalent cards from its lowest (the same line whatever the
+        threads or what the table holds).
 
         After one exact solve, each step only asks "does this card keep the value?", a single
         null-window pass per card tried, answered mostly from the table the solve filled."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -154,7 +155,8 @@ def cli() -> None:
                    "many deals it was best. With --time-limit, the deals not analysed in time "
                    "are left out.")
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None,  # (as the API's)
-              help="With --samples: the same deals each time.")
+              help="With --samples: the same deals each time (without it, a seed is drawn "
+                   "and given with the answer, to repeat the run).")
 @click.option("--known", "known", multiple=True, metavar="SEAT:CARDS",
               help='With --samples: cards the player to move knows another seat holds (those it '
                    'passed, say), e.g. --known "E:SQ H2 H3"; may be given for several seats.')
@@ -178,6 +180,9 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     if (seed is not None or known) and samples is None:
         fail("analyze: --seed and --known go with --samples")
     rules = rules_option(rules_text) or Rules()
+    if samples is not None and seed is None:
+        # a seed of its own, said with the answer, so that the run can be repeated
+        seed = secrets.randbelow(2 ** 63)
     if hand is not None:
         _weigh_view(Solver(table_mb=table_mb, time_limit=time_limit,
                            threads=threads or default_jobs()),
@@ -291,10 +296,21 @@ def _weighed(solver: Solver, weigh: Callable[[Callable[[], None]], Weighing], co
     if first is None or not weighing.answered:      # (no deal drawn: none answered)
         fail(f"no deal analysed within the time limit of {solver.time_limit:g} s", code=3)
     try:
-        echo(json.dumps(weighing.to_json()) if as_json
+        echo(json.dumps(_with_seed(weighing.to_json(), seed)) if as_json
              else render_weighing(first, weighing, seed, from_view))
     except OSError as e:
         stdout_failed(e)
+
+
+def _with_seed(answer: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """A weighing's JSON with the seed of its deals after ``samples``: given again with
+    ``--seed``, it repeats the run."""
+    out: dict[str, Any] = {}
+    for key, value in answer.items():
+        out[key] = value
+        if key == "samples":
+            out["seed"] = seed
+    return out
 
 
 class _StatusLine:

@@ -1352,3 +1352,32 @@ def test_a_child_forked_while_a_cut_short_calls_jobs_stop_gets_the_solver_anew(
     solver = Solver(table_mb=16, threads=2)
     _second_ctrl_c(solver, monkeypatch)
     _child_answers(solver, pos, expected)
+
+
+def test_a_line_takes_the_first_card_that_keeps_the_value_whatever_the_table() -> None:
+    """Where several cards keep the target's guarantee, a line takes the first in a fixed
+    order (README, "Same input, same output"): clubs, diamonds, hearts, spades, each suit from
+    the top down, a run of equivalent cards counting as one and played from its lowest (the
+    order of ``move_groups``). So a line, like the values and ``best`` marks, is the same from
+    a fresh one-thread solver as from a two-thread one whose 1 MB table other positions filled."""
+    warm = Solver(table_mb=1, threads=2)
+    order = lambda c: (-c.suit, -c.rank)        # noqa: E731
+    for i in range(8):
+        # (32 cards left: far enough from the end for the second thread to search too)
+        p = Position.start(Deal.random(900 + i)).random_play(random.Random(i), 20)
+        fresh = Solver(table_mb=16)
+        expected = fresh.analyze(p)
+        got = warm.analyze(p)
+        assert (got.players, got.moves) == (expected.players, expected.moves)
+        for seat in Seat:
+            line = Solver(table_mb=16).line(p, seat)
+            assert warm.line(p, seat) == line
+            q = p
+            for step in line:
+                groups = fresh.move_groups(q)
+                assert [rep for rep, _ in groups] == sorted((rep for rep, _ in groups), key=order)
+                assert all(rep == min(run, key=lambda c: c.rank) for rep, run in groups)
+                kept = [rep for rep, _ in groups
+                        if fresh.guarantee(q.play(rep), seat) == step.value]
+                assert step.card == kept[0], (p.deal.pbn(), p.played, seat, q.played)
+                q = q.play(step.card)

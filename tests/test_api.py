@@ -483,6 +483,28 @@ def test_samples_from_a_seat_s_hand_are_those_of_its_position() -> None:
     assert resp.get_json() == expected and expected["seat"] == str(seat)
 
 
+def test_samples_without_a_seed_say_the_seed_they_drew() -> None:
+    """A request without ``seed`` drew deals no later request could draw again: the answer now
+    says the seed it drew (and, with one, the seed given), and that seed sent back gives the
+    same deals, from a deal or from a seat's hand."""
+    client = create_app({}).test_client()
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    seat = p.to_move
+    assert seat is not None
+    for where in ({"deal": p.deal.pbn()},
+                  {"hand": hand_string(p.deal.hands[seat]), "seat": str(seat),
+                   "leader": str(p.leader0)}):
+        body = {**where, "play": " ".join(map(str, p.played)), "count": 6}
+        first, second = (client.post("/api/v1/samples", json=body).get_json() for _ in range(2))
+        assert list(first) == ["seat", "seed", "positions"], first
+        assert isinstance(first["seed"], int) and 0 <= first["seed"] < 2 ** 63
+        assert first["seed"] != second["seed"] and first["positions"] != second["positions"]
+        for answer in (first, second):
+            again = client.post("/api/v1/samples", json={**body, "seed": answer["seed"]})
+            assert again.status_code == 200 and again.get_json() == answer
+        assert client.post("/api/v1/samples", json={**body, "seed": 5}).get_json()["seed"] == 5
+
+
 def test_the_most_samples_one_request_draws_can_be_sent_on_to_analyses() -> None:
     """``count`` goes up to 1,000, but a body over 64 KiB (about 185 positions) was refused 413."""
     client = create_app({"SOLVER_TIME_LIMIT": 0.001}).test_client()   # (answers are not the point)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -201,7 +202,7 @@ def test_analyze_samples_keeps_the_known_cards() -> None:
             "5", "--seed", "2", "--table-mb", "16", "--json", "--known", f"{other}:{cards[0]}",
             "--known", f"{str(other).lower()}:{cards[1]}"]
     expected = weigh_cards(Solver(table_mb=16), p, 5, seed=2, known={other: cards}).to_json()
-    assert json.loads(CliRunner().invoke(cli, args).output) == expected
+    assert json.loads(CliRunner().invoke(cli, args).output) == {**expected, "seed": 2}
 
 
 def test_samples_repeat_with_a_seed_and_check_their_arguments() -> None:
@@ -322,12 +323,41 @@ def test_analyze_samples_prints_the_weighing() -> None:
     args = ["analyze", "--deal", p.deal.pbn(), "--play", " ".join(map(str, p.played)),
             "--samples", "6", "--seed", "3", "--table-mb", "16"]
     expected = weigh_cards(Solver(table_mb=16), p, 6, seed=3).to_json()
+    expected = {"seat": expected.pop("seat"), "samples": expected.pop("samples"), "seed": 3,
+                **expected}
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0 and json.loads(result.output) == expected
     text = CliRunner().invoke(cli, args).output
     assert f"{p.to_move} to play, trick {p.trick_number}" in text and "(seed 3)" in text
     best = expected["cards"][0]
     assert f"{best['card']:<4}  {best['mean_guarantee']:>14.2f}  {best['best_in']} of 6" in text
+
+
+def test_analyze_samples_without_a_seed_says_the_seed_it_drew() -> None:
+    """A run of ``--samples`` without ``--seed`` could not be repeated: the deals came from the
+    system's randomness and nothing said which. It now draws a seed, says it (``seed`` in the
+    JSON, "(seed N)" in the text), and that seed given back repeats the run exactly, from a
+    position or from a seat's view."""
+    p = Position.start(Deal.random(7)).random_play(random.Random(2), 30)
+    seat = p.to_move
+    assert seat is not None
+    play = ["--play", " ".join(map(str, p.played))]
+    for where in (["--deal", p.deal.pbn()],
+                  ["--hand", f"{seat}:{hand_string(p.deal.hands[seat])}", "--leader", str(p.leader0)]):
+        args = ["analyze", *where, *play, "--samples", "4", "--table-mb", "16"]
+        runs = [CliRunner().invoke(cli, [*args, "--json"]) for _ in range(2)]
+        assert all(r.exit_code == 0 for r in runs), runs[0].output
+        first, second = (json.loads(r.output) for r in runs)
+        assert list(first)[:3] == ["seat", "samples", "seed"]
+        assert isinstance(first["seed"], int) and 0 <= first["seed"] < 2 ** 63
+        assert first["seed"] != second["seed"]          # (a fresh seed each run)
+        for run in (first, second):
+            again = CliRunner().invoke(cli, [*args, "--seed", str(run["seed"]), "--json"])
+            assert again.exit_code == 0 and json.loads(again.output) == run
+        text = CliRunner().invoke(cli, args).output
+        found = re.search(r"\(seed (\d+)\)", text)
+        assert found, text
+        assert CliRunner().invoke(cli, [*args, "--seed", found[1]]).output == text
 
 
 def test_a_done_that_is_no_function_is_named() -> None:
@@ -509,7 +539,8 @@ def test_a_view_weighs_the_cards_as_its_position_does() -> None:
                 "--rules", json.dumps(p.rules.to_dict()), "--samples", "5", "--seed", "4",
                 "--table-mb", "16"]
         result = CliRunner().invoke(cli, [*args, "--json"])
-        assert result.exit_code == 0 and json.loads(result.output) == expected, result.output
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == {**expected, "seed": 4}, result.output
         text = CliRunner().invoke(cli, args).output
         assert f"{seat} to play, trick {p.trick_number}" in text
         assert "5 deals that fit its cards and the play (seed 4)" in text
