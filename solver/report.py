@@ -156,7 +156,7 @@ def render_weighing(p: Position, w: Weighing, seed: int | None = None,
     lines += _wrap(f"Its cards over {w.drawn} deals "
                    + ("that fit its cards and the play" if from_view else
                       "it cannot tell from this one")
-                   + (f" (seed {seed})" if seed is not None else "")
+                   + (f" (seed{_UNBROKEN}{seed})" if seed is not None else "")
                    + (f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":"))
     lines += ["", "Card  Mean guarantee  Best in"]
     lines += [f"{str(c.card):<4}  {c.mean:>14.2f}  {c.best_in} of {w.answered}" for c in w.cards]
@@ -291,10 +291,16 @@ def render_catalogue(catalogue: Mapping[str, Any]) -> str:
 WIDTH = 79
 
 
+#: A space the lines are not broken at ("(seed" at a line's end, the number on the next read
+#: as no seed, and a search for "(seed N)" missed it).
+_UNBROKEN = "\0"
+
+
 def _wrap(text: str) -> list[str]:
     """A sentence of a report in lines of ``WIDTH``, those after the first indented."""
-    return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False,
-                         break_on_hyphens=False)
+    return [line.replace(_UNBROKEN, " ") for line in
+            textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False,
+                          break_on_hyphens=False)]
 
 
 def _column(head: str, text: str) -> list[str]:
