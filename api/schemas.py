@@ -2,7 +2,10 @@
 
 APIFlask validates requests against these models and builds the OpenAPI document from them,
 so the document cannot drift from what the service accepts. Enumerations come from
-``solver.rules`` so a new preset or rule value shows up here without a second list.
+``solver.rules`` so a new preset or rule value shows up here without a second list; a new rule
+key does not: ``RuleSet`` lists the keys again (tests/test_rules.py checks it has each one).
+An answer's fields are declared in its model too (``AnalyzeResult`` for ``Analysis.to_json``):
+the answer models allow undeclared fields, and tests/test_api_app.py checks none is left out.
 
 Request models are strict (no type coercion, no unknown fields): a typo such as ``"plya"`` is
 an error naming the field rather than a silently ignored key.
@@ -56,6 +59,9 @@ RULES_AS_OBJECT = "rule-object"
 
 class RuleSet(TypedDict, total=False):
     """A rule set (SPEC §2): every key optional, missing keys come from ``preset``."""
+
+    # one field per key of solver.rules.KEYS: a key missing here is refused in requests while
+    # every answer's ``rules`` and ``GET /rules`` show it
 
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
 

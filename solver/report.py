@@ -318,4 +318,6 @@ def _takes(key: Mapping[str, Any]) -> str:
         return f"true or false; standard: {json.dumps(standard)}"
     if key["type"] == "integer":
         return f"an integer from {-VALUE_LIMIT} to {VALUE_LIMIT}; standard: {standard}"
+    if key["choices"] is None:      # a string of no fixed set, such as a card's name
+        return f"a {key['type']}; standard: {json.dumps(standard)}"
     return f"one of {', '.join(key['choices'])}; standard: {standard}"

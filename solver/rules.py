@@ -20,6 +20,9 @@ from .errors import CardError, JsonError, RulesError, json_type, read_json, show
 MOON_MODES = ("add", "subtract", "none")
 HEARTS_BREAK = ("hearts", "queen", "none")
 FIRST_LEAD = ("C2", "free")
+#: The rule keys of SPEC §2. A new one goes in this module in several places and outside it in
+#: api/schemas.py (RuleSet), the engine when it changes play or scoring, and the tests
+#: (tests/brute.py among them): README.md, "Working on the code", lists them.
 KEYS = ("preset", "values", "moon", "first_trick_points", "hearts_break", "first_lead",
         "trick_points", "partnership")
 #: A card's value and ``trick_points`` lie in -VALUE_LIMIT..VALUE_LIMIT (the API's schema too).

@@ -247,3 +247,28 @@ def test_every_answer_says_not_to_guess_its_type() -> None:
     assert all(a.headers.get("X-Content-Type-Options") == "nosniff" for a in answers), \
         [(a.request.path, dict(a.headers)) for a in answers]
 
+
+
+def test_every_field_of_an_analyze_answer_is_in_the_document() -> None:
+    """The answer models (``AnalyzeResult``, ``PlayerValue``, ``MoveValue``) allow fields they
+    do not declare (``extra="allow"``), so a field added to ``Analysis.to_json``
+    (solver/results.py) passed every test while the OpenAPI document never mentioned it: each
+    field of a real answer must be one of its schema's properties (api/schemas.py)."""
+    schemas = _document()["components"]["schemas"]
+    client = create_app({"SOLVER_NODE_LIMIT": 2_000_000}).test_client()
+    deal = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
+    play = ("C2 C6 C5 CT DT D7 D9 DQ CJ C4 CK CQ C3 C8 C9 H9 S4 S8 SQ SA HK H7 HA H8 S5 SK C7 S7 "
+            "H5 HT H4 H2 CA D3 S6 H6 HJ S9")
+    body = {"deal": deal, "play": play, "line": "N"}
+    answer = client.post("/api/v1/analyze", json=body).get_json()
+    assert answer["moves"] and "line" in answer, answer
+
+    def undeclared(obj: dict[str, Any], model: str) -> set[str]:
+        return set(obj) - set(schemas[model]["properties"])
+
+    assert not undeclared(answer, "AnalyzeResult"), "declare it in api/schemas.py AnalyzeResult"
+    assert not undeclared(answer["line"], "Line")
+    for player in answer["players"].values():
+        assert not undeclared(player, "PlayerValue")
+    for move in answer["moves"]:
+        assert not undeclared(move, "MoveValue")

@@ -80,6 +80,8 @@ def test_a_run_stops_when_an_engine_source_is_newer_than_the_engine(tmp_path: Pa
     os.utime(tmp_path / "_bounds.pxd", (2_000, 2_000))
     reason = check.stale_engine(engine, tmp_path)
     assert reason is not None and reason.startswith("solver/_bounds.pxd is newer than the engine")
+    # a rebuild alone: `make test` rebuilt, then ran the whole suite (8 minutes on two cores)
+    assert "`make test`" not in reason and "`HEARTS_DD_PGO=0 .venv/bin/pip install -e .`" in reason
     os.utime(engine[1], (3_000, 3_000))
     assert "(_search.so)" in check.stale_engine(engine, tmp_path)
     assert check.stale_engine([], tmp_path) is None

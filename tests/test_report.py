@@ -215,9 +215,20 @@ def test_the_rules_report_names_each_preset_and_key_and_what_it_takes() -> None:
         assert re.search(rf"^  {re.escape(name)} +\S", presets, re.M), name
     for name in KEYS:      # its description, maybe wrapped, then what it takes
         entry = re.search(rf"^  {name} +\S.*(\n +\S.*)*", keys, re.M)
-        assert entry and re.search(r"\n +(one of|true or false|an integer|standard)", entry[0]), name
+        assert entry and re.search(r"\n +(one of|true or false|an integer|a string|standard)",
+                                   entry[0]), name
     assert "one of add, subtract, none; standard: add" in keys
     assert "an integer from -1000 to 1000; standard: 0" in keys
+
+
+def test_the_rules_report_lists_a_string_key_without_choices() -> None:
+    """Every string key has had a fixed set of choices, and the report joined them: a new key
+    taking any string (a card's name, say), ``choices`` None in the catalogue, made
+    ``hearts-dd rules`` crash with a TypeError (can only join an iterable)."""
+    cards = {"description": "a card", "type": "string", "choices": None, "standard": "SQ"}
+    keys = dict(catalogue()["keys"], card=cards)
+    text = render_catalogue({**catalogue(), "keys": keys})
+    assert re.search(r'^  card +a card\n +a string; standard: "SQ"$', text, re.M), text
 
 
 def test_the_rules_report_fits_a_terminal_of_80_columns() -> None:
