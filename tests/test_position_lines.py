@@ -493,6 +493,33 @@ def test_a_sigurg_from_elsewhere_is_not_taken_for_a_reader_gone() -> None:
     assert proc.returncode == 3 and time.monotonic() - started > 4
 
 
+_IN_PROCESS = """
+import os, signal, sys
+from click.testing import CliRunner
+from solver.cli import cli
+r, w = os.pipe()
+os.dup2(w, 1); os.close(w); os.close(r)     # the caller's descriptor 1: a pipe, its reader gone
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+try:
+    result = CliRunner().invoke(cli, ["analyze", "--deal", sys.argv[1], "--json", "--threads", "1",
+                                      "--table-mb", "16", "--time-limit", "1"])
+    print(result.exit_code, "time limit" in result.output, file=sys.stderr)
+except BaseException as e:
+    print("escaped", type(e).__name__, file=sys.stderr)
+"""
+
+
+def test_a_caller_s_descriptor_1_is_not_the_command_s_output() -> None:
+    """Run in a caller's process with its output captured (click's ``CliRunner``), the command
+    writes to no descriptor: the caller's descriptor 1, a pipe whose reader left (a service's
+    log), raised ``ReaderGone`` out of ``invoke`` at once (a ``BaseException``, which it does
+    not catch), and the search was never made. Only the command's own output is watched."""
+    proc = subprocess.run([sys.executable, "-c", _IN_PROCESS, FULL], capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    # (the search of a full deal under its 1 s limit: exit 3, which it says in the capture)
+    assert proc.stderr.decode().strip() == "3 True"
+
+
 def test_lines_written_at_once_to_a_pipe_are_solved_together() -> None:
     """A bot writes a turn's sampled deals at once and waits for their answers: the lines the
     command had read ahead were unseen by its check for more input, so each line was solved
