@@ -493,6 +493,32 @@ def test_a_sigurg_from_elsewhere_is_not_taken_for_a_reader_gone() -> None:
     assert proc.returncode == 3 and time.monotonic() - started > 4
 
 
+def test_a_driver_done_asking_that_closes_both_ends_gets_the_status() -> None:
+    """A program asks its questions, reads every answer, then closes its ends, input and
+    output, and waits for the command's status: it got 141 and no summary (5 runs of 5), as
+    if answers were lost, and no 1 for the line with an error. The input ended with every
+    question answered: the summary and the status stand."""
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                                 "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        try:
+            for k, line in enumerate([{**SMALL, "id": 0}, {"deal": "nonsense", "id": 1}, {**SMALL, "id": 2}]):
+                proc.stdin.write((json.dumps(line) + "\n").encode())
+                assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+                assert json.loads(proc.stdout.readline())["id"] == k
+            proc.stdin.close()
+            proc.stdout.close()
+            status = proc.wait(timeout=30)
+            err = proc.stderr.read().decode()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert (status, err) == (1, err) and "3 positions, 2 answered, 1 with errors" in err
+
+
 _IN_PROCESS = """
 import os, signal, sys
 from click.testing import CliRunner
