@@ -18,6 +18,7 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
+                         held_for_output,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          live_display, os_error_line, plain_where_needed, progress, rules_option,
                          standard_streams, stdout_failed, stop_handlers,
@@ -384,11 +385,12 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
                 progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
                          "position") as step:
             for out in answers:
-                bad = out["error"] is not None
                 try:
-                    sys.stdout.write(json.dumps(out) + "\n")
-                    lines, failed = lines + 1, failed + bad    # (buffered: counted together)
-                    sys.stdout.flush()
+                    with held_for_output():     # (written and counted: see ReaderGone below)
+                        sys.stdout.write(json.dumps(out) + "\n")
+                        lines += 1
+                        failed += out["error"] is not None
+                        sys.stdout.flush()
                 except OSError as e:
                     stdout_failed(e)
                 step()

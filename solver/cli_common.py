@@ -393,6 +393,9 @@ def stopped_when_reader_gone() -> Iterator[None]:
 
     def gone(signum: int, frame: object) -> None:
         if seen:        # (not a SIGURG from elsewhere, which is ignored as by default)
+            if _holding:
+                _owed.append(True)      # (raised as the output's step ends: held_for_output)
+                return
             raise ReaderGone()
 
     before = signal.signal(READER_GONE_SIGNAL, gone)
@@ -401,6 +404,26 @@ def stopped_when_reader_gone() -> Iterator[None]:
             yield
     finally:
         signal.signal(READER_GONE_SIGNAL, before)
+
+
+_holding: list[bool] = []
+_owed: list[bool] = []
+
+
+@contextmanager
+def held_for_output() -> Iterator[None]:
+    """``ReaderGone`` held back while the block runs (a record or an answer written, and
+    counted), and raised as it ends. A reader gone once it had the last of the output is told
+    from one gone with output lost by that count: raised between a write and its count, the
+    exception left a record written out but not counted (141 for a whole output)."""
+    _holding.append(True)
+    try:
+        yield
+    finally:
+        _holding.pop()
+    if _owed and not _holding:
+        _owed.clear()
+        raise ReaderGone()
 
 
 def os_error_line(e: OSError) -> str:
