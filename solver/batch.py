@@ -694,7 +694,14 @@ def annotate_stream(records: Iterable[Record], options: AnnotateOptions = Annota
         finished = True
     finally:
         if finished:
-            runner.close()
+            try:
+                runner.close()
+            except BaseException:
+                # cut short (a signal whose handler raises: ReaderGone as the reader of the last
+                # record leaves, a Ctrl-C): a pool's workers were left waiting for work, and the
+                # process hung at exit joining them
+                runner.terminate()
+                raise
         else:
             runner.terminate()
 

@@ -19,6 +19,7 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
+                         held_for_output,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          live_display, os_error_line, plain_where_needed, progress, rules_option,
                          standard_streams, stdout_failed, stop_handlers,
@@ -28,7 +29,7 @@ from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
-from .position_lines import LineInput, answer_lines, read_position_lines
+from .position_lines import LineInput, PositionLine, answer_lines, read_position_lines
 from .report import render, render_catalogue, render_line, render_weighing, status_line
 from .results import out_of_time
 from .rules import Rules, catalogue
@@ -385,21 +386,41 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     t0 = time.perf_counter()
     lines = failed = 0
     solver.prepare(rules)  # many solves to come: map the table at once, not page by page
-    items = read_position_lines(input_file, rules, player)
+    asked = 0
+
+    def items() -> Iterator[PositionLine]:
+        nonlocal asked
+        for item in read_position_lines(input_file, rules, player):
+            asked += 1
+            yield item
+
     shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
+    answers = answer_lines(solver, items(), more_now=input_file.more_now)
     try:
         with stopped_when_reader_gone(), \
                 progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
                          "position") as step:
-            for out in answer_lines(solver, items, more_now=input_file.more_now):
+            for out in answers:
                 try:
-                    sys.stdout.write(json.dumps(out) + "\n")
-                    sys.stdout.flush()
+                    with held_for_output():     # (written and counted: see ReaderGone below)
+                        sys.stdout.write(json.dumps(out) + "\n")
+                        lines += 1
+                        failed += out["error"] is not None
+                        sys.stdout.flush()
                 except OSError as e:
                     stdout_failed(e)
-                lines += 1
-                failed += out["error"] is not None
                 step()
+    except ReaderGone:
+        # a program done asking closes its ends, input and output, once it has read every
+        # answer: that is the end of its questions (the summary, exit 0 or 1), not a reader
+        # gone with answers unread (exit 141, no word)
+        answers.close()
+        if lines < asked or not input_file.ended_within(0.2):
+            raise
+        try:
+            sys.stdout.flush()  # (an answer not yet written out: EPIPE, exit 141)
+        except OSError as e:
+            stdout_failed(e)
     except OSError as e:    # reading the input (writing the answers is caught above)
         name = getattr(input_file, "name", "-")
         where = "standard input" if name in ("-", "<stdin>") or not isinstance(name, str) else name

@@ -308,17 +308,30 @@ def stdout_failed(e: OSError) -> NoReturn:
 PIPE_STATUS = 128 + signal.SIGPIPE
 
 
+def _output_watched() -> bool:
+    """Whether standard output is descriptor 1 and a pipe or a socket, whose reader can go. In
+    a caller's process whose output is captured (``sys.stdout`` a buffer: click's
+    ``CliRunner``), descriptor 1 is the caller's, not the command's: its reader gone (a
+    service's log pipe closed) raised ``ReaderGone`` out of ``CliRunner.invoke`` at once, a
+    ``BaseException`` that it does not catch, though the command's output went on to be
+    captured."""
+    try:
+        if sys.stdout.fileno() != 1:
+            return False
+        kind = os.fstat(1).st_mode
+    except (AttributeError, OSError, ValueError):  # (no descriptor: io.UnsupportedOperation)
+        return False
+    return 1 not in _HELD and (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind))
+
+
 @contextmanager
 def reader_gone(stop: Callable[[], None]) -> Iterator[None]:
     """While the block runs, watch standard output when it is a pipe or a socket, and call
     ``stop()`` once its reader is gone (``| head`` had its lines, the program driving the
     command died or closed its end). A terminal or a file has no reader to lose, and is not
-    watched."""
-    try:
-        kind = os.fstat(1).st_mode
-    except OSError:
-        kind = 0
-    if 1 in _HELD or not (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)):
+    watched; nor is descriptor 1 when it is not where the command writes (a caller's
+    capture: click's ``CliRunner``, a program running the command in its own process)."""
+    if not _output_watched():
         yield
         return
     wake, woken = os.pipe()
@@ -365,8 +378,8 @@ def stopped_when_reader_gone() -> Iterator[None]:
     for nobody (``| head -1`` hung that long), or never, waiting for input that did not
     come (``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``)."""
     main = threading.main_thread()
-    if threading.current_thread() is not main:
-        yield
+    if threading.current_thread() is not main or not _output_watched():
+        yield       # (a caller's own SIGURG handler left as it is too)
         return
 
     seen: list[bool] = []
@@ -380,6 +393,9 @@ def stopped_when_reader_gone() -> Iterator[None]:
 
     def gone(signum: int, frame: object) -> None:
         if seen:        # (not a SIGURG from elsewhere, which is ignored as by default)
+            if _holding:
+                _owed.append(True)      # (raised as the output's step ends: held_for_output)
+                return
             raise ReaderGone()
 
     before = signal.signal(READER_GONE_SIGNAL, gone)
@@ -388,6 +404,26 @@ def stopped_when_reader_gone() -> Iterator[None]:
             yield
     finally:
         signal.signal(READER_GONE_SIGNAL, before)
+
+
+_holding: list[bool] = []
+_owed: list[bool] = []
+
+
+@contextmanager
+def held_for_output() -> Iterator[None]:
+    """``ReaderGone`` held back while the block runs (a record or an answer written, and
+    counted), and raised as it ends. A reader gone once it had the last of the output is told
+    from one gone with output lost by that count: raised between a write and its count, the
+    exception left a record written out but not counted (141 for a whole output)."""
+    _holding.append(True)
+    try:
+        yield
+    finally:
+        _holding.pop()
+    if _owed and not _holding:
+        _owed.clear()
+        raise ReaderGone()
 
 
 def os_error_line(e: OSError) -> str:

@@ -25,7 +25,7 @@ from .checkpoint import Checkpoint
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
                          count_ahead, counted, echo, fail, live_display, os_error_line,
                          output_whole, progress, rules_option, descriptor_named, stdout_failed,
-                         stopped_when_reader_gone, temporary_files)
+                         stopped_when_reader_gone, temporary_files, ReaderGone, held_for_output)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .rules import STANDARD
@@ -311,8 +311,18 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     records = annotated = failed = 0
     unreadable: list[str] = []
     gameless: list[str] = []
+    read = 0
+    read_all = False
+
+    def counted_off(records: Iterator[Record]) -> Iterator[Record]:
+        nonlocal read, read_all
+        for record in records:
+            read += 1
+            yield record
+        read_all = True
+
     try:
-        inputs = _records(paths, unreadable, gameless)
+        inputs = counted_off(_records(paths, unreadable, gameless))
         out = sys.stdout.buffer if to is None else to
         on_terminal = _is_terminal(out)
         as_done = on_terminal or _is_pipe(out)
@@ -330,19 +340,31 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
             stream = annotate_stream(inputs, options, jobs or default_jobs(), dask, chunk_size)
             with closing(stream):
                 for record, result in stream:
-                    write(record, result)
-                    if as_done:
-                        # each record shown (no progress bar there), or handed to the program
-                        # reading the pipe, as it is done: not 8 KB at a time, minutes of
-                        # full deals, and a program that waits for a record's answer before
-                        # it writes the next record never got it (moon's text lines are
-                        # written so by click.echo)
-                        out.flush()
-                    records += 1
-                    annotated += result["players"] is not None
-                    failed += result["error"] is not None
+                    with held_for_output():     # (written and counted: see ReaderGone below)
+                        write(record, result)
+                        records += 1
+                        annotated += result["players"] is not None
+                        failed += result["error"] is not None
+                        if as_done:
+                            # each record shown (no progress bar there), or handed to the
+                            # program reading the pipe, as it is done: not 8 KB at a time,
+                            # minutes of full deals, and a program that waits for a record's
+                            # answer before it writes the next record never got it (moon's
+                            # text lines are written so by click.echo)
+                            out.flush()
                     step()
         (flush or sys.stdout.flush)()
+    except ReaderGone:
+        # the reader left once it had every record ('| head -n 200' of 200 records, a program
+        # that reads them all and closes its end as the run ends its workers): the output is
+        # whole, and the run ends as it would have (summary, status), not with 141 and no word
+        # as for records lost; a record still in the buffer fails its write (EPIPE, 141)
+        if not (read_all and records == read):
+            raise
+        try:
+            (flush or sys.stdout.flush)()
+        except OSError as e:
+            stdout_failed(e)
     except HeartsError as e:
         fail(str(e))
     except OSError as e:   # inputs report their own: this is the output's

@@ -27,7 +27,8 @@ import os
 import re
 import select
 import threading
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, BinaryIO
 
@@ -161,7 +162,7 @@ def _rules(spec: Any, known: dict[str, Rules]) -> Rules:
 
 
 def answer_lines(solver: Solver, items: Iterable[PositionLine], chunk: int = CHUNK,
-                 more_now: Callable[[], bool] | None = None) -> Iterator[dict[str, Any]]:
+                 more_now: Callable[[], bool] | None = None) -> Generator[dict[str, Any], None, None]:
     """The answer to each line, in input order. Positions go to ``Solver.analyses`` ``chunk``
     at a time, or fewer when ``more_now`` says no more input can be read at once (a program
     that writes a question and waits for its answer). The solver's time limit holds for each
@@ -356,6 +357,20 @@ class LineInput:
             return count_lines(_Utf8(text))
         finally:
             text.detach()
+
+    def ended_within(self, seconds: float) -> bool:
+        """Whether the input ends, with no other position's line before its end, within
+        ``seconds``: the program driving ``analyze --input -`` closed it, done asking."""
+        deadline = time.monotonic() + seconds
+        while True:
+            if self._head.strip(BLANKS.encode()) or self._text[self._start:].strip(BLANKS):
+                return False
+            if self._ended:
+                return True
+            left = deadline - time.monotonic()
+            if self._fd is None or left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                return False
+            self._fill()
 
     def more_now(self) -> bool:
         """Whether a position's line (or the end) can be read without waiting: one read ahead

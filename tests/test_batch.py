@@ -24,6 +24,8 @@ from solver import batch
 from solver.batch import AnnotateOptions, annotate_record, annotate_stream
 from solver.deal import Deal
 from solver.errors import HeartsError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from solver.pbn import Record, read_records
 from solver.position import Position
 from solver.rules import Rules
@@ -557,3 +559,57 @@ def test_a_fresh_pool_lost_in_turn_before_the_lost_pools_chunks_are_sent_again_i
         assert results == expected
     finally:
         runner.close()
+
+
+_CLOSE_INTERRUPTED = """
+import io, os, signal, sys, threading, time
+from concurrent.futures import process
+from benchmarks.record_files import endgame_file
+from solver.batch import annotate_stream
+from solver.pbn import read_records
+
+class Gone(BaseException):
+    pass
+
+def gone(signum, frame):
+    raise Gone()
+
+signal.signal(signal.SIGUSR1, gone)
+join = process._ExecutorManagerThread.join
+internals = process._ExecutorManagerThread.join_executor_internals
+main = threading.main_thread().ident
+
+def slow(self):                     # (the pool's thread ending its workers: 0.5 s)
+    time.sleep(0.5)
+    internals(self)
+
+def interrupted(self, *args):       # the signal comes as this thread waits for the pool's (once)
+    process._ExecutorManagerThread.join = join
+    threading.Timer(0.1, signal.pthread_kill, (main, signal.SIGUSR1)).start()
+    return join(self, *args)
+
+process._ExecutorManagerThread.join_executor_internals = slow
+process._ExecutorManagerThread.join = interrupted
+try:
+    for _ in annotate_stream(read_records(io.BytesIO(endgame_file(20, hand_size=3))), jobs=2):
+        pass
+except Gone:
+    print("gone", file=sys.stderr)
+"""
+
+
+def test_a_stop_while_the_pool_shuts_down_ends_its_workers() -> None:
+    """A signal whose handler raises (``ReaderGone`` for ``annotate | head -n 200`` whose reader
+    left as the 200th record went out, a Ctrl-C) while the pool is being shut down at the end
+    of a run: the wait for the pool's thread was cut short, its workers were left waiting
+    for work, and the process hung at exit joining them (still there after 20 s; killed)."""
+    proc = subprocess.Popen([sys.executable, "-c", _CLOSE_INTERRUPTED], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        pytest.fail("still running 20 s after the run was stopped")
+    assert proc.returncode == 0 and err.decode().strip() == "gone"

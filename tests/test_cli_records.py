@@ -721,6 +721,32 @@ def test_records_to_a_pipe_go_out_as_they_are_done(command, first):
     assert first in seen, "no record came out while the input was open"
 
 
+@pytest.mark.parametrize("jobs", ["2"])
+def test_a_reader_that_had_every_record_leaves_the_status_as_it_was(tmp_path, jobs):
+    """``annotate -j 2 games.pbn | head -n 40`` of 40 records (or a program that reads them all
+    and closes its end): the reader left with every record, as the run ended its workers, and
+    the run exited 141 with no summary (8 runs of 8; 0 and the summary before the watch of the
+    reader came), as if records were lost. (With -j 1 the last record can go out before the
+    input's end is seen: 141 then, in about 1 run of 30.)"""
+    source = tmp_path / "in.pbn"
+    source.write_bytes(endgame_file(40, hand_size=3))
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", "-j", jobs, str(source)],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert proc.stdout is not None and proc.stderr is not None
+        try:
+            assert len([proc.stdout.readline() for _ in range(40)][-1]) > 1  # every record
+            proc.stdout.close()
+            status = proc.wait(timeout=30)
+            err = proc.stderr.read().decode()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert (status, err.startswith("hearts-dd: 40 records, 40 annotated, 0 with errors")) == (0, True)
+
+
 @pytest.mark.parametrize("command", [["annotate", "-j", "1"], ["annotate", "-j", "2"],
                                      ["annotate", "-j", "1", "--format", "text"]])
 def test_a_reader_gone_stops_the_run_at_once(tmp_path, command):

@@ -493,6 +493,59 @@ def test_a_sigurg_from_elsewhere_is_not_taken_for_a_reader_gone() -> None:
     assert proc.returncode == 3 and time.monotonic() - started > 4
 
 
+def test_a_driver_done_asking_that_closes_both_ends_gets_the_status() -> None:
+    """A program asks its questions, reads every answer, then closes its ends, input and
+    output, and waits for the command's status: it got 141 and no summary (5 runs of 5), as
+    if answers were lost, and no 1 for the line with an error. The input ended with every
+    question answered: the summary and the status stand."""
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
+                                 "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        try:
+            for k, line in enumerate([{**SMALL, "id": 0}, {"deal": "nonsense", "id": 1}, {**SMALL, "id": 2}]):
+                proc.stdin.write((json.dumps(line) + "\n").encode())
+                assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+                assert json.loads(proc.stdout.readline())["id"] == k
+            proc.stdin.close()
+            proc.stdout.close()
+            status = proc.wait(timeout=30)
+            err = proc.stderr.read().decode()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert (status, err) == (1, err) and "3 positions, 2 answered, 1 with errors" in err
+
+
+_IN_PROCESS = """
+import os, signal, sys
+from click.testing import CliRunner
+from solver.cli import cli
+r, w = os.pipe()
+os.dup2(w, 1); os.close(w); os.close(r)     # the caller's descriptor 1: a pipe, its reader gone
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+try:
+    result = CliRunner().invoke(cli, ["analyze", "--deal", sys.argv[1], "--json", "--threads", "1",
+                                      "--table-mb", "16", "--time-limit", "1"])
+    print(result.exit_code, "time limit" in result.output, file=sys.stderr)
+except BaseException as e:
+    print("escaped", type(e).__name__, file=sys.stderr)
+"""
+
+
+def test_a_caller_s_descriptor_1_is_not_the_command_s_output() -> None:
+    """Run in a caller's process with its output captured (click's ``CliRunner``), the command
+    writes to no descriptor: the caller's descriptor 1, a pipe whose reader left (a service's
+    log), raised ``ReaderGone`` out of ``invoke`` at once (a ``BaseException``, which it does
+    not catch), and the search was never made. Only the command's own output is watched."""
+    proc = subprocess.run([sys.executable, "-c", _IN_PROCESS, FULL], capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    # (the search of a full deal under its 1 s limit: exit 3, which it says in the capture)
+    assert proc.stderr.decode().strip() == "3 True"
+
+
 def test_lines_written_at_once_to_a_pipe_are_solved_together() -> None:
     """A bot writes a turn's sampled deals at once and waits for their answers: the lines the
     command had read ahead were unseen by its check for more input, so each line was solved
