@@ -19,10 +19,9 @@ from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
-                         held_for_output,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
-                         live_display, os_error_line, plain_where_needed, progress, rules_option,
-                         standard_streams, stdout_failed, stop_handlers,
+                         held_for_output, live_display, os_error_line, plain_where_needed,
+                         progress, rules_option, standard_streams, stdout_failed, stop_handlers,
                          stopped_when_reader_gone, temporary_files)
 from .cli_records import annotate, moon
 from .cli_serve import serve

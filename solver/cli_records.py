@@ -22,10 +22,10 @@ from . import package_version
 from .analysis import WORKER_TABLE_MB
 from .batch import STOP_SIGNALS, AnnotateOptions, annotate_stream, default_jobs, signals_blocked
 from .checkpoint import Checkpoint
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, Seconds, closed_at_start, complete_rules,
-                         count_ahead, counted, echo, fail, live_display, os_error_line,
-                         output_whole, progress, rules_option, descriptor_named, stdout_failed,
-                         stopped_when_reader_gone, temporary_files, ReaderGone, held_for_output)
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, closed_at_start,
+                         complete_rules, count_ahead, counted, descriptor_named, echo, fail,
+                         held_for_output, live_display, os_error_line, output_whole, progress,
+                         rules_option, stdout_failed, stopped_when_reader_gone, temporary_files)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .rules import STANDARD

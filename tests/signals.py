@@ -4,6 +4,7 @@ non-interactive shell, starts with them ignored, and the command rightly keeps t
 from __future__ import annotations
 
 import signal
+import subprocess
 
 
 def as_in_a_terminal() -> None:
@@ -48,3 +49,19 @@ sys.exit = exit
 sys.argv = argv
 main()
 """
+
+
+def reader_left(proc: subprocess.Popen[bytes]) -> tuple[int, bytes]:
+    """A child's status and standard error once we, the reader of its output, close our end
+    (killed if it has not ended within 30 s)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdout.close()
+        status = proc.wait(timeout=30)
+        return status, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdin is not None:
+            proc.stdin.close()

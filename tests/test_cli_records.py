@@ -19,7 +19,7 @@ from typing import Iterator
 import pytest
 
 from benchmarks.record_files import endgame_file
-from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
+from signals import WHOLE_THEN_STOPPED, as_in_a_terminal, reader_left
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
 from terminal import open_terminal, shown
@@ -734,17 +734,10 @@ def test_a_reader_that_had_every_record_leaves_the_status_as_it_was(tmp_path, jo
         proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", "-j", jobs, str(source)],
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
-        assert proc.stdout is not None and proc.stderr is not None
-        try:
-            assert len([proc.stdout.readline() for _ in range(40)][-1]) > 1  # every record
-            proc.stdout.close()
-            status = proc.wait(timeout=30)
-            err = proc.stderr.read().decode()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        assert (status, err.startswith("hearts-dd: 40 records, 40 annotated, 0 with errors")) == (0, True)
+        assert proc.stdout is not None
+        assert len([proc.stdout.readline() for _ in range(40)][-1]) > 1  # every record
+        status, err = reader_left(proc)
+        assert (status, err.startswith(b"hearts-dd: 40 records, 40 annotated, 0 with errors")) == (0, True)
 
 
 @pytest.mark.parametrize("command", [["annotate", "-j", "1"], ["annotate", "-j", "2"],
@@ -762,18 +755,13 @@ def test_a_reader_gone_stops_the_run_at_once(tmp_path, command):
                              "--chunk-size", "1", "--table-mb", "16"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
     try:
         assert any(b"0" in line for line in iter(proc.stdout.readline, b""))  # record 0
         time.sleep(1)                                                    # into record 1's search
-        proc.stdout.close()
-        status = proc.wait(timeout=20)
-        err = proc.stderr.read()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert status == 141 and err == b""
+        ended = reader_left(proc)
+    assert ended == (141, b"")
 
 
 def test_a_file_name_in_an_error_line_cannot_write_to_the_terminal(tmp_path):

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from endgames import random_endgame
-from signals import as_in_a_terminal
+from signals import as_in_a_terminal, reader_left
 from solver.analysis import Solver
 from solver.bounded_lines import MAX_LINE
 from solver.cards import Seat
@@ -33,6 +33,24 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = [json.loads(text) for f in sorted((ROOT / "tests" / "data").glob("public_*.jsonl"))
          for text in f.open()]
 SMALL = {"deal": "N:A..2. K..3. Q..4. .J.5.", "leader": "N", "rules": {"first_lead": "free"}}
+
+
+def _driven(*args: str, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    """``hearts-dd analyze ARGS`` as a program drives it: its input, output (and standard
+    error) pipes of ours, unbuffered, one thread and a small table."""
+    return subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", *args, "--threads", "1",
+                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=stderr, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+
+
+def _asked(proc: subprocess.Popen[bytes], question: dict) -> dict:
+    """``question`` written as a line, and the answer read (within 30 s)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write((json.dumps(question) + "\n").encode())
+    assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
+    return json.loads(proc.stdout.readline())
+
+
 FULL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 ANSWER_KEYS = ("to_move", "trick", "players", "moves")
 
@@ -417,63 +435,32 @@ def test_a_reader_gone_stops_the_search_at_once(args: list[str]) -> None:
     search of a full deal went on for minutes, for nobody, until its answer failed to be
     written. The command now sees the pipe's reader gone and ends at once, as a broken
     pipe ends it (141, no word)."""
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", *args, "--threads", "1",
-                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    try:
-        if args[0] == "--input":
-            proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n").encode())
-            assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
-            assert json.loads(proc.stdout.readline())["id"] == 0
-            proc.stdin.write((json.dumps({"deal": Deal.random(2).pbn(), "id": 1}) + "\n").encode())
-        time.sleep(1)                                  # into the hard position's search
-        proc.stdout.close()
-        status = proc.wait(timeout=20)
-        err = proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdin.close()
-    assert status == 141 and err == b""
+    proc = _driven(*args)
+    assert proc.stdin is not None
+    if args[0] == "--input":
+        assert _asked(proc, {**SMALL, "id": 0})["id"] == 0
+        proc.stdin.write((json.dumps({"deal": Deal.random(2).pbn(), "id": 1}) + "\n").encode())
+    time.sleep(1)                                      # into the hard position's search
+    assert reader_left(proc) == (141, b"")
 
 
 def test_a_reader_gone_while_the_command_waits_for_a_line_ends_it() -> None:
     """``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``: once ``head`` had
     its answer, the command waited for the next line, which might never come, and the
     pipeline with it. Its reader gone, it ends at once, waiting or not."""
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
-                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    try:
-        proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n").encode())     # (kept open)
-        assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
-        assert json.loads(proc.stdout.readline())["id"] == 0
-        proc.stdout.close()
-        status = proc.wait(timeout=20)
-        err = proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdin.close()
-    assert status == 141 and err == b""
+    proc = _driven("--input", "-")
+    assert _asked(proc, {**SMALL, "id": 0})["id"] == 0        # (the input kept open)
+    assert reader_left(proc) == (141, b"")
 
 
 def test_a_sigurg_from_elsewhere_is_not_taken_for_a_reader_gone() -> None:
     """The watch of standard output's reader stops the command with SIGURG, whose default is
     to be ignored: one sent by anything else must not end the command as if its reader left."""
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
-                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc = _driven("--input", "-")
+    assert proc.stdin is not None
     try:
         for k in range(2):
-            proc.stdin.write((json.dumps({**SMALL, "id": k}) + "\n").encode())
-            assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
-            assert json.loads(proc.stdout.readline())["id"] == k
+            assert _asked(proc, {**SMALL, "id": k})["id"] == k
             proc.send_signal(signal.SIGURG)
             time.sleep(0.5)
         proc.stdin.close()
@@ -499,24 +486,13 @@ def test_a_driver_done_asking_that_closes_both_ends_gets_the_status() -> None:
     if answers were lost, and no 1 for the line with an error. The input ended with every
     question answered: the summary and the status stand."""
     for _ in range(3):
-        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
-                                 "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        try:
-            for k, line in enumerate([{**SMALL, "id": 0}, {"deal": "nonsense", "id": 1}, {**SMALL, "id": 2}]):
-                proc.stdin.write((json.dumps(line) + "\n").encode())
-                assert select.select([proc.stdout], [], [], 30)[0], "no answer within 30 s"
-                assert json.loads(proc.stdout.readline())["id"] == k
-            proc.stdin.close()
-            proc.stdout.close()
-            status = proc.wait(timeout=30)
-            err = proc.stderr.read().decode()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        assert (status, err) == (1, err) and "3 positions, 2 answered, 1 with errors" in err
+        proc = _driven("--input", "-")
+        assert proc.stdin is not None
+        for k, line in enumerate([{**SMALL, "id": 0}, {"deal": "nonsense", "id": 1}, {**SMALL, "id": 2}]):
+            assert _asked(proc, line)["id"] == k
+        proc.stdin.close()
+        status, err = reader_left(proc)
+        assert status == 1 and "3 positions, 2 answered, 1 with errors" in err.decode()
 
 
 _IN_PROCESS = """
@@ -600,9 +576,7 @@ def test_a_blank_line_after_a_question_does_not_hold_its_answer() -> None:
 def test_a_first_line_shorter_than_4_bytes_is_answered_at_once() -> None:
     """The first 4 bytes tell UTF-8 from UTF-16 and UTF-32: a first line of 3 ('{}' and its
     newline) on an open pipe waited for a byte more before it was read, and answered."""
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--input", "-", "--threads", "1",
-                             "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
+    proc = _driven("--input", "-", stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write(b"{}\n")       # (kept open)
