@@ -24,11 +24,11 @@ from solver import batch
 from solver.batch import AnnotateOptions, annotate_record, annotate_stream
 from solver.deal import Deal
 from solver.errors import HeartsError
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from solver.pbn import Record, read_records
 from solver.position import Position
 from solver.rules import Rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SPEC_KEYS = ["index", "deal", "players", "error"]
 
