@@ -97,7 +97,11 @@ def render(a: Analysis) -> str:
     else:
         lines += _wrap(f"{p.to_move} to play, trick {p.trick_number}. Rules: {p.rules.describe()}")
         if p.trick_number > 1:
-            lines.append(f"Points taken so far: {taken}")
+            # (whether a heart may be led: a leader's hearts missing from its legal cards
+            # otherwise read as the solver's mistake)
+            hearts = ("" if p.rules.hearts_break == "none" else
+                      "; hearts broken" if p.broken else "; hearts not broken yet")
+            lines.append(f"Points taken so far: {taken}{hearts}")
         lines += _short_deal(p)
     # (over, "moon possible" is whether the seat took every point card)
     lines += [""] + value_table("Seat", ((s, r.guarantee, r.moon_possible) for s, r in a.players.items()),

@@ -39,7 +39,7 @@ def test_the_seats_table_says_what_a_guarantee_is_and_what_was_taken():
     solver = Solver(table_mb=16)
     pos = Position.from_play(DEAL, Rules(), "C4 C8 S9 C5")
     text = render(solver.analyze(pos))
-    assert "Points taken so far: N 0, E 0, S 0, W 0\n" in text
+    assert "Points taken so far: N 0, E 0, S 0, W 0; hearts not broken yet\n" in text
     assert "(guarantee: the fewest points a seat can make sure of" in text
     assert "Seat  Guarantee  Moon possible" in text
     over = pos.play_all([m.card for m in solver.line(pos, Seat.N)])
@@ -284,3 +284,20 @@ def test_a_short_deal_says_its_first_trick_is_trick_1() -> None:
     assert "a whole hand" not in render(solver.analyze(Position.start(deal, free, "N")))
     from solver.report import _short_deal
     assert _short_deal(Position.start(Deal.random(1))) == []     # (13 cards: a hand as dealt)
+
+
+def test_the_report_says_whether_hearts_are_broken() -> None:
+    """Whether a heart may be led, which the legal cards show only by leaving hearts out (a
+    teacher took a leader's missing hearts for the solver's mistake); not said under rules
+    where hearts are never closed."""
+    solver = Solver(table_mb=16)
+    closed = Position.from_play(DEAL, Rules(), "C4 C8 S9 C5")
+    assert not closed.broken
+    assert "; hearts not broken yet\n" in render(solver.analyze(closed, seats=[closed.to_move]))
+    hand = Deal.parse("N:A.2.. .3.2. Q.4.. J.5..")
+    rules = Rules.parse({"first_lead": "free", "first_trick_points": True})
+    opened = Position.from_play(hand, rules, "SA H3 SQ SJ", leader="N")
+    assert opened.broken and opened.trick_number == 2
+    assert "; hearts broken\n" in render(solver.analyze(opened, seats=[opened.to_move]))
+    never = Position.from_play(DEAL, Rules.parse({"hearts_break": "none"}), "C4 C8 S9 C5")
+    assert "Points taken so far: N 0, E 0, S 0, W 0\n" in render(solver.analyze(never))
