@@ -18,7 +18,7 @@ from click.shell_completion import CompletionItem
 from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
-from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, as_written,
+from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, Tally, as_written,
                          closed_at_start, complete_rules, count_ahead, counted, echo, fail,
                          held_for_output, live_display, os_error_line, plain_where_needed,
                          progress, rules_option, standard_streams, stdout_failed, stop_handlers,
@@ -28,7 +28,7 @@ from .cli_serve import serve
 from .deal import Deal
 from .errors import HeartsError, LeaderNeeded, SampleError, error_line
 from .position import Position
-from .position_lines import LineInput, PositionLine, answer_lines, read_position_lines
+from .position_lines import LineInput, answer_lines, read_position_lines
 from .report import render, render_catalogue, render_line, render_weighing, status_line
 from .results import out_of_time
 from .rules import Rules, catalogue
@@ -385,16 +385,9 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
     t0 = time.perf_counter()
     lines = failed = 0
     solver.prepare(rules)  # many solves to come: map the table at once, not page by page
-    asked = 0
-
-    def items() -> Iterator[PositionLine]:
-        nonlocal asked
-        for item in read_position_lines(input_file, rules, player):
-            asked += 1
-            yield item
-
+    asked = Tally(read_position_lines(input_file, rules, player))
     shown = live_display() and not sys.stdout.isatty()  # answers to a file: show progress
-    answers = answer_lines(solver, items(), more_now=input_file.more_now)
+    answers = answer_lines(solver, asked, more_now=input_file.more_now)
     try:
         with stopped_when_reader_gone(), \
                 progress(shown, lambda: count_ahead([input_file.name], LineInput.count),
@@ -414,7 +407,7 @@ def _analyze_lines(solver: Solver, input_file: LineInput, rules: Rules, player: 
         # answer: that is the end of its questions (the summary, exit 0 or 1), not a reader
         # gone with answers unread (exit 141, no word)
         answers.close()
-        if lines < asked or not input_file.ended_within(0.2):
+        if lines < asked.taken or not input_file.ended_within(0.2):
             raise
         try:
             sys.stdout.flush()  # (an answer not yet written out: EPIPE, exit 141)

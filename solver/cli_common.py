@@ -14,13 +14,13 @@ import signal
 import stat
 import sys
 import threading
-from contextlib import contextmanager, suppress
-from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn
+from contextlib import AbstractContextManager, contextmanager, suppress
+from typing import IO, Any, BinaryIO, Callable, Generic, Iterable, Iterator, NoReturn, TypeVar
 
 import click
 
 from .analysis import MAX_TABLE_MB, watch_signal
-from .batch import STOP_SIGNALS
+from .batch import STOP_SIGNALS, signals_blocked
 from .errors import HeartsError, error_line
 from .rules import PRESETS, Rules
 
@@ -308,6 +308,16 @@ def stdout_failed(e: OSError) -> NoReturn:
 PIPE_STATUS = 128 + signal.SIGPIPE
 
 
+def is_pipe(out: int | IO[Any]) -> bool:
+    """Whether ``out`` (a descriptor or a stream) is a pipe or a socket: another program reads
+    it, which may act on each record as it comes, or go."""
+    try:
+        kind = os.fstat(out if isinstance(out, int) else out.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # (no descriptor: io.UnsupportedOperation)
+        return False
+    return stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)
+
+
 def _output_watched() -> bool:
     """Whether standard output is descriptor 1 and a pipe or a socket, whose reader can go. In
     a caller's process whose output is captured (``sys.stdout`` a buffer: click's
@@ -318,22 +328,16 @@ def _output_watched() -> bool:
     try:
         if sys.stdout.fileno() != 1:
             return False
-        kind = os.fstat(1).st_mode
-    except (AttributeError, OSError, ValueError):  # (no descriptor: io.UnsupportedOperation)
+    except (AttributeError, OSError, ValueError):
         return False
-    return 1 not in _HELD and (stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind))
+    return 1 not in _HELD and is_pipe(1)
 
 
 @contextmanager
-def reader_gone(stop: Callable[[], None]) -> Iterator[None]:
-    """While the block runs, watch standard output when it is a pipe or a socket, and call
-    ``stop()`` once its reader is gone (``| head`` had its lines, the program driving the
-    command died or closed its end). A terminal or a file has no reader to lose, and is not
-    watched; nor is descriptor 1 when it is not where the command writes (a caller's
-    capture: click's ``CliRunner``, a program running the command in its own process)."""
-    if not _output_watched():
-        yield
-        return
+def _reader_watched(stop: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, standard output (a pipe or a socket: ``_output_watched``) is
+    watched, and ``stop()`` called once its reader is gone (``| head`` had its lines, the
+    program driving the command died or closed its end)."""
     wake, woken = os.pipe()
 
     def run() -> None:
@@ -376,7 +380,9 @@ def stopped_when_reader_gone() -> Iterator[None]:
     for Ctrl-C), waiting on ``annotate``'s workers or for a line of input. A command only
     learnt of it when its next answer failed to be written: minutes of a full deal's search
     for nobody (``| head -1`` hung that long), or never, waiting for input that did not
-    come (``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``)."""
+    come (``tail -f positions.jsonl | hearts-dd analyze --input - | head -1``). A terminal or
+    a file has no reader to lose, and is not watched; nor is descriptor 1 when it is not where
+    the command writes (a caller's capture: ``_output_watched``)."""
     main = threading.main_thread()
     if threading.current_thread() is not main or not _output_watched():
         yield       # (a caller's own SIGURG handler left as it is too)
@@ -393,37 +399,48 @@ def stopped_when_reader_gone() -> Iterator[None]:
 
     def gone(signum: int, frame: object) -> None:
         if seen:        # (not a SIGURG from elsewhere, which is ignored as by default)
-            if _holding:
-                _owed.append(True)      # (raised as the output's step ends: held_for_output)
-                return
             raise ReaderGone()
 
     before = signal.signal(READER_GONE_SIGNAL, gone)
     try:
-        with reader_gone(stop):
+        with _reader_watched(stop):
             yield
     finally:
         signal.signal(READER_GONE_SIGNAL, before)
 
 
-_holding: list[bool] = []
-_owed: list[bool] = []
-
-
-@contextmanager
-def held_for_output() -> Iterator[None]:
+def held_for_output() -> AbstractContextManager[None]:
     """``ReaderGone`` held back while the block runs (a record or an answer written, and
-    counted), and raised as it ends. A reader gone once it had the last of the output is told
-    from one gone with output lost by that count: raised between a write and its count, the
-    exception left a record written out but not counted (141 for a whole output)."""
-    _holding.append(True)
-    try:
-        yield
-    finally:
-        _holding.pop()
-    if _owed and not _holding:
-        _owed.clear()
-        raise ReaderGone()
+    counted), and raised as it ends: its signal blocked meanwhile. A reader gone once it had
+    the last of the output is told from one gone with output lost by that count: raised
+    between a write and its count, the exception left a record written out but not counted
+    (141 for a whole output)."""
+    return signals_blocked((READER_GONE_SIGNAL,))
+
+
+T = TypeVar("T")
+
+
+class Tally(Generic[T]):
+    """An iterator's items, counted as they are taken (``taken``), and whether it ran out
+    (``ended``): a reader gone once it had every answer to every item is no output lost."""
+
+    def __init__(self, items: Iterable[T]) -> None:
+        self._items = iter(items)
+        self.taken = 0
+        self.ended = False
+
+    def __iter__(self) -> "Tally[T]":
+        return self
+
+    def __next__(self) -> T:
+        try:
+            item = next(self._items)
+        except StopIteration:
+            self.ended = True
+            raise
+        self.taken += 1
+        return item
 
 
 def os_error_line(e: OSError) -> str:

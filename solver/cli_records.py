@@ -24,8 +24,9 @@ from .batch import STOP_SIGNALS, AnnotateOptions, annotate_stream, default_jobs,
 from .checkpoint import Checkpoint
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, closed_at_start,
                          complete_rules, count_ahead, counted, descriptor_named, echo, fail,
-                         held_for_output, live_display, os_error_line, output_whole, progress,
-                         rules_option, stdout_failed, stopped_when_reader_gone, temporary_files)
+                         Tally, held_for_output, is_pipe, live_display, os_error_line,
+                         output_whole, progress, rules_option, stdout_failed,
+                         stopped_when_reader_gone, temporary_files)
 from .errors import HeartsError, error_line, printable
 from .pbn import Record, count_games, read_records
 from .rules import STANDARD
@@ -311,21 +312,11 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
     records = annotated = failed = 0
     unreadable: list[str] = []
     gameless: list[str] = []
-    read = 0
-    read_all = False
-
-    def counted_off(records: Iterator[Record]) -> Iterator[Record]:
-        nonlocal read, read_all
-        for record in records:
-            read += 1
-            yield record
-        read_all = True
-
     try:
-        inputs = counted_off(_records(paths, unreadable, gameless))
+        inputs = Tally(_records(paths, unreadable, gameless))
         out = sys.stdout.buffer if to is None else to
         on_terminal = _is_terminal(out)
-        as_done = on_terminal or _is_pipe(out)
+        as_done = on_terminal or is_pipe(out)
         shown = live_display() and not on_terminal
         # (records to standard output: a reader gone stops the run at once)
         watched = stopped_when_reader_gone() if output in (None, "-") else nullcontext()
@@ -359,7 +350,7 @@ def _run(paths: tuple[str, ...], options: AnnotateOptions, jobs: int | None, das
         # that reads them all and closes its end as the run ends its workers): the output is
         # whole, and the run ends as it would have (summary, status), not with 141 and no word
         # as for records lost; a record still in the buffer fails its write (EPIPE, 141)
-        if not (read_all and records == read):
+        if not (inputs.ended and records == inputs.taken):
             raise
         try:
             (flush or sys.stdout.flush)()
@@ -388,16 +379,6 @@ def _is_terminal(stream: BinaryIO) -> bool:
         return stream.isatty()
     except (OSError, ValueError):
         return False
-
-
-def _is_pipe(stream: BinaryIO) -> bool:
-    """Whether the records are written to a pipe or a socket: to another program, which may
-    act on each record as it comes."""
-    try:
-        kind = os.fstat(stream.fileno()).st_mode
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
