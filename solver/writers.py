@@ -18,6 +18,7 @@ from .cards import Card, Seat
 from .errors import HeartsError, printable, printable_json
 from .pbn import (BOM, FILE_MARK, PASS_DIRECTIONS, Record, encoding_of, ends_a_game, escape,
                   line_end, starts_a_file)
+from .position import trick_winner
 from .report import value_table
 from .rules import Rules
 
@@ -362,10 +363,7 @@ def _taker(leader: str, trick: list[str]) -> str:
     """Who took a trick of four cards (in play order) that ``leader`` led: the highest card of
     the suit led. Shown after it: the last trick's taker, and who took the queen, were not to
     be read anywhere in the report."""
-    cards = [Card.parse(name) for name in trick]
-    k = max((i for i, card in enumerate(cards) if card.suit == cards[0].suit),
-            key=lambda i: cards[i])
-    return str(Seat.parse(leader).next(k))
+    return str(Seat.parse(leader).next(trick_winner([Card.parse(name) for name in trick])))
 
 
 def _wrapped(head: str, items: list[str], sep: str, width: int = WIDTH) -> list[str]:
