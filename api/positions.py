@@ -7,7 +7,6 @@ as built (``jsonify``), keys in the solver's order, not re-serialised through th
 """
 from __future__ import annotations
 
-import secrets
 from typing import Any, Callable, TypeVar
 
 from apiflask import APIBlueprint
@@ -21,7 +20,7 @@ from solver.position import Position
 from solver.position_lines import answer_batch, read_position_objects
 from solver.review import review
 from solver.rules import Rules
-from solver.sampling import samples as sampled, samples_from_view
+from solver.sampling import fresh_seed, samples as sampled, samples_from_view
 
 from .docs import problem_responses
 from .problems import ApiProblem
@@ -117,7 +116,7 @@ def samples(body: SamplesRequest) -> Response:
     # ("W" and "w" name one seat: the library keeps the cards of both)
     known: dict[Seat | str, str] = {name: cards for name, cards in (body.known or {}).items()}
     # a seed of its own when none is given, said in the answer, so that the draw can be repeated
-    seed = secrets.randbelow(2 ** 63) if body.seed is None else body.seed
+    seed = fresh_seed() if body.seed is None else body.seed
     try:
         if body.hand is None:
             if body.deal is None:

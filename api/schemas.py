@@ -19,6 +19,7 @@ from typing_extensions import TypedDict  # pydantic needs this one before Python
 
 from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS, VALUE_LIMIT,
                           whole_value)
+from solver.sampling import SEED_LIMIT
 
 SeatName = Literal["N", "E", "S", "W"]
 if TYPE_CHECKING:  # a Literal built at run time is opaque to type checkers
@@ -146,7 +147,7 @@ class SamplesRequest(PositionRequest):
                                      "apart (its hand is kept); the player to move when omitted "
                                      "(with `deal`)")
     count: Annotated[int, Field(ge=1, le=1000), _WHOLE] = Field(20, description="how many deals")
-    seed: Optional[Annotated[int, Field(ge=0, lt=2 ** 63), _WHOLE]] = Field(
+    seed: Optional[Annotated[int, Field(ge=0, lt=SEED_LIMIT), _WHOLE]] = Field(
         None, description="makes the draw repeatable (without it, one is drawn and given in "
         "the answer)")
     known: Optional[dict[str, str]] = Field(None, description="cards the seat knows another "

@@ -4,7 +4,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import secrets
 import signal
 import sys
 import threading
@@ -32,7 +31,7 @@ from .position_lines import LineInput, answer_lines, read_position_lines
 from .report import render, render_catalogue, render_line, render_weighing, status_line
 from .results import out_of_time
 from .rules import Rules, catalogue
-from .sampling import Weighing, weigh_cards, weigh_view
+from .sampling import SEED_LIMIT, Weighing, fresh_seed, weigh_cards, weigh_view
 
 # (ParamType is generic in newer click, not in 8.2, which is supported: no type arguments)
 class _Seat(click.ParamType):  # type: ignore[type-arg]
@@ -154,7 +153,7 @@ def cli() -> None:
                    "dealt at random as the play allows): each card's mean guarantee, and in how "
                    "many deals it was best. With --time-limit, the deals not analysed in time "
                    "are left out.")
-@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None,  # (as the API's)
+@click.option("--seed", type=click.IntRange(0, SEED_LIMIT - 1), default=None,  # (as the API's)
               help="With --samples: the same deals each time (without it, a seed is drawn "
                    "and given with the answer, to repeat the run).")
 @click.option("--known", "known", multiple=True, metavar="SEAT:CARDS",
@@ -182,7 +181,7 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     rules = rules_option(rules_text) or Rules()
     if samples is not None and seed is None:
         # a seed of its own, said with the answer, so that the run can be repeated
-        seed = secrets.randbelow(2 ** 63)
+        seed = fresh_seed()
     if hand is not None:
         _weigh_view(Solver(table_mb=table_mb, time_limit=time_limit,
                            threads=threads or default_jobs()),

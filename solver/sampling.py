@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 import random
+import secrets
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
@@ -42,6 +43,14 @@ Known = Mapping[Seat, _Cards] | Mapping[str, _Cards] | Mapping[Seat | str, _Card
 #: the play puts on the hands are worked out before drawing, so a refusal means they missed one
 TRIES = 100
 C2 = Card.parse("C2")
+#: Seeds the command and the service take: 0 up to this, less one (a signed 64-bit number).
+SEED_LIMIT = 2 ** 63
+
+
+def fresh_seed() -> int:
+    """A seed of the system's randomness, for a draw asked without one: said with its answer,
+    it repeats the draw."""
+    return secrets.randbelow(SEED_LIMIT)
 
 
 def samples(position: Position, count: int, seat: SeatLike | None = None,
