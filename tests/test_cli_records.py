@@ -203,6 +203,8 @@ def test_moon_command():
     (["annotate", "data/sample.pbn", "--chunk-size", str(2**63)], "--chunk-size"),  # islice's limit
     (["moon"], "INPUTS"),
     (["moon", "-", "data/sample.pbn", "-"], "standard input ('-') is given 2 times: it can be read once"),
+    (["annotate", "data/sample.pbn", "--dask", " "], "--dask is empty: give a scheduler's address, or 'local'"),
+    (["annotate", "data/sample.pbn", "-o", "", "--resume"], "cannot write '': not a file name"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(args, words):
     p = run(*args, cwd=ROOT)
@@ -214,6 +216,18 @@ def test_bad_usage_is_one_line_and_exit_2(args, words):
 def test_an_unwritable_output_leaves_nothing_behind(tmp_path):
     p = run("annotate", str(SAMPLE), "-o", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert p.returncode == 2 and len(p.stderr.decode().strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("resume", [[], ["--resume"]])
+def test_an_output_through_a_loop_of_links_is_one_line(tmp_path, resume):
+    """-o's links are followed by hand (cli_records._resolved): a loop must end in the
+    kernel's words, not in a search without end or a traceback."""
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    p = run("annotate", str(SAMPLE), "-o", str(loop), *resume)
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.decode() == f"hearts-dd: error: cannot write {loop}: Too many levels of symbolic links\n"
+    assert [x.name for x in tmp_path.iterdir()] == ["loop"]
 
 
 @pytest.mark.parametrize("signum, jobs, group, status, message", [
