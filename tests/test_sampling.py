@@ -182,6 +182,13 @@ def test_a_known_card_played_by_another_or_against_the_play_is_refused() -> None
     p = Position.from_play(deal, {"first_lead": "free"}, "CA CK CQ C2 SA SK SQ SJ", "N")
     with pytest.raises(HeartsError, match="known card D5 of S"):  # not in the deal
         samples(p, 1, "N", known={"S": "D5"})
+    # W showed out of clubs at trick 3 (DK on S's C9): a club of W's is against the play
+    full = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+    p = Position.from_play(full, Rules(), "C2 CA C5 C4 C6 CJ CT C3 C9 DK")
+    with pytest.raises(SampleError, match="^samples: known card CQ of W does not fit the play$") as refused:
+        samples(p, 1, "N", known={"W": "CQ"})
+    assert refused.value.field == "known"
+    assert all(q.deal.holder(Card.parse("CQ")) == Seat.E for q in samples(p, 5, "N", known={"E": "CQ"}))
 
 
 def test_known_cards_for_one_seat_named_twice_are_all_kept() -> None:
