@@ -612,3 +612,19 @@ def test_with_a_free_first_lead_the_seat_s_own_card_in_trick_1_shows_the_leader_
         assert samples_from_view(**without, count=3, seed=1) == samples_from_view(**view, count=3, seed=1)
     with pytest.raises(SampleError, match="free first lead: give the leader"):
         samples_from_view("S", SOUTH, "", 1, rules=rules)
+
+
+@pytest.mark.parametrize("given, words, field", [
+    ({"hand": -1}, "hand: -0x1 holds bits that are no card", "hand"),
+    ({"hand": "SA SA"}, "hand: card SA appears twice", "hand"),
+    ({"hand": 5.0}, "hand: expected cards, got 5.0", "hand"),
+    ({"play": 5}, "play: expected cards, got 5", "play"),
+    ({"play": b"C2"}, "play: expected cards, got b'C2'", "play"),
+])
+def test_a_view_checks_its_hand_and_play(given: dict, words: str, field: str) -> None:
+    """The seat's own cards and the play as the library takes them (text, cards or a mask):
+    each refused with its field, as the API's problem points at it."""
+    view = {"seat": "S", "hand": SOUTH, "play": "", "leader": "W", **given}
+    with pytest.raises(SampleError) as refused:
+        samples_from_view(**view, count=1)  # type: ignore[arg-type]
+    assert str(refused.value) == f"samples_from_view: {words}" and refused.value.field == field
