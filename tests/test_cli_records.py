@@ -219,6 +219,19 @@ def test_an_unwritable_output_leaves_nothing_behind(tmp_path):
 
 
 @pytest.mark.parametrize("resume", [[], ["--resume"]])
+def test_an_output_named_through_a_link_and_dotdot_is_where_the_kernel_puts_it(tmp_path, resume):
+    """``link/..`` is the link's target's parent, as the kernel resolves it (and a shell's
+    ``> link/../out``), not the link's own folder, as ``os.path.abspath`` would have it."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "far" / "deep").mkdir(parents=True)
+    (tmp_path / "work" / "link").symlink_to("../far/deep")
+    p = run("annotate", str(SAMPLE), "-o", "link/../out.jsonl", *resume, cwd=tmp_path / "work")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "far" / "out.jsonl").read_bytes() == run("annotate", str(SAMPLE)).stdout
+    assert sorted(x.name for x in (tmp_path / "work").iterdir()) == ["link"]
+
+
+@pytest.mark.parametrize("resume", [[], ["--resume"]])
 def test_an_output_through_a_loop_of_links_is_one_line(tmp_path, resume):
     """-o's links are followed by hand (cli_records._resolved): a loop must end in the
     kernel's words, not in a search without end or a traceback."""
