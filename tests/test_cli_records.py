@@ -564,6 +564,19 @@ def test_an_unreadable_input_is_reported_and_the_others_are_annotated():
     assert "1 input not read to the end" in last
 
 
+@pytest.mark.parametrize("name, shown", [("-", "standard input"), ("/dev/stdin", "/dev/stdin")])
+def test_a_standard_input_closed_at_start_is_an_input_not_read(name, shown):
+    """A closed descriptor 0 is not read as an empty input (which a file opened in its place
+    would be): the input is named as not read, as one whose reading fails."""
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(SAMPLE), name, "-j", "1"],
+                       capture_output=True, timeout=300, preexec_fn=lambda: os.close(0),
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 1 and len(p.stdout.decode().splitlines()) == 5
+    first, last = p.stderr.decode().strip().splitlines()
+    assert first == f"hearts-dd: error: {shown}: Bad file descriptor (its records from there on are missing)"
+    assert "1 input not read to the end" in last
+
+
 @pytest.mark.parametrize("text", [b"", b"% a comment only\n", b'{"deal": "N:..."}\n'])
 def test_an_input_without_a_game_is_reported_and_the_others_are_annotated(tmp_path, text):
     """The wrong file (or an empty one) said "0 records" and exit 0, where POST /annotate
