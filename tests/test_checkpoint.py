@@ -393,6 +393,20 @@ def test_an_unreadable_checkpoint_is_one_line_and_left_as_it_is(tmp_path, inputs
              f"not a readable checkpoint ({why}", "to start over")
 
 
+def test_a_checkpoint_that_is_a_link_is_not_followed(tmp_path, inputs):
+    """A link where the checkpoint goes (planted, or made by hand) is neither read through nor
+    replaced: one line, and the link and what it names are left as they were."""
+    out, target = tmp_path / "out.jsonl", tmp_path / "elsewhere"
+    target.write_text("not yours\n")
+    Path(f"{out}.checkpoint").symlink_to(target)
+    p = run(*inputs, "-o", str(out), "--resume")
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and err == [
+        f"hearts-dd: error: {out}.checkpoint: cannot read it: Too many levels of symbolic links"]
+    assert os.readlink(f"{out}.checkpoint") == str(target) and target.read_text() == "not yours\n"
+    assert not out.exists() and not Path(f"{out}.part").exists()
+
+
 def test_a_second_run_on_the_same_output_is_refused_while_the_first_writes(tmp_path, inputs):
     """Two runs resuming one checkpoint at once would write over each other's records: the
     second is refused in one line, and the first's files are left as they were."""
