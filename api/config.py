@@ -14,6 +14,7 @@ import sys
 from typing import Any, Mapping, NamedTuple
 
 from solver.analysis import MAX_TABLE_MB, WORKER_TABLE_MB
+from solver.errors import show_json
 
 ENV_PREFIX = "HEARTS_DD"
 API_PREFIX = "/api/v1"
@@ -73,9 +74,10 @@ def checked(config: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, (default, kind, low, high, _) in SETTINGS.items():
         value = config.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise ValueError(f"setting {name}: expected a number, got {value!r}")
         expected = "an integer" if kind is int else "a number"
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            # (as the environment's JSON wrote it: true, null, not Python's True, None)
+            raise ValueError(f"setting {name}: expected {expected}, got {show_json(value)}")
         try:
             number = kind(value)
         except (ValueError, OverflowError):     # (int of an infinity overflows)

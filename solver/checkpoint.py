@@ -123,14 +123,17 @@ class Checkpoint:
         try:
             with os.fdopen(fd, "rb") as f:
                 state = json.loads(f.read())
-            if state.get("hearts-dd checkpoint") != FORMAT:
+            # (each check its own words: a KeyError or AttributeError said "('records')" or
+            # "('list' object has no attribute 'get')")
+            if not isinstance(state, dict) or state.get("hearts-dd checkpoint") != FORMAT:
                 raise ValueError("not a hearts-dd checkpoint of this version")
-            counts = [state[k] for k in ("records", "annotated", "errors", "bytes")]
+            counts = [state.get(k) for k in ("records", "annotated", "errors", "bytes")]
             if not all(isinstance(n, int) and n >= 0 for n in counts) or \
-                    not isinstance(state["input_sha256"], str) or not isinstance(state["run"], dict):
-                raise ValueError("bad counts")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            why = getattr(e, "strerror", None) or str(e) or type(e).__name__
+                    not isinstance(state.get("input_sha256"), str) or not isinstance(state.get("run"), dict):
+                raise ValueError("a field is missing or bad")
+        except (OSError, ValueError, RecursionError) as e:     # (json's for a nesting bomb)
+            why = ("nested too deeply" if isinstance(e, RecursionError)
+                   else getattr(e, "strerror", None) or str(e) or type(e).__name__)
             raise self._refuse(f"not a readable checkpoint ({why}): {start_over}") from None
         differs = [f"{_WHAT.get(k, k)} {_shown(state['run'].get(k))}, not {_shown(v)}"
                    for k, v in self.run.items() if state["run"].get(k) != v]

@@ -120,11 +120,6 @@ def temporary_problem() -> str | None:
     return None
 
 
-def gunicorn_env_timeouts() -> dict[str, int]:
-    """The timeouts ``GUNICORN_CMD_ARGS`` sets (``gunicorn_env_args``)."""
-    return _timeouts(gunicorn_env_args())
-
-
 def _timeouts(args: argparse.Namespace) -> dict[str, int]:
     return {name: getattr(args, name) for name in ("timeout", "graceful_timeout")
             if getattr(args, name, None) is not None}

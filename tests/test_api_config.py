@@ -53,3 +53,18 @@ def test_a_setting_of_nan_from_the_environment_is_no_number(monkeypatch) -> None
     """It was "'nan' is out of range (0..3600)", as if a number too large."""
     with pytest.raises(ValueError, match=r"^setting SOLVER_TIME_LIMIT: expected a number, got 'nan'$"):
         checked(from_environment({"HEARTS_DD_SOLVER_TIME_LIMIT": "nan"}))
+
+
+@pytest.mark.parametrize("name, text, shown", [
+    ("SOLVER_TABLE_MB", "true", "expected an integer, got true"),
+    ("SOLVER_TIME_LIMIT", "null", "expected a number, got null"),
+    ("SOLVER_NODE_LIMIT", '{"a": [1]}', 'expected an integer, got {"a": [1]}'),
+    ("SOLVER_TABLE_MB", "[" + "1, " * 100 + "1]", "expected an integer, got [1, 1, 1, "),
+])
+def test_a_setting_of_no_number_from_the_environment_is_shown_as_written(name, text, shown) -> None:
+    """It was shown as Python's value ("got True", "got None", "{'a': [1]}"), and whole, and
+    an integer's setting asked for "a number"."""
+    with pytest.raises(ValueError) as refused:
+        checked(from_environment({f"HEARTS_DD_{name}": text}))
+    message = str(refused.value)
+    assert message.startswith(f"setting {name}: {shown}") and len(message) < 100, message

@@ -206,6 +206,13 @@ def test_dask_needs_a_reachable_scheduler(quick_dask):
         next(annotate_stream(iter([]), dask="tcp://127.0.0.1:1"))
 
 
+def test_dask_not_installed_is_one_line_naming_the_extra(monkeypatch):
+    """--dask is an optional extra: without it, what to install, not an ImportError."""
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)     # (import fails: not installed)
+    with pytest.raises(HeartsError, match=r"^--dask needs the dask extra: pip install 'hearts-dd\[dask\]'$"):
+        next(annotate_stream(iter([]), dask="local"))
+
+
 # -- never raising ------------------------------------------------------------------------------
 RULES = [None, "omnibus", "spot", "bridge", '{\\"first_lead\\": \\"free\\"}', '{\\"partnership\\": true}',
          '{\\"hearts_break\\": \\"none\\", \\"first_trick_points\\": true}', "nonsense"]

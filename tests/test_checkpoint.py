@@ -3,6 +3,7 @@ stops keeps its records in OUT.part and OUT.checkpoint, and the same command aga
 the file an uninterrupted run writes, byte for byte."""
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
@@ -376,12 +377,46 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
     _refused(run(*inputs, "-o", str(out), "--resume"), out, kept, "hearts-dd version 0.0.1, not")
 
 
-@pytest.mark.parametrize("content", [b"", b"{not json", b'{"hearts-dd checkpoint": 1}', b"[1, 2]"])
-def test_an_unreadable_checkpoint_is_one_line_and_left_as_it_is(tmp_path, inputs, content):
+@pytest.mark.parametrize("content, why", [
+    (b"", "Expecting value"), (b"{not json", "Expecting property name"),
+    # (no words of Python's: they were "('records')" and "('list' object has no attribute 'get')")
+    (b'{"hearts-dd checkpoint": 1}', "a field is missing or bad"),
+    (b"[1, 2]", "not a hearts-dd checkpoint of this version"),
+    (b'{"hearts-dd checkpoint": 2}', "not a hearts-dd checkpoint of this version"),   # a later one's
+    (b'{"hearts-dd checkpoint": 1, "records": -1, "annotated": 0, "errors": 0, "bytes": 0, '
+     b'"input_sha256": "", "run": {}}', "a field is missing or bad"),
+    (b"[" * 100_000, "nested too deeply")])     # (was a traceback)
+def test_an_unreadable_checkpoint_is_one_line_and_left_as_it_is(tmp_path, inputs, content, why):
     out, _ = _checkpointed(tmp_path, inputs)
     Path(f"{out}.checkpoint").write_bytes(content)
-    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out), "not a readable checkpoint",
-             "to start over")
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out),
+             f"not a readable checkpoint ({why}", "to start over")
+
+
+def test_a_checkpoint_that_is_a_link_is_not_followed(tmp_path, inputs):
+    """A link where the checkpoint goes (planted, or made by hand) is neither read through nor
+    replaced: one line, and the link and what it names are left as they were."""
+    out, target = tmp_path / "out.jsonl", tmp_path / "elsewhere"
+    target.write_text("not yours\n")
+    Path(f"{out}.checkpoint").symlink_to(target)
+    p = run(*inputs, "-o", str(out), "--resume")
+    err = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and err == [
+        f"hearts-dd: error: {out}.checkpoint: cannot read it: Too many levels of symbolic links"]
+    assert os.readlink(f"{out}.checkpoint") == str(target) and target.read_text() == "not yours\n"
+    assert not out.exists() and not Path(f"{out}.part").exists()
+
+
+def test_a_second_run_on_the_same_output_is_refused_while_the_first_writes(tmp_path, inputs):
+    """Two runs resuming one checkpoint at once would write over each other's records: the
+    second is refused in one line, and the first's files are left as they were."""
+    out, kept = _checkpointed(tmp_path, inputs)
+    with open(f"{out}.part", "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)        # (as the first run holds it)
+        p = run(*inputs, "-o", str(out), "--resume")
+    _refused(p, out, kept, f"{out}.part is being written by another run")
+    q = run(*inputs, "-o", str(out), "--resume")     # (and once it is done, resumed as ever)
+    assert q.returncode == 0 and summary(q) == (27, 27, 0)
 
 
 def test_a_checkpoint_whose_data_is_gone_or_short_is_refused(tmp_path, inputs):

@@ -214,3 +214,16 @@ def test_analyze_help_says_how_to_do_without_the_status_line():
     text = " ".join(run_cli("analyze", "--help").stdout.split())
     assert ("On a terminal, unless TERM=dumb, a solve of over half a second keeps a line on stderr "
             "up to date with what it has proved so far") in text
+
+
+@pytest.mark.parametrize("case", CASES[:2], ids=[c["id"] for c in CASES[:2]])
+def test_a_line_under_a_time_limit_in_time_is_the_line_without_one(case):
+    """--time-limit with --line is one budget for both: the line gets what the analysis left
+    (``before_line``), and a line found within it is the line found without a limit."""
+    args = analyze_args(case) + ["--line", "E"]
+    free, limited = run_cli(*args), run_cli(*args, "--time-limit", "600")
+    assert limited.returncode == 0 and limited.stderr == "", limited.stderr
+    drop = ("nodes", "seconds")
+    assert {k: v for k, v in json.loads(limited.stdout).items() if k not in drop} == \
+        {k: v for k, v in json.loads(free.stdout).items() if k not in drop}
+    assert json.loads(limited.stdout)["line"]["cards"]

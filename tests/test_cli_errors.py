@@ -498,6 +498,22 @@ def test_an_answer_that_cannot_be_written_is_one_line(args: list[str], output: s
     assert (result.returncode, result.stderr) == (status, err)
 
 
+@pytest.mark.parametrize("output", ["full disk", "reader gone"])
+@pytest.mark.parametrize("args", [
+    ["rules"], ["rules", "--json"],
+    ["analyze", "--deal", "N:.A..2 .2..3 .3..4 .4..5", "--samples", "2", "--seed", "1"],
+    ["analyze", "--deal", "N:.A..2 .2..3 .3..4 .4..5", "--samples", "2", "--seed", "1", "--json"],
+    ["analyze", "--input", "-"]], ids=["rules", "rules json", "samples", "samples json", "input"])
+def test_other_answers_that_cannot_be_written_are_one_line(args: list[str], output: str) -> None:
+    """Each command writes its answer in its own place (the rules, a weighing, --input's
+    lines): each must end as analyze's answer does above."""
+    stdout, status, err = unwritable(output)
+    with stdout:
+        result = subprocess.run([str(COMMAND), *args], stdout=stdout, stderr=subprocess.PIPE,
+                                input='{"deal": "N:.A..2 .2..3 .3..4 .4..5"}\n', text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (status, err)
+
+
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"], ["analyze", "--help"],
                                   ["annotate", "-h"], ["moon", "--help"], ["serve", "--help"]])
 @pytest.mark.parametrize("output", ["full disk", "reader gone"])

@@ -203,6 +203,8 @@ def test_moon_command():
     (["annotate", "data/sample.pbn", "--chunk-size", str(2**63)], "--chunk-size"),  # islice's limit
     (["moon"], "INPUTS"),
     (["moon", "-", "data/sample.pbn", "-"], "standard input ('-') is given 2 times: it can be read once"),
+    (["annotate", "data/sample.pbn", "--dask", " "], "--dask is empty: give a scheduler's address, or 'local'"),
+    (["annotate", "data/sample.pbn", "-o", "", "--resume"], "cannot write '': not a file name"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(args, words):
     p = run(*args, cwd=ROOT)
@@ -214,6 +216,31 @@ def test_bad_usage_is_one_line_and_exit_2(args, words):
 def test_an_unwritable_output_leaves_nothing_behind(tmp_path):
     p = run("annotate", str(SAMPLE), "-o", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert p.returncode == 2 and len(p.stderr.decode().strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("resume", [[], ["--resume"]])
+def test_an_output_named_through_a_link_and_dotdot_is_where_the_kernel_puts_it(tmp_path, resume):
+    """``link/..`` is the link's target's parent, as the kernel resolves it (and a shell's
+    ``> link/../out``), not the link's own folder, as ``os.path.abspath`` would have it."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "far" / "deep").mkdir(parents=True)
+    (tmp_path / "work" / "link").symlink_to("../far/deep")
+    p = run("annotate", str(SAMPLE), "-o", "link/../out.jsonl", *resume, cwd=tmp_path / "work")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "far" / "out.jsonl").read_bytes() == run("annotate", str(SAMPLE)).stdout
+    assert sorted(x.name for x in (tmp_path / "work").iterdir()) == ["link"]
+
+
+@pytest.mark.parametrize("resume", [[], ["--resume"]])
+def test_an_output_through_a_loop_of_links_is_one_line(tmp_path, resume):
+    """-o's links are followed by hand (cli_records._resolved): a loop must end in the
+    kernel's words, not in a search without end or a traceback."""
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    p = run("annotate", str(SAMPLE), "-o", str(loop), *resume)
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.decode() == f"hearts-dd: error: cannot write {loop}: Too many levels of symbolic links\n"
+    assert [x.name for x in tmp_path.iterdir()] == ["loop"]
 
 
 @pytest.mark.parametrize("signum, jobs, group, status, message", [
@@ -534,6 +561,19 @@ def test_an_unreadable_input_is_reported_and_the_others_are_annotated():
     assert len(p.stdout.decode().splitlines()) == 5                       # the sample's records
     first, last = p.stderr.decode().strip().splitlines()
     assert first.startswith("hearts-dd: error: /proc/self/mem: ") and "missing" in first
+    assert "1 input not read to the end" in last
+
+
+@pytest.mark.parametrize("name, shown", [("-", "standard input"), ("/dev/stdin", "/dev/stdin")])
+def test_a_standard_input_closed_at_start_is_an_input_not_read(name, shown):
+    """A closed descriptor 0 is not read as an empty input (which a file opened in its place
+    would be): the input is named as not read, as one whose reading fails."""
+    p = subprocess.run([sys.executable, "-m", "solver.cli", "annotate", str(SAMPLE), name, "-j", "1"],
+                       capture_output=True, timeout=300, preexec_fn=lambda: os.close(0),
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 1 and len(p.stdout.decode().splitlines()) == 5
+    first, last = p.stderr.decode().strip().splitlines()
+    assert first == f"hearts-dd: error: {shown}: Bad file descriptor (its records from there on are missing)"
     assert "1 input not read to the end" in last
 
 

@@ -526,6 +526,12 @@ def test_passed_cards_must_be_in_the_receivers_hands():
                           ("N:J..Q.J 8.6.8. 4..5.5", "expected 4 hands separated by spaces, found 3")]:
         [bad] = read(f'[Deal "{deal}"]\n[HeartsPass "left"]\n[HeartsPassed "{passed}"]\n')
         assert bad.errors[0] == f"line 3: [HeartsPassed] {error}"
+    # three cards each, none passed by two seats
+    for passed, error in [("N:J..Q. 8.6.8. 4..5.5 A.K..A", "N passed 2 cards (3 expected)"),
+                          ("N:J..Q.J 8.6.8. 4..5.5 A.K..AK", "W passed 4 cards (3 expected)"),
+                          ("N:J..Q.J J.6.8. 4..5.5 A.K..A", "card SJ passed twice")]:
+        [bad] = read(f'[Deal "{deal}"]\n[HeartsPass "left"]\n[HeartsPassed "{passed}"]\n')
+        assert bad.errors == [f"line 3: [HeartsPassed] {error}"] and bad.passing is None
 
 
 def test_reading_streams_one_game_at_a_time():

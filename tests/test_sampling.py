@@ -182,6 +182,13 @@ def test_a_known_card_played_by_another_or_against_the_play_is_refused() -> None
     p = Position.from_play(deal, {"first_lead": "free"}, "CA CK CQ C2 SA SK SQ SJ", "N")
     with pytest.raises(HeartsError, match="known card D5 of S"):  # not in the deal
         samples(p, 1, "N", known={"S": "D5"})
+    # W showed out of clubs at trick 3 (DK on S's C9): a club of W's is against the play
+    full = Deal.parse("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4")
+    p = Position.from_play(full, Rules(), "C2 CA C5 C4 C6 CJ CT C3 C9 DK")
+    with pytest.raises(SampleError, match="^samples: known card CQ of W does not fit the play$") as refused:
+        samples(p, 1, "N", known={"W": "CQ"})
+    assert refused.value.field == "known"
+    assert all(q.deal.holder(Card.parse("CQ")) == Seat.E for q in samples(p, 5, "N", known={"E": "CQ"}))
 
 
 def test_known_cards_for_one_seat_named_twice_are_all_kept() -> None:
@@ -605,3 +612,19 @@ def test_with_a_free_first_lead_the_seat_s_own_card_in_trick_1_shows_the_leader_
         assert samples_from_view(**without, count=3, seed=1) == samples_from_view(**view, count=3, seed=1)
     with pytest.raises(SampleError, match="free first lead: give the leader"):
         samples_from_view("S", SOUTH, "", 1, rules=rules)
+
+
+@pytest.mark.parametrize("given, words, field", [
+    ({"hand": -1}, "hand: -0x1 holds bits that are no card", "hand"),
+    ({"hand": "SA SA"}, "hand: card SA appears twice", "hand"),
+    ({"hand": 5.0}, "hand: expected cards, got 5.0", "hand"),
+    ({"play": 5}, "play: expected cards, got 5", "play"),
+    ({"play": b"C2"}, "play: expected cards, got b'C2'", "play"),
+])
+def test_a_view_checks_its_hand_and_play(given: dict, words: str, field: str) -> None:
+    """The seat's own cards and the play as the library takes them (text, cards or a mask):
+    each refused with its field, as the API's problem points at it."""
+    view = {"seat": "S", "hand": SOUTH, "play": "", "leader": "W", **given}
+    with pytest.raises(SampleError) as refused:
+        samples_from_view(**view, count=1)  # type: ignore[arg-type]
+    assert str(refused.value) == f"samples_from_view: {words}" and refused.value.field == field

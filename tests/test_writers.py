@@ -219,6 +219,9 @@ def test_the_passing_is_shown_when_the_record_gives_it():
     assert "  Passing left: N gave S2 HQ DA to E" in text_report(passing)
     held = {**result([], "C2", None), "pass": {"direction": "hold", "cards": {}}}
     assert "  No passing (hold)" in text_report(held)
+    # a [HeartsPass] without the [HeartsPassed] cards: the direction alone
+    unsaid = {**result([], "C2", None), "pass": {"direction": "right", "cards": {}}}
+    assert [line for line in text_report(unsaid) if "assing" in line] == ["  Passing right"]
 
 
 # -- a record annotated by the solver: the csv and pbn columns against its review ------------
@@ -284,6 +287,13 @@ def test_the_moon_line_says_who_shot_the_moon():
     shot = {**result([], "C2", {"N": 0, "E": 26, "S": 26, "W": 26}, moon=["N"]), "players": None}
     assert moon_line(shot).endswith("nobody could force one during the recorded play; N shot the moon")
     assert "shot the moon" not in moon_line({**shot, "review": {**shot["review"], "shot_the_moon": []}})
+
+
+def test_the_moon_line_of_a_record_with_an_error_says_it_alone():
+    """``hearts-dd moon`` on a record it could not read: one line, its place and the error."""
+    [bad] = read_records(io.BytesIO(b'[Board "2"]\n[Deal "N:A... K... Q... XX..."]\n'))
+    assert moon_line(annotate_record(bad, AnnotateOptions(), Solver(table_mb=1))) == \
+        "Record 0 (line 1, board 2): error: line 2: [Deal] hand 'XX...': unknown rank 'X' in S"
 
 
 def test_the_moon_line_names_partners_who_can_force_one_as_their_side():
