@@ -8,9 +8,11 @@ import json
 import os
 import re
 import signal
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -286,10 +288,14 @@ def test_workers_end_when_the_run_is_killed_outright(tmp_path):
         return found
 
     name, value = mark.decode().split("=")
+    # The pool's fork server keeps its socket in a pymp-* folder of TMPDIR, which only the run
+    # removes as it ends: killed outright, it left one in /tmp every time. A folder of the
+    # test's own, short (a socket's path holds at most 107 bytes: tmp_path is too long).
+    tmp = tempfile.mkdtemp(prefix="hearts-dd-test-")
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
                               str(tmp_path / "out.jsonl"), "-j", "2"], cwd=ROOT,
                              stderr=subprocess.DEVNULL,
-                             env={**os.environ, "PYTHONPATH": str(ROOT), name: value})
+                             env={**os.environ, "PYTHONPATH": str(ROOT), name: value, "TMPDIR": tmp})
     try:
         # the run, the resource tracker, the fork server and its two workers: all up (3 s was
         # waited, and a loaded machine had started four of the five by then)
@@ -310,6 +316,7 @@ def test_workers_end_when_the_run_is_killed_outright(tmp_path):
         for pid in marked():
             with suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_a_hang_up_under_nohup_does_not_stop_the_run(tmp_path):
