@@ -59,7 +59,7 @@ def address() -> Iterator[tuple[str, int]]:
 
 def endgame_bodies() -> list[bytes]:
     bodies = []
-    for line in CASES.open():
+    for line in CASES.read_text().splitlines():
         case = json.loads(line)
         body = {"deal": case["deal"], "play": case.get("play", ""), "rules": case["rules"]}
         bodies.append(json.dumps(body).encode())

@@ -68,6 +68,7 @@ class Forker:
         return subprocess.CompletedProcess(argv, status, self.out.read_text(), self.err.read_text())
 
     def close(self) -> None:
-        assert self.proc.stdin is not None
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.close()
         self.proc.wait(30)
+        self.proc.stdout.close()    # (else the collector closes it, in whichever test runs then)

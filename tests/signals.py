@@ -1,10 +1,16 @@
 """Children that the stop-signal tests start: with Ctrl-C and a hang-up left to the system, as
 in a terminal, whatever the test runner inherited (``nohup``, or a background job of a
-non-interactive shell, starts with them ignored, and the command rightly keeps them so)."""
+non-interactive shell, starts with them ignored, and the command rightly keeps them so); and
+every child a test starts with pipes, ended and its pipes closed (``finished``)."""
 from __future__ import annotations
 
 import signal
 import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import AnyStr
 
 
 def as_in_a_terminal() -> None:
@@ -51,17 +57,48 @@ main()
 """
 
 
+def handling(pid: int, signum: int, within: float = 60) -> None:
+    """Returns once process ``pid`` has a handler of its own for ``signum`` (Linux's SigCgt,
+    /proc/PID/status): a stop sent before it is set kills the command by the signal's default
+    action, which a fixed wait "past start-up" does not rule out on a loaded machine (imports
+    taking more than the wait's 1.5 s: killed by SIGTERM, no message). Elsewhere, that wait."""
+    status = Path(f"/proc/{pid}/status")
+    if not Path("/proc/self/status").exists():
+        time.sleep(1.5)
+        return
+    deadline = time.monotonic() + within
+    while True:
+        caught = next(line for line in status.read_text().splitlines() if line.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) >> (signum - 1) & 1:
+            return
+        assert time.monotonic() < deadline, f"no handler of signal {signum} within {within} s"
+        time.sleep(0.02)
+
+
 def reader_left(proc: subprocess.Popen[bytes]) -> tuple[int, bytes]:
     """A child's status and standard error once we, the reader of its output, close our end
     (killed if it has not ended within 30 s)."""
     assert proc.stdout is not None and proc.stderr is not None
-    try:
+    with finished(proc):
         proc.stdout.close()
         status = proc.wait(timeout=30)
         return status, proc.stderr.read()
+
+
+@contextmanager
+def finished(proc: subprocess.Popen[AnyStr]) -> Iterator[subprocess.Popen[AnyStr]]:
+    """``proc`` for the block; after it (passed or failed), the child killed if it is still
+    running, waited for, and our ends of its pipes closed: a pipe left open is closed by the
+    garbage collector, in whichever later test it runs, as a ResourceWarning."""
+    try:
+        yield proc
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
-        if proc.stdin is not None:
-            proc.stdin.close()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:     # (input still buffered for a child that is gone)
+                    pass

@@ -30,7 +30,7 @@ from solver.position import Position
 from solver.rules import PRESETS, KEYS, Rules
 
 DATA = Path(__file__).parent / "data"
-CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.open()]
+CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.read_text().splitlines()]
 FULL_DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 # per search: these endgames need at most a few thousand nodes, a full 13-trick deal far more
 NODE_BUDGET = 50_000

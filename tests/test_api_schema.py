@@ -46,4 +46,7 @@ def test_the_server_serves_this_document(base_url):
 def test_every_answer_matches_the_document(case, base_url):
     # A string the schema allows is not always a deal: a 422 for it is right, so the check
     # that schema-valid data is accepted does not apply.
-    case.call_and_validate(base_url=base_url, excluded_checks=[positive_data_acceptance])
+    # (60 s for an answer: schemathesis' 10 s is a client's patience, not the service's promise,
+    # and a full deal's 2,000,000 nodes took longer than that on a worker starved by a loaded
+    # machine; a hung server still fails)
+    case.call_and_validate(base_url=base_url, excluded_checks=[positive_data_acceptance], timeout=60)

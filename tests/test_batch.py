@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import ExitStack
 
 import pytest
 from hypothesis import given, settings
@@ -458,12 +459,15 @@ def quick_dask(monkeypatch):
 ])
 def test_an_address_without_a_dask_scheduler_is_one_line(quick_dask, greeting, why):
     from dask.distributed import Client
-    with socket.socket() as server:
+    # (the connection accepted is closed with the server, once the client has given up on it)
+    with socket.socket() as server, ExitStack() as accepted:
         server.bind(("127.0.0.1", 0))
         server.listen()
         address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
         if greeting:
-            threading.Thread(target=lambda: server.accept()[0].sendall(greeting), daemon=True).start()
+            def greet(said: bytes) -> None:
+                accepted.enter_context(server.accept()[0]).sendall(said)
+            threading.Thread(target=greet, args=(greeting,), daemon=True).start()
         with pytest.raises(HeartsError) as e:
             batch._connect(Client, address)
     assert str(e.value) == f"cannot reach the Dask scheduler at {address!r}: {why}"

@@ -259,7 +259,7 @@ def check_small_deals(name: str, rng: random.Random, solvers: list[Solver], tall
 # -- the oracle itself: published answers and SPEC examples it must reproduce --------------------
 
 PUBLISHED = [json.loads(line) for f in sorted((Path(__file__).parent / "data").glob("public_*.jsonl"))
-             for line in f.open()]
+             for line in f.read_text().splitlines()]
 SMALL_PUBLISHED = [c for c in PUBLISHED if Deal.parse(c["deal"]).hand_size * 4 - len(c["play"].split()) <= 14]
 
 

@@ -10,7 +10,7 @@ import pytest
 from forked import COMMAND, Forker
 
 DATA = Path(__file__).parent / "data"
-CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.open()]
+CASES = [json.loads(line) for f in sorted(DATA.glob("public_*.jsonl")) for line in f.read_text().splitlines()]
 
 
 RUNS: list[Forker] = []

@@ -27,7 +27,7 @@ from solver.rules import Rules
 
 from benchmarks.record_files import random_play
 from forked import Forker
-from signals import as_in_a_terminal
+from signals import as_in_a_terminal, handling
 from strategies import PROPERTY
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
@@ -274,10 +274,11 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: 
     proc = subprocess.Popen([str(COMMAND), "analyze", "--deal", hard, "--threads", threads, "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=as_in_a_terminal)
-    time.sleep(1.5)  # past start-up, into the search
-    start = time.monotonic()
-    proc.send_signal(signum)
     try:
+        handling(proc.pid, signum)   # past start-up (its handler set)
+        time.sleep(1)               # and into the search
+        start = time.monotonic()
+        proc.send_signal(signum)
         out, err = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:

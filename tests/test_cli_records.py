@@ -8,9 +8,11 @@ import json
 import os
 import re
 import signal
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -19,7 +21,7 @@ from typing import Iterator
 import pytest
 
 from benchmarks.record_files import endgame_file
-from signals import WHOLE_THEN_STOPPED, as_in_a_terminal, reader_left
+from signals import WHOLE_THEN_STOPPED, as_in_a_terminal, finished, reader_left
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
 from terminal import open_terminal, shown
@@ -172,7 +174,8 @@ def test_a_line_past_the_limit_is_one_records_error_and_the_others_are_annotated
 def test_csv_and_text_formats_follow_the_output_name(tmp_path):
     out = tmp_path / "sample.csv"
     assert run("annotate", str(SAMPLE), "-o", str(out), "-j", "1").returncode == 0
-    rows = list(csv.DictReader(out.open()))
+    with out.open(newline="") as csv_file:
+        rows = list(csv.DictReader(csv_file))
     assert len(rows) == 5 and rows[0]["N_moon_possible"] == "True" and rows[1]["shot_the_foot"] == "S"
     assert [r["shot_the_moon"] for r in rows] == ["N", "", "", "E", "N"]
     text = tmp_path / "sample.txt"
@@ -312,14 +315,21 @@ def test_workers_end_when_the_run_is_killed_outright(tmp_path):
         return found
 
     name, value = mark.decode().split("=")
+    # The pool's fork server keeps its socket in a pymp-* folder of TMPDIR, which only the run
+    # removes as it ends: killed outright, it left one in /tmp every time. A folder of the
+    # test's own, short (a socket's path holds at most 107 bytes: tmp_path is too long).
+    tmp = tempfile.mkdtemp(prefix="hearts-dd-test-")
     child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
                               str(tmp_path / "out.jsonl"), "-j", "2"], cwd=ROOT,
                              stderr=subprocess.DEVNULL,
-                             env={**os.environ, "PYTHONPATH": str(ROOT), name: value})
+                             env={**os.environ, "PYTHONPATH": str(ROOT), name: value, "TMPDIR": tmp})
     try:
-        time.sleep(3)
+        # the run, the resource tracker, the fork server and its two workers: all up (3 s was
+        # waited, and a loaded machine had started four of the five by then)
+        deadline = time.monotonic() + 60
+        while len(marked()) < 5 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert child.poll() is None, "finished before it could be killed"
-        # the run, the resource tracker, the fork server and its two workers
         assert len(marked()) >= 5
         child.kill()
         child.wait()
@@ -329,9 +339,11 @@ def test_workers_end_when_the_run_is_killed_outright(tmp_path):
         assert not marked()
     finally:
         child.kill()
+        child.wait()
         for pid in marked():
             with suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_a_hang_up_under_nohup_does_not_stop_the_run(tmp_path):
@@ -750,14 +762,15 @@ def test_records_to_a_pipe_go_out_as_they_are_done(command, first):
                                  "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)
     assert proc.stdin is not None and proc.stdout is not None
     seen = b""
-    try:
-        proc.stdin.write(endgame_file(4, seed=3, hand_size=3) + b"\n")     # (kept open)
-        deadline = time.monotonic() + 30
-        while first not in seen and select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))[0]:
-            seen += proc.stdout.read(1 << 16)
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+    with finished(proc):
+        try:
+            proc.stdin.write(endgame_file(4, seed=3, hand_size=3) + b"\n")     # (kept open)
+            deadline = time.monotonic() + 30
+            while first not in seen and select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))[0]:
+                seen += proc.stdout.read(1 << 16)
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=60)
     assert first in seen, "no record came out while the input was open"
 
 

@@ -134,6 +134,7 @@ def test_a_stop_as_the_workers_start_ends_the_service_at_once(signum: int) -> No
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        proc.stderr.close()
 
 
 #: gunicorn settings: the service's, and a first worker that is sent a stop (the signal

@@ -369,9 +369,9 @@ def test_a_long_run_of_crs_reads_in_time_linear_in_its_length():
     """A run of 40,000 CRs took 0.7 s and 400,000 over a minute: each CR looked at those after it."""
     import time
     for tail in (b"\n", b"x\n"):
-        started = time.perf_counter()
+        started = time.process_time()  # (its own CPU time: not the machine's load)
         records = read(b'[Event "x"]' + b"\r" * 400_000 + tail + DEAL_TAG.encode())
-        assert time.perf_counter() - started < 10 and len(records) == (1 if tail == b"\n" else 2)
+        assert time.process_time() - started < 10 and len(records) == (1 if tail == b"\n" else 2)
     assert pbn.line_end(b"\r" * 400_000 + b"x") == b"\r" and not pbn.ends_a_game(b"\r" * 400_000 + b"x")
 
 
@@ -654,9 +654,9 @@ def test_many_annotation_tags_read_in_time_linear_in_their_number(separator):
     head = '[Event "é"]\n'.encode() + DEAL_TAG.encode()
     tag = b'[HeartsScore "1"]'
     count = 40_000
-    started = time.perf_counter()
+    started = time.process_time()  # (its own CPU time: not the machine's load)
     [record] = read(head + (tag + separator) * count)
-    assert time.perf_counter() - started < 10
+    assert time.process_time() - started < 10
     if separator == b"\n":      # each tag its own line, removed whole
         want = [(len(head) + k * 18, len(head) + (k + 1) * 18) for k in range(count)]
     else:                       # a line of them, removed whole too (with the blanks between)
@@ -681,9 +681,9 @@ def test_lines_given_in_memory_after_many_empty_ones_read_in_linear_time():
     """Lines given as a list (not a stream) were joined again for each while the reader looked
     for the first four bytes: 100,000 empty ones first took 48 s."""
     import time
-    started = time.perf_counter()
+    started = time.process_time()  # (its own CPU time: not the machine's load)
     records = list(read_records([b""] * 200_000 + [b'[Event "x"]\n', DEAL_TAG.encode()]))
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
     assert [(r.tags["Event"], r.line, r.errors) for r in records] == [("x", 200_001, [])]
 
 
@@ -807,10 +807,10 @@ def test_many_tags_inherited_by_many_games_read_in_linear_time():
     """Each of 10,000 games after 10,000 "##" tags held them all: 17 s (and a 1 MB file of
     them, minutes)."""
     import time
-    started = time.perf_counter()
+    started = time.process_time()  # (its own CPU time: not the machine's load)
     records = read("".join(f'[T{k} "##v"]\n' for k in range(10_000)) + DEAL_TAG
                    + '\n[Event "x"]\n' * 10_000)
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
     assert len(records) == 10_001 and len(records[-1].tags) == 1 + pbn.MAX_DEFAULTS
 
 

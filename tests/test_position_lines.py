@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from endgames import random_endgame
-from signals import as_in_a_terminal, reader_left
+from signals import as_in_a_terminal, finished, reader_left
 from solver.analysis import Solver
 from solver.bounded_lines import MAX_LINE
 from solver.cards import Seat
@@ -31,7 +31,7 @@ from terminal import open_terminal, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [json.loads(text) for f in sorted((ROOT / "tests" / "data").glob("public_*.jsonl"))
-         for text in f.open()]
+         for text in f.read_text().splitlines()]
 SMALL = {"deal": "N:A..2. K..3. Q..4. .J.5.", "leader": "N", "rules": {"first_lead": "free"}}
 
 
@@ -360,7 +360,7 @@ def test_a_program_gets_each_answer_before_it_writes_the_next_question() -> None
                              "--table-mb", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.stdin is not None and proc.stdout is not None
-    try:
+    with finished(proc):
         for k, play in enumerate(["", "D2", "D2 D3"]):
             proc.stdin.write(json.dumps({**SMALL, "play": play, "id": k}) + "\n")
             proc.stdin.flush()
@@ -371,10 +371,6 @@ def test_a_program_gets_each_answer_before_it_writes_the_next_question() -> None
             assert answer["to_move"] == "NES"[k]
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -458,17 +454,13 @@ def test_a_sigurg_from_elsewhere_is_not_taken_for_a_reader_gone() -> None:
     to be ignored: one sent by anything else must not end the command as if its reader left."""
     proc = _driven("--input", "-")
     assert proc.stdin is not None
-    try:
+    with finished(proc):
         for k in range(2):
             assert _asked(proc, {**SMALL, "id": k})["id"] == k
             proc.send_signal(signal.SIGURG)
             time.sleep(0.5)
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     # nor does it stop a search (which then said its time limit had run out)
     started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "analyze", "--deal", Deal.random(2).pbn(),
@@ -542,17 +534,19 @@ def test_lines_written_at_once_to_a_pipe_are_solved_together() -> None:
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)  # (select sees all)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    try:
-        proc.stdin.write("".join(line + "\n" for line in lines).encode())   # one write, kept open
-        answers = []
-        for _ in lines:
-            assert select.select([proc.stdout], [], [], 60)[0], "no answer within 60 s"
-            answers.append(json.loads(proc.stdout.readline()))
-    finally:
-        proc.stdin.close()
-        proc.wait(60)
+    with finished(proc):
+        try:
+            proc.stdin.write("".join(line + "\n" for line in lines).encode())   # one write, kept open
+            answers = []
+            for _ in lines:
+                assert select.select([proc.stdout], [], [], 60)[0], "no answer within 60 s"
+                answers.append(json.loads(proc.stdout.readline()))
+        finally:
+            proc.stdin.close()
+            proc.wait(60)
+        said = proc.stderr.read().decode()
     assert [a["id"] for a in answers] == [0, 1, 2] and all(a["error"] is None for a in answers)
-    batches = [line for line in proc.stderr.read().decode().splitlines() if line.startswith("batch")]
+    batches = [line for line in said.splitlines() if line.startswith("batch")]
     assert batches == ["batch 3"]
 
 
@@ -564,13 +558,14 @@ def test_a_blank_line_after_a_question_does_not_hold_its_answer() -> None:
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n \r\n\n").encode())  # kept open
-        assert select.select([proc.stdout], [], [], 30)[0], "no answer until the next question"
-        assert json.loads(proc.stdout.readline())["id"] == 0
-    finally:
-        proc.stdin.close()
-        proc.wait(60)
+    with finished(proc):
+        try:
+            proc.stdin.write((json.dumps({**SMALL, "id": 0}) + "\n \r\n\n").encode())  # kept open
+            assert select.select([proc.stdout], [], [], 30)[0], "no answer until the next question"
+            assert json.loads(proc.stdout.readline())["id"] == 0
+        finally:
+            proc.stdin.close()
+            proc.wait(60)
 
 
 def test_a_first_line_shorter_than_4_bytes_is_answered_at_once() -> None:
@@ -578,10 +573,11 @@ def test_a_first_line_shorter_than_4_bytes_is_answered_at_once() -> None:
     newline) on an open pipe waited for a byte more before it was read, and answered."""
     proc = _driven("--input", "-", stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write(b"{}\n")       # (kept open)
-        assert select.select([proc.stdout], [], [], 30)[0], "no answer until more input came"
-        assert json.loads(proc.stdout.readline()) == {"index": 0, "error": "line 1: no deal"}
-    finally:
-        proc.stdin.close()
-        proc.wait(60)
+    with finished(proc):
+        try:
+            proc.stdin.write(b"{}\n")       # (kept open)
+            assert select.select([proc.stdout], [], [], 30)[0], "no answer until more input came"
+            assert json.loads(proc.stdout.readline()) == {"index": 0, "error": "line 1: no deal"}
+        finally:
+            proc.stdin.close()
+            proc.wait(60)

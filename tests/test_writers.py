@@ -327,9 +327,9 @@ def test_many_annotation_tags_are_removed_in_time_linear_in_their_number():
     import time
     head = b'[Deal "N:A... .A.. ..A. ...A"]\n'
     [record] = read_records(io.BytesIO(head + b'[HeartsScore "1"]\n' * 100_000))
-    started = time.perf_counter()
+    started = time.process_time()  # (its own CPU time: not the machine's load)
     assert annotated_game(record, {}) == head
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_csv_text_that_a_spreadsheet_would_run_as_a_formula_is_escaped(played):
