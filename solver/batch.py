@@ -492,6 +492,7 @@ class _Dask(_Runner):
 
     def __init__(self, address: str, jobs: int) -> None:
         self.cluster: Any = None
+        self._levels: dict[str, int] = {}   # the loggers' levels before the run quietened them
         try:
             with _safe_import_path(), _start_shielded() if address == "local" else nullcontext():
                 self._start(address, jobs)
@@ -510,14 +511,24 @@ class _Dask(_Runner):
         # the scheduler already closing at the end of a run, a key gathered again, or the
         # client's tries to reconnect are no news to a user (what fails reaches us as an
         # exception). Its loggers have levels of their own, set when it was imported.
-        for name in list(logging.root.manager.loggerDict):
-            if name.split(".")[0] == "distributed":
-                logging.getLogger(name).setLevel(logging.CRITICAL)
         # A chunk waited for past a second (a slow record, no workers) and then cancelled (Ctrl-C,
         # a cluster lost) leaves Dask's inner wait to fail unread: asyncio then printed a
         # traceback, "Task exception was never retrieved ... AllExit", before our one line.
-        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-        warnings.filterwarnings("ignore", category=VersionMismatchWarning)
+        # Only for the run: close() gives them back their levels, as the process (a library
+        # user's, a test's) may log through them after it.
+        for name in [*logging.root.manager.loggerDict, "asyncio"]:
+            if name.split(".")[0] in ("distributed", "asyncio") and name not in self._levels:
+                logger = logging.getLogger(name)
+                self._levels[name] = logger.level
+                logger.setLevel(logging.CRITICAL)
+        # (the client's check of the versions, as it connects: only there, not process-wide)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=VersionMismatchWarning)
+            self._connect(address, jobs, Client, LocalCluster)
+        workers = self.client.scheduler_info().get("workers", {})
+        self.window = 4 * max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+
+    def _connect(self, address: str, jobs: int, Client: Any, LocalCluster: Any) -> None:
         if address == "local":
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
             # one, 8787, it warned whenever another cluster ran on the machine.
@@ -530,8 +541,6 @@ class _Dask(_Runner):
                 raise HeartsError(f"cannot start a local Dask cluster: {_one_line(e)}") from None
         else:
             self.client = _connect(Client, address)
-        workers = self.client.scheduler_info().get("workers", {})
-        self.window = 4 * max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
     def submit(self, records: list[Record], options: AnnotateOptions) -> Callable[[], Results]:
         future = self.client.submit(annotate_chunk, records, options, pure=False)
@@ -574,10 +583,15 @@ class _Dask(_Runner):
         return len(info.get("workers", {}))
 
     def close(self) -> None:
-        with suppress(Exception):   # a cluster already gone has nothing to close
-            self.client.close()
-            if self.cluster is not None:
-                self.cluster.close()
+        try:
+            with suppress(Exception):   # a cluster already gone has nothing to close
+                self.client.close()
+                if self.cluster is not None:
+                    self.cluster.close()
+        finally:
+            for name, level in self._levels.items():
+                logging.getLogger(name).setLevel(level)
+            self._levels = {}
 
     terminate = close
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import io
+import logging
 import os
 import random
 import socket
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from contextlib import ExitStack
 
 import pytest
@@ -386,7 +388,58 @@ def _dask_runner(client) -> batch._Dask:
     distributed = pytest.importorskip("dask.distributed")
     runner = batch._Dask.__new__(batch._Dask)
     runner.killed, runner.client, runner.cluster = distributed.KilledWorker, client, None
+    runner._levels = {}
     return runner
+
+
+def test_a_dask_run_quietens_dask_and_asyncio_for_itself_only(monkeypatch):
+    """Dask's and asyncio's loggers are set to CRITICAL and its VersionMismatchWarning ignored
+    while a run starts and goes, and given back as they were when it ends: they were set for
+    good in the process that started it (a library user's), and a warnings filter was added
+    at each run."""
+    distributed = pytest.importorskip("dask.distributed")
+    from distributed.versions import VersionMismatchWarning
+    names = ["distributed", "distributed.client", "asyncio"]
+    levels = {name: logging.getLogger(name).level for name in names}     # (the test's: put back)
+    for name, level in zip(names, [logging.WARNING, logging.INFO, logging.NOTSET]):
+        logging.getLogger(name).setLevel(level)
+    seen: list = []
+
+    class Client:       # a local cluster's client, whose scheduler is of another version
+        def __init__(self, cluster):
+            seen.append({name: logging.getLogger(name).level for name in names})
+            warnings.warn("versions differ", VersionMismatchWarning)
+
+        def scheduler_info(self):
+            return {"workers": {"tcp://127.0.0.1:1": {"nthreads": 1}}}
+
+        def close(self):
+            pass
+
+    class LocalCluster:
+        def __init__(self, **kwargs):
+            pass
+
+        close = Client.close
+
+    monkeypatch.setattr(distributed, "Client", Client)
+    monkeypatch.setattr(distributed, "LocalCluster", LocalCluster)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            filters = list(warnings.filters)
+            runner = batch._Dask("local", 1)
+            assert {name: logging.getLogger(name).level for name in names} == \
+                dict.fromkeys(names, logging.CRITICAL)      # (during the run)
+            runner.close()
+            assert list(warnings.filters) == filters
+        assert [w.message for w in caught] == [] and runner.window == 4
+        assert seen == [dict.fromkeys(names, logging.CRITICAL)]
+        assert [logging.getLogger(name).level for name in names] == \
+            [logging.WARNING, logging.INFO, logging.NOTSET]
+    finally:
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def test_a_dask_chunk_that_kept_killing_workers_is_reported_in_its_records():
