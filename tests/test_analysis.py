@@ -329,18 +329,89 @@ def test_a_position_beside_a_hard_one_keeps_its_engine_between_its_questions() -
     assert got[1].players[Seat.N] == PlayerResult(6, False)
 
 
+class NodeClock:
+    """``time.monotonic`` for solver.analysis in a test, run on the nodes its searches visit,
+    ``RATE`` a second, and each search's time limit given to the engine as that many nodes:
+    time an unloaded machine's threads would take, which no other process can take from the
+    test (on wall-clock time, a thread of ours starved to a fifth of a core left a question
+    unanswered that it answers in a twentieth of its time). Each thread has a clock of its
+    own, moved on by the nodes of the engines it holds; a parallel run's threads start from
+    their caller's time, and the caller goes on from the latest of theirs, as it waits for
+    them all."""
+    RATE = 2_000_000
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._run, self._started, self._latest = 0, 0, 0   # a parallel run's: its number, nodes
+        real_engine, real_budget, real_map = Solver._engine, Solver._budget, Solver._map
+        clock = self
+
+        @contextlib.contextmanager
+        def engine(solver: Solver, p: Position) -> Any:
+            with real_engine(solver, p) as e:
+                clock._nodes()
+                clock._local.held.append([e, e.nodes])
+                try:
+                    yield e
+                finally:
+                    clock._nodes()
+                    clock._local.held.pop()
+
+        def budget(solver: Solver) -> dict[str, Any]:
+            limits = real_budget(solver)
+            if "seconds" in limits:     # (+ 1: the clock reads at least the end once they are spent)
+                nodes = math.ceil(limits.pop("seconds") * self.RATE) + 1
+                limits["node_limit"] = min(limits["node_limit"] or nodes, nodes)
+            return limits
+
+        def map_(solver: Solver, fn: Callable[[Any], Any], items: list[Any], parallel: bool) -> list[Any]:
+            if solver.threads == 1 or len(items) < 2 or not parallel or getattr(solver._local, "pooled", False):
+                return real_map(solver, fn, items, parallel)     # (in line: on this thread's clock)
+            now = self._nodes()
+            with self._lock:
+                self._run, self._started, self._latest = self._run + 1, now, now
+            try:
+                return real_map(solver, fn, items, parallel)
+            finally:
+                self._local.now = max(self._nodes(), self._latest)
+
+        monkeypatch.setattr(Solver, "_engine", engine)
+        monkeypatch.setattr(Solver, "_budget", budget)
+        monkeypatch.setattr(Solver, "_map", map_)
+        monkeypatch.setattr(analysis, "time", type("Time", (), {
+            "monotonic": staticmethod(self.monotonic), "perf_counter": staticmethod(time.perf_counter)}))
+
+    def _nodes(self) -> int:
+        """This thread's time, in nodes, with what the engines it holds have searched since."""
+        local = self._local
+        if getattr(local, "run", None) != self._run:    # a pool thread's first look in a run
+            local.run, local.now, local.held = self._run, self._started, getattr(local, "held", [])
+        for held in local.held:
+            local.now += held[0].nodes - held[1]
+            held[1] = held[0].nodes
+        with self._lock:
+            self._latest = max(self._latest, local.now)
+        return local.now
+
+    def monotonic(self) -> float:
+        return self._nodes() / self.RATE
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_a_shared_time_reaches_an_easy_question_behind_hard_ones(threads: int) -> None:
+def test_a_shared_time_reaches_an_easy_question_behind_hard_ones(
+        threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """More hard questions than threads first: in order, the easy one at the end never starts
     before the call's time is spent; with ``share``, each question first gets its part, so the
-    easy one is answered, and the first (0.5 s alone) is still answered in the second round.
-    The call's 8 s are wall-clock time: with other processes busy on the cores (the suite's other
-    workers, their servers and pools) a thread of ours got a fifth of a core, and 4 s left the
-    first unanswered; 8 s stays well below the hard ones' 20 s."""
+    easy one is answered, and the first is still answered in the second round. The call's time
+    is counted in nodes (NodeClock): 8 s of 2M nodes, where the first takes 5.4M alone (1 s),
+    the easy one 26 and each hard one far over 20M; on wall-clock time the machine's other work
+    (the suite's other workers, their servers and pools) left the first unanswered."""
     first, easy = Position.start(Deal.random(19)), endgames({}, 1, "shared")[0]
     hard = [Position.start(Deal.random(seed)) for seed in (79, 43, 2)]   # each takes 20 s or more
     questions = [(first, Seat.N), *[(p, Seat.N) for p in hard], (easy, Seat.E)]
     expected = Solver(table_mb=16).guarantee(easy, Seat.E)
+    NodeClock(monkeypatch)
     solver = Solver(table_mb=16, time_limit=8, threads=threads)
     assert solver.guarantees(questions, partial=True) == [6, None, None, None, None]
     solver.clear()
