@@ -29,28 +29,58 @@ def free_port() -> int:
 def served(workers: int = 2, env: Mapping[str, str] | None = None,
            start_timeout: float = 30.0) -> Iterator[str]:
     """The base URL of a running service with these workers and ``HEARTS_DD_*`` settings."""
-    port = free_port()
-    argv = [sys.executable, "-m", "solver.cli", "serve", "--port", str(port), "--workers", str(workers)]
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=log,
-                                stderr=subprocess.STDOUT)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            _wait_healthy(base, proc, log, start_timeout)
-            yield base
-        finally:
-            proc.terminate()
+    for tries_left in reversed(range(5)):
+        port = free_port()
+        argv = [sys.executable, "-m", "solver.cli", "serve", "--port", str(port), "--workers", str(workers)]
+        with tempfile.TemporaryFile("w+") as log:
+            proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=log,
+                                    stderr=subprocess.STDOUT)
             try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                base = f"http://127.0.0.1:{port}"
+                try:
+                    _wait_healthy(base, proc, log, start_timeout)
+                except PortTaken:
+                    if tries_left:
+                        continue        # (another port, in a new service)
+                    raise
+                yield base
+                return
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
 
-def _wait_healthy(base: str, proc: subprocess.Popen[bytes], log: IO[str], timeout: float) -> None:
+class PortTaken(RuntimeError):
+    """Another program took the port free_port gave between its check and the service's bind."""
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes], log: IO[str], timeout: float,
+                  ours: bool = True) -> None:
+    """Until ``proc`` answers at ``base``. With ``ours``, only once its log (gunicorn's, at level
+    info) says it listens there: a port free_port gave may be taken by another program before
+    the service binds it, and that program's answer is not the service's. Then PortTaken."""
     deadline = time.monotonic() + timeout
+    listening = f"Listening at: {base} ({proc.pid})"
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
+        exited = proc.poll() is not None
+        if ours:
+            # (read where it stands: a seek would move where the service writes, as they share
+            # the open file)
+            fd = log.fileno()
+            text = os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
+            where = base.removeprefix("http://")
+            # (serve's own check of the port, or gunicorn's bind after it)
+            if f"cannot listen on {where}: Address already in use" in text or \
+                    f"Connection in use: {where}" in text:
+                raise PortTaken(f"{base} was taken before the service bound it")
+            if listening not in text and not exited:
+                time.sleep(0.1)
+                continue
+        if exited:
             break
         try:
             with urllib.request.urlopen(base + API_PREFIX + "/health", timeout=2) as resp:

@@ -9,7 +9,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +20,8 @@ from typing import IO, Iterator
 
 import pytest
 
-from api.testing import _wait_healthy, free_port
+import api.testing
+from api.testing import _wait_healthy, free_port, served
 from solver.cli_serve import gunicorn_argv, gunicorn_config, gunicorn_env_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -621,3 +625,34 @@ def test_serve_imports_nothing_from_the_working_directory(tmp_path) -> None:
         finally:
             stop(proc)
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_port_taken_before_the_service_binds_it_is_not_mistaken_for_the_service(monkeypatch):
+    """free_port's port is free when it looks, not when the service binds it: another program
+    there, answering 200 to the health check, was taken for the service (whose bind failed).
+    The service counts as up only once its own log says it listens there; else another port."""
+    class Health(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "8")
+            self.end_headers()
+            self.wfile.write(b"not ours")
+
+        def log_message(self, *args):
+            pass
+
+    squatter = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    taken = squatter.server_address[1]
+    ports = iter([taken])
+    monkeypatch.setattr(api.testing, "free_port", lambda: next(ports, None) or free_port())
+    thread = threading.Thread(target=squatter.serve_forever)
+    thread.start()
+    try:
+        with served(workers=1) as base:
+            assert base != f"http://127.0.0.1:{taken}"
+            with urllib.request.urlopen(base + "/api/v1/health", timeout=10) as resp:
+                assert resp.status == 200 and resp.read() != b"not ours"
+    finally:
+        squatter.shutdown()
+        squatter.server_close()
+        thread.join()
