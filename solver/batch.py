@@ -524,11 +524,11 @@ class _Dask(_Runner):
         # (the client's check of the versions, as it connects: only there, not process-wide)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=VersionMismatchWarning)
-            self._connect(address, jobs, Client, LocalCluster)
+            self._start_client(address, jobs, Client, LocalCluster)
         workers = self.client.scheduler_info().get("workers", {})
         self.window = 4 * max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
-    def _connect(self, address: str, jobs: int, Client: Any, LocalCluster: Any) -> None:
+    def _start_client(self, address: str, jobs: int, Client: Any, LocalCluster: Any) -> None:
         if address == "local":
             # No dashboard, and the scheduler's own HTTP server on a free port: on its default
             # one, 8787, it warned whenever another cluster ran on the machine.
