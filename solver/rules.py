@@ -20,16 +20,72 @@ from .errors import CardError, JsonError, RulesError, json_type, read_json, show
 MOON_MODES = ("add", "subtract", "none")
 HEARTS_BREAK = ("hearts", "queen", "none")
 FIRST_LEAD = ("C2", "free")
-#: The rule keys of SPEC §2. A new one goes in this module in several places and outside it in
-#: api/schemas.py (RuleSet), the engine when it changes play or scoring, and the tests
-#: (tests/brute.py among them): README.md, "Working on the code", lists them.
-KEYS = ("preset", "values", "moon", "first_trick_points", "hearts_break", "first_lead",
-        "trick_points", "partnership")
 #: A card's value and ``trick_points`` lie in -VALUE_LIMIT..VALUE_LIMIT (the API's schema too).
 VALUE_LIMIT = 1000
 
 _HEARTS = SUITS.index("H")
 _SQ = Card.parse("SQ")
+
+#: The presets by name, in the order they are listed, and what each is (``hearts-dd rules``):
+#: ``_preset_table`` gives each one's settings.
+PRESET_DESCRIPTIONS = {
+    "standard": "hearts 1 each, SQ 13 (26 in all); moon adds 26 to the others",
+    "omnibus": "standard (26 in all), and DJ scores -10; moon adds 26 to the others",
+    "spot": "hearts at face value (J 11, Q 12, K 13, A 14), SQ 25 (129 in all); moon adds 129 "
+            "to the others",
+    "rickety-kate": "standard without shooting the moon",
+    "black-maria": "standard, and SK 10, SA 7 (43 in all); moon adds 43 to the others",
+    "bridge": "notrump bridge play: partnerships, -1 per trick, no card values, free lead",
+}
+
+
+@dataclass(frozen=True)
+class RuleKey:
+    """One rule key of SPEC §2, what reading and checking it, the catalogue (``hearts-dd
+    rules``, ``GET /rules``) and the API's ``RuleSet`` are derived from."""
+
+    name: str
+    json_type: str                          # "string", "object", "boolean" or "integer"
+    default: Any                            # standard's (``values``: None, the preset's)
+    meaning: str
+    choices: tuple[str, ...] | None = None  # the strings a "string" key takes
+
+    @property
+    def catalogue_choices(self) -> list[Any] | None:
+        """The choices as the catalogue lists them: a boolean's too, an integer's none."""
+        if self.choices is not None:
+            return list(self.choices)
+        return [False, True] if self.json_type == "boolean" else None
+
+
+#: The rule keys of SPEC §2, in their order everywhere. A new one goes here and in the fields of
+#: ``Rules``; outside this module in the engine when it changes play or scoring, and in the tests
+#: (tests/brute.py among them): README.md, "Working on the code", lists the places.
+RULE_KEYS = (
+    RuleKey("preset", "string", "standard", "starting point: " + ", ".join(PRESET_DESCRIPTIONS),
+            tuple(PRESET_DESCRIPTIONS)),
+    RuleKey("values", "object", None, 'penalty values merged over the preset: {"H": 1, "SQ": 13}; '
+            "a card key beats a suit key; 0 removes"),
+    RuleKey("moon", "string", "add",
+            "shooting the moon: add (others +M), subtract (shooter -M) or none", MOON_MODES),
+    RuleKey("first_trick_points", "boolean", False,
+            "may point cards be played to the first trick (true/false)"),
+    RuleKey("hearts_break", "string", "hearts",
+            "when hearts may be led: hearts, queen (SQ also breaks) or none", HEARTS_BREAK),
+    RuleKey("first_lead", "string", "C2",
+            "C2 (holder of the lowest club leads it) or free (leader given with the position)",
+            FIRST_LEAD),
+    RuleKey("trick_points", "integer", 0,
+            "points every trick scores for its winner, besides its cards (integer)"),
+    RuleKey("partnership", "boolean", False,
+            "N+S and E+W pool their cards and score as one side (true/false)"),
+)
+KEYS = tuple(key.name for key in RULE_KEYS)
+KEY_DESCRIPTIONS = {key.name: key.meaning for key in RULE_KEYS}
+#: The keys that are one setting each and a field of ``Rules`` as they are read (``preset``
+#: names a table entry, ``values`` merges over it).
+_SETTING_KEYS = tuple(key for key in RULE_KEYS if key.name not in ("preset", "values"))
+_STANDARD_SETTINGS = {key.name: key.default for key in _SETTING_KEYS}
 
 
 def _standard_values() -> dict[int, int]:
@@ -53,8 +109,7 @@ def _preset_table() -> dict[str, dict[str, Any]]:
     maria = dict(std)
     maria[int(Card.parse("SK"))] = 10
     maria[int(Card.parse("SA"))] = 7
-    base = dict(moon="add", first_trick_points=False, hearts_break="hearts", first_lead="C2",
-                trick_points=0, partnership=False)
+    base = _STANDARD_SETTINGS   # each preset: standard's settings but those it changes
     return {
         "standard": dict(base, values=std),
         "omnibus": dict(base, values=omni),
@@ -69,27 +124,6 @@ def _preset_table() -> dict[str, dict[str, Any]]:
 
 PRESETS: dict[str, dict[str, Any]] = _preset_table()
 
-PRESET_DESCRIPTIONS = {
-    "standard": "hearts 1 each, SQ 13 (26 in all); moon adds 26 to the others",
-    "omnibus": "standard (26 in all), and DJ scores -10; moon adds 26 to the others",
-    "spot": "hearts at face value (J 11, Q 12, K 13, A 14), SQ 25 (129 in all); moon adds 129 "
-            "to the others",
-    "rickety-kate": "standard without shooting the moon",
-    "black-maria": "standard, and SK 10, SA 7 (43 in all); moon adds 43 to the others",
-    "bridge": "notrump bridge play: partnerships, -1 per trick, no card values, free lead",
-}
-
-KEY_DESCRIPTIONS = {
-    "preset": "starting point: " + ", ".join(PRESETS),
-    "values": 'penalty values merged over the preset: {"H": 1, "SQ": 13}; a card key beats a suit key; 0 removes',
-    "moon": "shooting the moon: add (others +M), subtract (shooter -M) or none",
-    "first_trick_points": "may point cards be played to the first trick (true/false)",
-    "hearts_break": "when hearts may be led: hearts, queen (SQ also breaks) or none",
-    "first_lead": "C2 (holder of the lowest club leads it) or free (leader given with the position)",
-    "trick_points": "points every trick scores for its winner, besides its cards (integer)",
-    "partnership": "N+S and E+W pool their cards and score as one side (true/false)",
-}
-
 
 SCORE_LIMIT = 29000
 """The largest score a rule set may reach in one deal: the engine keeps scores in 16-bit
@@ -100,25 +134,26 @@ bounds and marks "no bound" with 30000."""
 class Rules:
     """A complete rule set; ``values`` is indexed by card index (64 slots, unused ones 0)."""
 
+    # (one field per key of RULE_KEYS, in its order; the defaults are the table's)
     preset: str = "standard"
     values: tuple[int, ...] = tuple(PRESETS["standard"]["values"].get(i, 0) for i in range(64))
-    moon: str = "add"
-    first_trick_points: bool = False
-    hearts_break: str = "hearts"
-    first_lead: str = "C2"
-    trick_points: int = 0
-    partnership: bool = False
+    moon: str = _STANDARD_SETTINGS["moon"]
+    first_trick_points: bool = _STANDARD_SETTINGS["first_trick_points"]
+    hearts_break: str = _STANDARD_SETTINGS["hearts_break"]
+    first_lead: str = _STANDARD_SETTINGS["first_lead"]
+    trick_points: int = _STANDARD_SETTINGS["trick_points"]
+    partnership: bool = _STANDARD_SETTINGS["partnership"]
 
     def __post_init__(self) -> None:
         # what parse checks with friendlier messages, for rules made directly or by with_
-        for key, options in (("moon", MOON_MODES), ("hearts_break", HEARTS_BREAK),
-                             ("first_lead", FIRST_LEAD), ("preset", tuple(PRESETS))):
-            if getattr(self, key) not in options:
-                raise RulesError(f"rule {key!r}: unknown value {getattr(self, key)!r} "
+        for name, options in _CHECKED_CHOICES:
+            if getattr(self, name) not in options:
+                raise RulesError(f"rule {name!r}: unknown value {getattr(self, name)!r} "
                                  f"(expected one of {', '.join(options)})")
-        for key in ("first_trick_points", "partnership"):
-            if not isinstance(getattr(self, key), bool):
-                raise RulesError(f"rule {key!r}: expected true or false, got {getattr(self, key)!r}")
+        for key in _SETTING_KEYS:
+            if key.json_type == "boolean" and not isinstance(getattr(self, key.name), bool):
+                raise RulesError(f"rule {key.name!r}: expected true or false, "
+                                 f"got {getattr(self, key.name)!r}")
         if not (isinstance(self.values, tuple) and len(self.values) == 64
                 and all(_is_int(v) and abs(v) <= VALUE_LIMIT for v in self.values)):
             raise RulesError(f"rule values: expected 64 integers in -{VALUE_LIMIT}..{VALUE_LIMIT}, "
@@ -168,16 +203,8 @@ class Rules:
         values = dict(base["values"])
         if "values" in spec:
             _merge_values(values, spec["values"])
-        return cls(
-            preset=preset,
-            values=tuple(values.get(i, 0) for i in range(64)),
-            moon=_choice(spec, base, "moon", MOON_MODES),
-            first_trick_points=_bool(spec, base, "first_trick_points"),
-            hearts_break=_choice(spec, base, "hearts_break", HEARTS_BREAK),
-            first_lead=_choice(spec, base, "first_lead", FIRST_LEAD),
-            trick_points=_int(spec.get("trick_points", base["trick_points"]), "trick_points"),
-            partnership=_bool(spec, base, "partnership"),
-        )
+        return cls(preset=preset, values=tuple(values.get(i, 0) for i in range(64)),
+                   **{key.name: _setting(spec, base, key) for key in _SETTING_KEYS})
 
     def value(self, card: Card | str | int) -> int:
         """What ``card`` (a Card, its name or its index) is worth under these rules."""
@@ -251,10 +278,8 @@ class Rules:
         """to_dict's answer, worked out once: every analysis's JSON carries it."""
         base = PRESETS[self.preset]["values"]
         diff = {str(c): self.values[c] for c in cards_of(DECK) if self.values[c] != base.get(int(c), 0)}
-        return {"preset": self.preset, "values": diff, "moon": self.moon,
-                "first_trick_points": self.first_trick_points, "hearts_break": self.hearts_break,
-                "first_lead": self.first_lead, "trick_points": self.trick_points,
-                "partnership": self.partnership}
+        return {"preset": self.preset, "values": diff,
+                **{key.name: getattr(self, key.name) for key in _SETTING_KEYS}}
 
     def describe(self) -> str:
         """The preset's name and the settings that differ from it, for reports.
@@ -296,6 +321,10 @@ class Rules:
 
 
 _FIELDS = tuple(f.name for f in fields(Rules))
+#: The keys taking a fixed set of strings and the set, as ``Rules`` checks them: preset last, so
+#: that of several bad fields the same one is named as before.
+_CHECKED_CHOICES = sorted(((key.name, key.choices) for key in RULE_KEYS if key.choices is not None),
+                          key=lambda pair: pair[0] == "preset")
 
 
 def _merge_values(values: dict[int, int], given: Any) -> None:
@@ -325,6 +354,15 @@ def _merge_values(values: dict[int, int], given: Any) -> None:
                 values[s * 16 + rank] = val
     for index, val in cards:
         values[index] = val
+
+
+def _setting(spec: Mapping[str, Any], base: Mapping[str, Any], key: RuleKey) -> Any:
+    """A setting's value as ``spec`` gives it, else as the preset ``base`` has it."""
+    if key.choices is not None:
+        return _choice(spec, base, key.name, key.choices)
+    if key.json_type == "boolean":
+        return _bool(spec, base, key.name)
+    return _int(spec.get(key.name, base[key.name]), key.name)
 
 
 def _choice(spec: Mapping[str, Any], base: Mapping[str, Any], key: str, options: tuple[str, ...]) -> str:
@@ -375,12 +413,6 @@ def _preset(name: str) -> Rules:
     return Rules._from_mapping({"preset": name})
 
 
-_CHOICES: dict[str, list[Any]] = {"preset": list(PRESETS), "moon": list(MOON_MODES),
-                                  "hearts_break": list(HEARTS_BREAK), "first_lead": list(FIRST_LEAD),
-                                  "first_trick_points": [False, True], "partnership": [False, True]}
-_TYPES = {bool: "boolean", int: "integer", str: "string", dict: "object"}
-
-
 def _settings(rules: Rules) -> dict[str, Any]:
     """Every setting, with ``values`` listing each card of non-zero value."""
     out = rules.to_dict()
@@ -392,10 +424,11 @@ def _settings(rules: Rules) -> dict[str, Any]:
 def _catalogue() -> str:
     standard = _settings(Rules())
     return json.dumps({
-        "presets": {name: {"description": PRESET_DESCRIPTIONS.get(name, ""),
+        "presets": {name: {"description": PRESET_DESCRIPTIONS[name],
                            "rules": _settings(Rules.parse(name))} for name in PRESETS},
-        "keys": {key: {"description": KEY_DESCRIPTIONS[key], "type": _TYPES[type(standard[key])],
-                       "choices": _CHOICES.get(key), "standard": standard[key]} for key in KEYS},
+        "keys": {key.name: {"description": key.meaning, "type": key.json_type,
+                            "choices": key.catalogue_choices, "standard": standard[key.name]}
+                 for key in RULE_KEYS},
     })
 
 
