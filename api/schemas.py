@@ -1,9 +1,9 @@
 """Request and response bodies of the API, declared once as pydantic models.
 
 APIFlask validates requests against these models and builds the OpenAPI document from them,
-so the document cannot drift from what the service accepts. Enumerations come from
-``solver.rules`` so a new preset or rule value shows up here without a second list; a new rule
-key does not: ``RuleSet`` lists the keys again (tests/test_rules.py checks it has each one).
+so the document cannot drift from what the service accepts. ``RuleSet``, the rule object, is
+built from ``solver.rules.RULE_KEYS``: a new preset, rule value or rule key shows up here without
+a second list.
 An answer's fields are declared in its model too (``AnalyzeResult`` for ``Analysis.to_json``):
 the answer models allow undeclared fields, and tests/test_api_app.py checks none is left out.
 
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from solver.rules import (FIRST_LEAD, HEARTS_BREAK, KEY_DESCRIPTIONS, MOON_MODES, PRESETS, VALUE_LIMIT,
-                          whole_value)
+from solver.rules import PRESETS, RULE_KEYS, VALUE_LIMIT, whole_value
+from solver.rules import RuleKey as KeyOfRules  # (RuleKey here is the catalogue's model)
 from solver.sampling import SEED_LIMIT
 
 SeatName = Literal["N", "E", "S", "W"]
@@ -58,26 +58,25 @@ RULES_AS_PRESET = "preset-name"
 RULES_AS_OBJECT = "rule-object"
 
 
-class RuleSet(TypedDict, total=False):
-    """A rule set (SPEC §2): every key optional, missing keys come from ``preset``."""
+def _rule_field(key: KeyOfRules) -> Any:
+    """A rule key's type in ``RuleSet``: its choices in either case, a card value's range."""
+    described = Field(description=key.meaning)
+    if key.choices is not None:
+        return Annotated[Literal[key.choices], _spelled(key.choices), described]
+    if key.json_type == "object":   # (values, the one object)
+        return Annotated[dict[str, RuleValue], Field(description=key.meaning,
+                                                     examples=[{"H": 1, "SQ": 13, "DJ": -10}])]
+    return Annotated[{"boolean": bool, "integer": RuleValue}[key.json_type], described]
 
-    # one field per key of solver.rules.KEYS: a key missing here is refused in requests while
-    # every answer's ``rules`` and ``GET /rules`` show it
 
-    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
-
-    preset: Annotated[PresetInput, Field(description=KEY_DESCRIPTIONS["preset"])]
-    values: Annotated[dict[str, RuleValue], Field(description=KEY_DESCRIPTIONS["values"],
-                                                  examples=[{"H": 1, "SQ": 13, "DJ": -10}])]
-    moon: Annotated[Literal[MOON_MODES], _spelled(MOON_MODES),  # type: ignore[valid-type]
-                    Field(description=KEY_DESCRIPTIONS["moon"])]
-    first_trick_points: Annotated[bool, Field(description=KEY_DESCRIPTIONS["first_trick_points"])]
-    hearts_break: Annotated[Literal[HEARTS_BREAK], _spelled(HEARTS_BREAK),  # type: ignore[valid-type]
-                            Field(description=KEY_DESCRIPTIONS["hearts_break"])]
-    first_lead: Annotated[Literal[FIRST_LEAD], _spelled(FIRST_LEAD),  # type: ignore[valid-type]
-                          Field(description=KEY_DESCRIPTIONS["first_lead"])]
-    trick_points: Annotated[RuleValue, Field(description=KEY_DESCRIPTIONS["trick_points"])]
-    partnership: Annotated[bool, Field(description=KEY_DESCRIPTIONS["partnership"])]
+if TYPE_CHECKING:  # a TypedDict built at run time is opaque to type checkers
+    RuleSet = dict[str, Any]
+else:
+    # every key optional, missing keys come from ``preset``; strict, so that an unknown key is
+    # refused naming it
+    RuleSet = TypedDict("RuleSet", {key.name: _rule_field(key) for key in RULE_KEYS}, total=False)
+    RuleSet.__doc__ = "A rule set (SPEC §2): every key optional, missing keys come from ``preset``."
+    RuleSet.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)
 
 
 def _rules_shape(value: Any) -> str:
