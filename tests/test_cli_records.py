@@ -354,23 +354,32 @@ def test_workers_end_when_the_run_is_killed_outright(tmp_path):
 
 
 def test_a_hang_up_under_nohup_does_not_stop_the_run(tmp_path):
+    """The hang-up comes once records are written (the run's handlers set, its workers
+    searching), and the input, a named pipe, ends only after it: the run cannot have ended
+    before it, nor be still starting up."""
     source = tmp_path / "work.pbn"
-    source.write_bytes(endgame_file(900, seed=5, hand_size=7, play_cards=28))    # about 3 s
+    out = tmp_path / "out.jsonl"
+    games = endgame_file(900, seed=5, hand_size=7, play_cards=28)
 
     def like_nohup() -> None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
-    child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
-                              str(tmp_path / "out.jsonl"), "-j", "2"], cwd=ROOT, stderr=subprocess.PIPE,
-                             start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             preexec_fn=like_nohup)
-    time.sleep(1)
-    assert child.poll() is None, "finished before the hang-up"
-    os.killpg(child.pid, signal.SIGHUP)
-    _, err = child.communicate(timeout=120)
+    with Fed(source) as feed:
+        feed.send(games[:len(games) // 2])
+        child = subprocess.Popen([sys.executable, "-m", "solver.cli", "annotate", str(source), "-o",
+                                  str(out), "-j", "2"], cwd=ROOT, stderr=subprocess.PIPE,
+                                 start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                 preexec_fn=like_nohup)
+        with finished(child):
+            output_begun(out, child)
+            assert child.poll() is None, "finished before the hang-up"
+            os.killpg(child.pid, signal.SIGHUP)
+            feed.send(games[len(games) // 2:])
+            feed.end()
+            _, err = child.communicate(timeout=300)
     assert child.returncode == 0, err
-    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 900
+    assert len(out.read_text().splitlines()) == 900
 
 
 def _annotate_to(tmp_path: Path, out: Path, *more: str, preexec=None) -> subprocess.CompletedProcess:
