@@ -2,6 +2,7 @@
 
 ``served`` starts ``hearts-dd serve`` (gunicorn with the repo's config) on a free loopback port,
 waits until ``/api/v1/health`` answers, and stops it again; its log is kept for error messages.
+``started`` does the same for a service a test starts its own way.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
-from typing import IO, Iterator, Mapping
+from typing import IO, Callable, Iterator, Mapping
 
 from .config import API_PREFIX
 
@@ -29,29 +30,48 @@ def free_port() -> int:
 def served(workers: int = 2, env: Mapping[str, str] | None = None,
            start_timeout: float = 30.0) -> Iterator[str]:
     """The base URL of a running service with these workers and ``HEARTS_DD_*`` settings."""
-    for tries_left in reversed(range(5)):
-        port = free_port()
+    def start(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
         argv = [sys.executable, "-m", "solver.cli", "serve", "--port", str(port), "--workers", str(workers)]
+        return subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=log,
+                                stderr=subprocess.STDOUT)
+
+    with started(start, _ended, start_timeout) as (_, port, _):
+        yield f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def started(start: Callable[[int, IO[str]], subprocess.Popen[bytes]],
+            stop: Callable[[subprocess.Popen[bytes]], None], timeout: float = 30.0,
+            tries: int = 5) -> Iterator[tuple[subprocess.Popen[bytes], int, IO[str]]]:
+    """``start(port, log)``'s service, its port and its log, once it listens on the port
+    free_port gave and answers there (``_wait_healthy``); ``stop``'d after. A port another
+    program took before the service bound it (PortTaken) is no failure of the service: it is
+    started again on another."""
+    for tries_left in reversed(range(tries)):
+        port = free_port()
         with tempfile.TemporaryFile("w+") as log:
-            proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=log,
-                                    stderr=subprocess.STDOUT)
+            proc = start(port, log)
             try:
-                base = f"http://127.0.0.1:{port}"
                 try:
-                    _wait_healthy(base, proc, log, start_timeout)
+                    _wait_healthy(f"http://127.0.0.1:{port}", proc, log, timeout)
                 except PortTaken:
                     if tries_left:
                         continue        # (another port, in a new service)
                     raise
-                yield base
+                yield proc, port, log
                 return
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                stop(proc)
+
+
+def _ended(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class PortTaken(RuntimeError):

@@ -1,15 +1,23 @@
 """Children that the stop-signal tests start: with Ctrl-C and a hang-up left to the system, as
 in a terminal, whatever the test runner inherited (``nohup``, or a background job of a
 non-interactive shell, starts with them ignored, and the command rightly keeps them so); and
-every child a test starts with pipes, ended and its pipes closed (``finished``)."""
+every child a test starts with pipes, ended and its pipes closed (``finished``). A stop is sent
+once the command shows it is where the test means to stop it (``output_begun``, ``blocking``),
+to an input that ends only when the test says (``Fed``): no fixed wait, which a loaded machine
+outlasts or a fast one finishes within."""
 from __future__ import annotations
 
+import errno
+import os
+import queue
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from types import TracebackType
 from typing import AnyStr
 
 
@@ -73,6 +81,92 @@ def handling(pid: int, signum: int, within: float = 60) -> None:
             return
         assert time.monotonic() < deadline, f"no handler of signal {signum} within {within} s"
         time.sleep(0.02)
+
+
+def blocking(pid: int, signum: int, within: float = 120) -> None:
+    """Returns once process ``pid``'s main thread holds ``signum`` blocked (Linux's SigBlk):
+    solver.batch blocks Ctrl-C while a pool or a local Dask cluster starts, so that one sent
+    meanwhile stops the run once they are up. Elsewhere, a second's wait."""
+    status = Path(f"/proc/{pid}/status")
+    if not Path("/proc/self/status").exists():
+        time.sleep(1)
+        return
+    deadline = time.monotonic() + within
+    while True:
+        held = next(line for line in status.read_text().splitlines() if line.startswith("SigBlk:"))
+        if int(held.split()[1], 16) >> (signum - 1) & 1:
+            return
+        assert time.monotonic() < deadline, f"signal {signum} not blocked within {within} s"
+        time.sleep(0.005)
+
+
+def output_begun(out: Path, proc: subprocess.Popen[bytes], within: float = 120) -> None:
+    """Returns once the temporary file ``proc`` writes for ``out`` (``.OUT.*.part`` beside it)
+    holds records, a buffer's worth: the run is under way, its handlers set, its workers (or
+    its Dask cluster) up and searching."""
+    deadline = time.monotonic() + within
+    while True:
+        for part in out.parent.glob(f".{out.name}.*.part"):
+            with suppress(FileNotFoundError):
+                if part.stat().st_size:
+                    return
+        assert proc.poll() is None, f"ended (status {proc.returncode}) before it wrote a record"
+        assert time.monotonic() < deadline, f"no record written within {within} s"
+        time.sleep(0.02)
+
+
+class Fed:
+    """A named pipe at ``path``, for a command to read as its input file, that a thread writes
+    what the test ``send``s into, until the test ``end``s it: a run cannot end before the test
+    is done with it, however fast it gets. (An iterable sent is written piece by piece, for as
+    long as the reader reads: ``itertools.repeat`` for an input without end.) The thread ends
+    with the block; a reader still open by then must be gone (``finished``) first."""
+
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self._path = path
+        self._pieces: queue.Queue[bytes | Iterable[bytes] | None] = queue.Queue()
+        self._over = threading.Event()
+        self._thread = threading.Thread(target=self._write, name=f"feeding {path.name}", daemon=True)
+
+    def __enter__(self) -> Fed:
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, e: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._over.set()
+        self._pieces.put(None)
+        self._thread.join(timeout=30)
+
+    def send(self, data: bytes | Iterable[bytes]) -> None:
+        self._pieces.put(data)
+
+    def end(self) -> None:
+        """The input ends once what was sent is written: the reader sees its end."""
+        self._pieces.put(None)
+
+    def _write(self) -> None:
+        fd = -1
+        while fd < 0:       # (a FIFO's writer end opens, without blocking, once a reader has it)
+            try:
+                fd = os.open(self._path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO or self._over.wait(0.02):
+                    return
+        os.set_blocking(fd, True)
+        try:
+            while (piece := self._pieces.get()) is not None:
+                for data in [piece] if isinstance(piece, bytes) else piece:
+                    view = memoryview(data)
+                    while view:
+                        if self._over.is_set():
+                            return
+                        view = view[os.write(fd, view):]
+        except BrokenPipeError:
+            pass            # (the reader is gone)
+        finally:
+            os.close(fd)
 
 
 def reader_left(proc: subprocess.Popen[bytes]) -> tuple[int, bytes]:

@@ -337,13 +337,19 @@ class NodeClock:
     unanswered that it answers in a twentieth of its time). Each thread has a clock of its
     own, moved on by the nodes of the engines it holds; a parallel run's threads start from
     their caller's time, and the caller goes on from the latest of theirs, as it waits for
-    them all."""
+    them all. A thread that waits moves its clock on with ``sleep``."""
     RATE = 2_000_000
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._turns = threading.Condition(self._lock)
         self._run, self._started, self._latest = 0, 0, 0   # a parallel run's: its number, nodes
+        # a parallel run's threads: where each acts next (its clock), None once it has ended;
+        # the items no thread has taken yet, those in hand, the threads yet to take their first
+        self._at: dict[int, int | None] = {}
+        self._unstarted, self._absent = 0, 0
+        self._inside: set[int] = set()
         real_engine, real_budget, real_map = Solver._engine, Solver._budget, Solver._map
         clock = self
 
@@ -371,9 +377,13 @@ class NodeClock:
             now = self._nodes()
             with self._lock:
                 self._run, self._started, self._latest = self._run + 1, now, now
+                self._at, self._inside = {}, set()
+                self._unstarted, self._absent = len(items), min(solver.threads, len(items))
             try:
-                return real_map(solver, fn, items, parallel)
+                return real_map(solver, self._in_turn(fn), items, parallel)
             finally:
+                with self._lock:
+                    self._at = {}       # (the caller's sleeps after it: in line)
                 self._local.now = max(self._nodes(), self._latest)
 
         monkeypatch.setattr(Solver, "_engine", engine)
@@ -396,6 +406,51 @@ class NodeClock:
 
     def monotonic(self) -> float:
         return self._nodes() / self.RATE
+
+    def sleep(self, seconds: float) -> None:
+        """``time.sleep`` on this thread's clock. In a parallel run it returns only once no
+        other thread of the run can act before the time it wakes (each is as far on, asleep
+        until then or later, or ended), as threads that really sleep wake in turn: without
+        that, a thread that woke on its own clock could start its next item before another,
+        sleeping less, had started its own."""
+        me, wakes = threading.get_ident(), self._nodes() + max(0, math.ceil(seconds * self.RATE))
+        self._local.now = wakes
+        with self._turns:
+            self._latest = max(self._latest, wakes)
+            if me not in self._at:
+                return          # (in line, on the caller's thread: no other to wait for)
+            self._at[me] = wakes
+            self._turns.notify_all()
+            assert self._turns.wait_for(lambda: self._first(me, wakes), timeout=120), \
+                f"no turn for a sleeper till {wakes}: {self._at}, {self._absent} to start"
+
+    def _first(self, me: int, wakes: int) -> bool:
+        """Whether no thread of the run but ``me`` can act before ``wakes`` (lock held)."""
+        if self._absent and self._unstarted and self._started < wakes:
+            return False        # (a thread yet to start takes an item at the run's start)
+        return all(at is None or at >= wakes for thread, at in self._at.items() if thread != me)
+
+    def _in_turn(self, fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``fn`` for a parallel run's items, each thread's place in the run kept for ``sleep``."""
+        def item(x: Any) -> Any:
+            me, now = threading.get_ident(), self._nodes()
+            with self._turns:
+                self._absent -= me not in self._at
+                self._unstarted -= 1
+                self._at[me] = now
+                self._inside.add(me)
+                if not self._unstarted:     # the threads between items find none: ended
+                    self._at.update({t: None for t in self._at if t not in self._inside})
+                self._turns.notify_all()
+            try:
+                return fn(x)
+            finally:
+                now = self._nodes()
+                with self._turns:
+                    self._inside.discard(me)
+                    self._at[me] = now if self._unstarted else None
+                    self._turns.notify_all()
+        return item
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -433,17 +488,20 @@ def test_each_question_gets_an_equal_part_of_the_first_round(
     """Questions that all use their whole part: each gets the first round's time over the
     questions, times the threads the list really runs on (two far from the end, one near it,
     where a list stays on the caller's). The last question once got a part of its own thread's
-    time only, and the first ones nearly the whole round."""
+    time only, and the first ones nearly the whole round. The time is the NodeClock's: on
+    wall-clock time, a thread held up by the machine's other work started its next question
+    late, and the parts came out uneven."""
     positions = [Position.start(Deal.random(seed)) for seed in range(count)] if cards == 52 else \
         endgames({}, count, f"share {cards}", cards=(cards, cards))
+    clock = NodeClock(monkeypatch)
     solver = Solver(table_mb=16, time_limit=2, threads=2)
     shares: dict[int, float] = {}
 
     def hard(p: Position, *args, **kwargs) -> Analysis:
         end = solver._local.deadline
         if end:     # the first round: its part, all used; the second: no time to ask again
-            shares[positions.index(p)] = end - time.monotonic()
-            time.sleep(max(0.0, end - time.monotonic()))
+            shares[positions.index(p)] = end - clock.monotonic()
+            clock.sleep(end - clock.monotonic())
         raise SearchAborted("search budget exhausted")
 
     monkeypatch.setattr(solver, "_analyze", hard)

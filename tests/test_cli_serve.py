@@ -21,7 +21,7 @@ from typing import IO, Iterator
 import pytest
 
 import api.testing
-from api.testing import _wait_healthy, free_port, served
+from api.testing import _wait_healthy, free_port, served, started
 from solver.cli_serve import gunicorn_argv, gunicorn_config, gunicorn_env_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,16 +83,13 @@ class Server:
 def running(env: dict[str, str] | None = None, workers: int = 1) -> Iterator[Server]:
     """``hearts-dd serve`` (gunicorn's arbiter, once serve has exec'd it) with its log, for
     signals sent to it; stopped with SIGKILL of the whole group if it outlives the test."""
-    port = free_port()
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", str(port),
+    def start(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", str(port),
                                  "--workers", str(workers)], env={**os.environ, **(env or {})},
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
-            yield Server(proc, ("127.0.0.1", port), log)
-        finally:
-            stop(proc)
+
+    with started(start, stop, 30) as (proc, port, log):
+        yield Server(proc, ("127.0.0.1", port), log)
 
 
 def ask(address: tuple[str, int], body: bytes = SLOW) -> socket.socket:
@@ -235,14 +232,15 @@ def test_a_reload_with_settings_the_workers_refuse_keeps_the_service(tmp_path, c
     stopped ("Worker failed to boot"); now the reload keeps the settings before it."""
     conf = tmp_path / "gunicorn.conf.py"
     conf.write_text(gunicorn_config().read_text())
-    port = free_port()
-    argv = [sys.executable, "-m", "gunicorn", "--config", str(conf), "--bind", f"127.0.0.1:{port}",
-            "--workers", "1"]
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+
+    def start(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
+        argv = [sys.executable, "-m", "gunicorn", "--config", str(conf), "--bind",
+                f"127.0.0.1:{port}", "--workers", "1"]
+        return subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
+
+    with started(start, stop, 30) as (proc, port, log):
         try:
-            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
             conf.write_text(conf.read_text() + f"\n{change}\n")
             proc.send_signal(signal.SIGHUP)
             deadline = time.monotonic() + 10
@@ -267,15 +265,16 @@ def test_a_reload_whose_code_refuses_the_previous_settings_too_says_so(tmp_path)
     package.mkdir()
     for source in (ROOT / "api").glob("*.py"):
         (package / source.name).write_text(source.read_text())
-    port = free_port()
-    argv = [sys.executable, "-m", "gunicorn", "--config", str(package / "gunicorn.conf.py"),
-            "--bind", f"127.0.0.1:{port}", "--workers", "1"]
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+
+    def start(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
+        argv = [sys.executable, "-m", "gunicorn", "--config", str(package / "gunicorn.conf.py"),
+                "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+        return subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})   # (api: the copy)
+
+    with started(start, stop, 30) as (proc, port, log):
         try:
-            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
             config = package / "config.py"
             new = config.read_text().replace('Setting(60.0, float, 0, 3600, "seconds of solving',
                                              'Setting(88.0, float, 0, 3600, "seconds of solving')
@@ -585,13 +584,14 @@ def test_serve_runs_its_own_packages_from_a_directory_with_an_api_of_its_own(tmp
     for name in ("api", "solver"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(f"raise ImportError('the wrong {name}')\n")
-    port = free_port()
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen([str(Path(sys.executable).with_name("hearts-dd")), "serve", "--port",
+
+    def start(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([str(Path(sys.executable).with_name("hearts-dd")), "serve", "--port",
                                  str(port), "--workers", "1"], cwd=tmp_path, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
+
+    with started(start, stop, 30) as (proc, port, log):
         try:
-            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
             proc.send_signal(signal.SIGHUP)
             deadline = time.monotonic() + 20
             while "Booting worker" not in log_after(log, "Handling signal: hup") \
@@ -614,16 +614,15 @@ def test_serve_imports_nothing_from_the_working_directory(tmp_path) -> None:
     for name in ("gunicorn", "selectors", "setproctitle"):
         (tmp_path / f"{name}.py").write_text(
             f"open({str(marker)!r}, 'a').write({name!r} + chr(10))\n")
-    port = free_port()
-    # (-P: as the hearts-dd script runs, with no working directory on its path)
-    argv = [sys.executable, "-P", "-m", "solver.cli", "serve", "--port", str(port), "--workers", "1"]
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+
+    def start(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
+        # (-P: as the hearts-dd script runs, with no working directory on its path)
+        argv = [sys.executable, "-P", "-m", "solver.cli", "serve", "--port", str(port), "--workers", "1"]
+        return subprocess.Popen(argv, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        try:
-            _wait_healthy(f"http://127.0.0.1:{port}", proc, log, 30)
-        finally:
-            stop(proc)
+
+    with started(start, stop, 30):
+        pass
     assert not marker.exists(), marker.read_text()
 
 
@@ -656,3 +655,28 @@ def test_a_port_taken_before_the_service_binds_it_is_not_mistaken_for_the_servic
         squatter.shutdown()
         squatter.server_close()
         thread.join()
+
+
+def test_this_files_own_services_start_again_on_another_port_when_theirs_was_taken(monkeypatch):
+    """The services this file starts its own way (``running``, the reload tests) waited for
+    their own "Listening at" line, but a port taken by another program before the service
+    bound it ended the test (PortTaken) where ``served`` starts its service again on another
+    port. Both now start through ``api.testing.started``."""
+    real_free_port = free_port
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    ports = iter([taken])
+
+    def port() -> int:
+        return next(ports, None) or real_free_port()
+
+    # (wherever the service's port is taken from: api.testing's, or this file's own import)
+    monkeypatch.setattr(api.testing, "free_port", port)
+    monkeypatch.setitem(globals(), "free_port", port)
+    with squatter, running() as server:
+        assert server.address[1] != taken
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.address[1]}/api/v1/health", timeout=10) as resp:
+            assert resp.status == 200
+        assert f"Listening at: http://127.0.0.1:{server.address[1]} ({server.proc.pid})" in server.log_text()
