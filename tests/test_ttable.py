@@ -6,6 +6,7 @@ position comes with neighbours that differ only in who holds which remaining car
 each must match a solver of its own."""
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -144,3 +145,65 @@ def test_a_table_below_one_bucket_and_the_cache_still_has_them(table_bytes: int)
     for p in positions:
         args = (*Solver._args(p), p.moon_state, p.side(p.to_move))
         assert tiny.value(*args) == fresh.value(*args)
+
+
+def test_a_position_met_after_another_whose_hash_it_shared_gets_its_own_value() -> None:
+    """Soak round 434 (2026-12-06): N's guarantee here came out 22, not 20, after N's guarantee
+    in an unrelated one-trick position of another deal. The two positions (N HK, E CJ, S HQ,
+    W H6 and N HK, E CA, S CJ, W H6, S to lead) had one whole-position hash: the hash mixed
+    each hand in with one multiply, whose high bits (the clubs) reached few others."""
+    first = Position.from_play(
+        Deal.parse("N:JT87.K873.K4.KT2 KQ94.52.Q9.AJ763 65.AQJ9.8632.Q94 A32.T64.AJT75.85"),
+        "black-maria", "C2 C6 CQ C8 S5 SA S7 S9 C5 CK CA C9 SK S6 S2 SJ S4 D2 S3 ST CT C7 C4 "
+        "D7 S8 SQ D6 DJ D9 D8 D5 DK D4 DQ D3 DA DT H7 C3 HA HT H3 H2 H9 H4 H8 H5 HJ")
+    then = Position.from_play(
+        Deal.parse("N:A9854.KT95.K92.3 JT72.A4.Q86.AKT4 .82.T753.QJ98762 KQ63.QJ763.AJ4.5"),
+        "black-maria", "C2 C5 C3 CK S7 CQ SK S8 DA D9 DQ D5 D4 D2 D6 D7 C8 H3 S4 CT H4 H8 HQ HT "
+        "S6 S5 S2 D3 DJ DK D8 DT H5 HA H2 H7 ST C9 SQ SA S9 SJ C7 S3 C4 C6 HJ H9")
+    solver = Solver(table_mb=16)
+    assert solver.guarantee(first, "N") == 3
+    assert solver.guarantee(then, "N") == 20 == Solver(table_mb=16).guarantee(then, "N")
+
+
+def one_card_a_hand(suits: str) -> list[tuple[int, int, int, int]]:
+    """Every position of one card a hand from the cards of ``suits``."""
+    cards = [int(Card.parse(s + r)) for s in suits for r in "23456789TJQKA"]
+    return [tuple(1 << c for c in four) for four in itertools.permutations(cards, 4)]
+
+
+def test_positions_that_differ_get_different_whole_position_hashes() -> None:
+    """The whole-position cache takes a matching hash for the position itself. Every one-card-
+    a-hand position of two suits (358,800), and random ones of two and three cards a hand."""
+    engine = new_engine(Rules.parse("standard"), 1 << 20)
+    positions = set(one_card_a_hand("HC"))
+    rng = random.Random("ttable/hashes")
+    for _ in range(100_000):
+        size = rng.choice((2, 3))
+        cards = rng.sample(range(52), 4 * size)
+        positions.add(tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4])
+                            for i in range(4)))
+    hashes = {engine.hashes(hands, 2)[0] for hands in positions}
+    assert len(hashes) == len(positions)
+
+
+def test_positions_of_different_shapes_get_different_checks() -> None:
+    """A table entry's shape (each hand's length in each suit, and where the special cards sit
+    in their suits' order) is matched by the key's check alone."""
+    engine = new_engine(Rules.parse("standard"), 1 << 20)
+    queen = int(Card.parse("SQ"))
+
+    def shape(hands: tuple[int, ...]) -> tuple[int, ...]:
+        rem = hands[0] | hands[1] | hands[2] | hands[3]
+        lengths = tuple(bin(h >> (16 * suit) & 0x1FFF).count("1") for h in hands for suit in range(4))
+        return (*lengths, bin((rem & 0x1FFF) >> (queen + 1)).count("1") if rem >> queen & 1 else -1)
+
+    positions = one_card_a_hand("SC")
+    rng = random.Random("ttable/checks")
+    for _ in range(100_000):
+        cards = rng.sample(range(52), 12)
+        positions.append(tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4])
+                               for i in range(4)))
+    shapes: dict[int, tuple[int, ...]] = {}
+    for hands in positions:
+        check = engine.hashes(hands, 2)[1]
+        assert shapes.setdefault(check, shape(hands)) == shape(hands), hands
