@@ -1553,11 +1553,12 @@ cdef class Engine:
         i = self.s.side[(leader + len(trick)) & 3] ^ (0 if mover else 1)
         return trick_then_cash(&self.g, &self.s, i, 14, &rel), rel
 
-    def hashes(self, hands, int leader, int moon=0, int target=0):
+    def hashes(self, hands, int leader, int moon=0, int target=0, bint broken=True,
+               bint first_trick=False, int forced_lead=-1, int kind=KIND_SCORE):
         """The whole-position hash and the table key's check of a position at a trick
-        boundary, hearts broken, after trick 1: tests check that positions which differ, or
-        whose keys' shapes differ, get different ones."""
+        boundary (by default hearts broken, after trick 1): tests check that positions which
+        differ, or whose keys' shapes differ, get different ones."""
         cdef Key key
-        self._load(hands, (), leader, True, False, -1, moon, target, 0, 0)
-        make_key(&self.tt, &self.g, &self.s, KIND_SCORE, &key)
-        return exact_hash(&self.s, KIND_SCORE), key.check
+        self._load(hands, (), leader, broken, first_trick, forced_lead, moon, target, 0, 0)
+        make_key(&self.tt, &self.g, &self.s, kind, &key)
+        return exact_hash(&self.s, kind), key.check

@@ -199,8 +199,11 @@ cdef void make_key(Table* t, const Game* g, const State* s, int kind, Key* k) no
         t.suit_always[suit] = always
         k.always |= always
         h = _mix_suit(h, k, suit, w, t.top_keyed[suit])
+    # the forced lead too: the engine takes it apart from the hands, and during trick 1 a free
+    # lead's entry answered a forced one's position (every card matched, the lead not)
     w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2) | (<uint64_t>s.moon << 3)
-         | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12))
+         | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12)
+         | (<uint64_t>(s.forced_lead + 1) << 13))
     k.shape[4] = w
     k.check = _mix(h, w)
 

@@ -207,3 +207,33 @@ def test_positions_of_different_shapes_get_different_checks() -> None:
     for hands in positions:
         check = engine.hashes(hands, 2)[1]
         assert shapes.setdefault(check, shape(hands)) == shape(hands), hands
+
+
+def test_positions_that_differ_only_in_their_state_get_different_hashes() -> None:
+    """Besides the hands, a value depends on the leader, hearts broken, the moon state, the
+    target, the search's kind, trick 1 and its forced lead: each is in the whole-position hash
+    and in the key's check (the check left the forced lead out: see the test below)."""
+    engine = new_engine(Rules.parse("standard"), 1 << 20)
+    hands = Deal.parse("N:Q.4.Q. 9.K..T 2.Q.T. 8.2.6.").hands
+    states = list(itertools.product(range(4), (False, True), (0, 1, 2, 3, 4, 7), range(4),
+                                    (False, True), (-1, 48, 49), range(16)))
+    got = [engine.hashes(hands, leader, moon, target, broken, first, lead, kind)
+           for leader, broken, moon, target, first, lead, kind in states]
+    assert len({h for h, _ in got}) == len({c for _, c in got}) == len(states)
+
+
+def test_a_free_first_lead_gets_its_own_value_after_a_forced_one() -> None:
+    """The engine takes the forced lead apart from the hands (free with ``first_lead: free``,
+    else the lowest club). The table key matched every card of a trick-1 position and the
+    leader, not the forced lead: E's value with a free lead came out 4, the forced C2's."""
+    deal = Deal.parse("N:Q.4.Q. 9.K..T 2.Q.T. 8.2.6.")
+    forced = Position.start(deal, Rules.parse("standard"))
+    free = Position.start(deal, Rules.parse({"first_lead": "free"}), forced.leader)
+    assert Solver(table_mb=1).guarantee(forced, "E") == 4
+    assert Solver(table_mb=1).guarantee(free, "E") == 0
+    for first, then in ((forced, free), (free, forced)):
+        engine = new_engine(Rules.parse("standard"), 1 << 20)
+        engine.set_moon_total(first.moon_total)
+        got = [engine.value(*Solver._args(p), p.moon_state, p.side("E")) for p in (first, then)]
+        assert got == [Solver(table_mb=1).guarantee(p, "E") for p in (first, then)]
+
