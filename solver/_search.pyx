@@ -969,11 +969,14 @@ cdef class Engine:
     cdef int hblocker                # SCORE_PASS, or the moon search's blocker
     cdef int invited                 # 1 while a helper may join the pass in progress
     cdef Engine _owner               # the engine whose table this one shares, or None
+    cdef tuple _rules                # the constructor's rule arguments: sharers must agree
     cdef Helper hctl
 
     def __cinit__(self, values, int moon_mode, int trick_points, bint partnership,
                   int hearts_break, bint first_trick_points, int queen, size_t table_bytes):
         cdef int i, suit, k, common, best_count, cnt, v
+        self._rules = (tuple(values), moon_mode, trick_points, bool(partnership), hearts_break,
+                       bool(first_trick_points), queen)
         self.narrow_from = NARROW_FROM
         self.narrow_cards = NARROW_CARDS
         self.sweep_from = SWEEP_FROM
@@ -1059,9 +1062,13 @@ cdef class Engine:
     def share_table(self, Engine owner):
         """Use ``owner``'s table instead of this engine's own (which is freed): engines that
         search in parallel threads, or one and its helper, then share what each learns. The
-        owner is cleared and given moon totals first, the sharers follow (clear, set_moon_total)."""
+        owner is cleared and given moon totals first, the sharers follow (clear, set_moon_total).
+        Only engines of the same rules share: the entries hold no rules, and the owner's were
+        taken for the sharer's own."""
         if owner._owner is not None or self._owner is not None:
             raise ValueError("an engine shares the table of an owning engine, once")
+        if owner._rules != self._rules:
+            raise ValueError("an engine shares the table of an engine of the same rules")
         tt_free(&self.tt)
         if tt_share(&self.tt, &owner.tt) != 0:
             raise MemoryError("cannot share the transposition table")
@@ -1100,7 +1107,11 @@ cdef class Engine:
         return True
 
     def set_moon_total(self, int total):
-        """Values depend on M, so a new M empties the table."""
+        """Values depend on M, so a new M empties the table. A sharer only follows its owner's
+        clear: it takes the owner's M, set first, or it would read entries of another M."""
+        if self._owner is not None and total != self._owner.g.moon_total:
+            raise ValueError(f"a sharer's moon total ({total}) is its owner's "
+                             f"({self._owner.g.moon_total}): set the owner's first")
         if total != self.g.moon_total:
             self.g.moon_total = total
             self._clear_table()
