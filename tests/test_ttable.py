@@ -256,3 +256,33 @@ def test_only_engines_of_one_rule_set_and_moon_total_share_a_table() -> None:
     args = (hands, [], 0, True, False, -1, 0, 0)
     assert sharer.value(*args) == owner.value(*args)
 
+
+def moon_matters(p: Position) -> bool:
+    """Whether a seat's value at ``p`` depends on the moon total (a shot is possible)."""
+    def values(total: int) -> list[int]:
+        engine = new_engine(p.rules, 1 << 20)
+        engine.set_moon_total(total)
+        return [engine.value(*Solver._args(p), p.moon_state, p.side(seat)) for seat in range(4)]
+    return values(p.moon_total) != values(p.moon_total + 13)
+
+
+def test_one_solver_across_rules_and_moon_totals_answers_like_fresh_ones() -> None:
+    """A solver makes new engines for new rules and clears its table for a new moon total:
+    small deals of different moon totals where a shot is possible, one after another under
+    each of three rule sets (with the totals left unset between deals of one rule set, it
+    fails)."""
+    rng = random.Random("ttable/switch")
+    deals = [Deal.parse("N:Q.4.Q. 9.K..T 2.Q.T. 8.2.6.")]
+    while len(deals) < 6:
+        cards = rng.sample(range(52), 12)
+        hands = tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4]) for i in range(4))
+        if any(h >> 48 for h in hands) and moon_matters(Position.start(Deal(hands), Rules())):
+            deals.append(Deal(hands))
+    forced = [Position.start(deal, Rules.parse("standard")) for deal in deals]
+    positions = (forced + [Position.start(p.deal, Rules.parse({"first_lead": "free"}), p.leader)
+                           for p in forced]
+                 + [Position.start(deal, Rules.parse("omnibus")) for deal in deals])
+    assert len({p.moon_total for p in forced}) > 2
+    solver = Solver(table_mb=1)
+    for p in positions + positions[::-1]:
+        assert answers(solver.analyze(p)) == answers(Solver(table_mb=1).analyze(p))
