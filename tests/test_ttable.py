@@ -286,3 +286,32 @@ def test_one_solver_across_rules_and_moon_totals_answers_like_fresh_ones() -> No
     solver = Solver(table_mb=1)
     for p in positions + positions[::-1]:
         assert answers(solver.analyze(p)) == answers(Solver(table_mb=1).analyze(p))
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_a_key_made_after_another_is_the_key_made_afresh(name: str) -> None:
+    """make_key reuses a suit's word from the last key where the suit's hands are the same. A
+    key made after its neighbour (a trick played, cards swapped in a suit, the leader or moon
+    state changed) must be the one made after a position of no cards, which leaves nothing to
+    reuse."""
+    engine = new_engine(Rules.parse(RULES[name]), 1 << 20)
+    rng = random.Random(f"ttable/suit-cache/{name}")
+    hands: list[int] = []
+    for step in range(3000):
+        if step % 12 == 0:
+            hands = list(Deal.random(rng).hands)
+        elif rng.random() < 0.3 and hands[0]:
+            for i in range(4):   # a trick: a card from each hand
+                hands[i] &= ~(1 << rng.choice([c for c in range(64) if hands[i] >> c & 1] or [63]))
+        else:
+            suit = 0x1FFF << (16 * rng.randrange(4))
+            a, b = rng.sample(range(4), 2)
+            x, y = hands[a] & suit, hands[b] & suit
+            if x and y:
+                swap = (x & -x) | (y & -y)
+                hands[a] ^= swap
+                hands[b] ^= swap
+        state = (rng.randrange(4), rng.choice((0, 1, 7)), rng.randrange(4))
+        warm = engine.hashes(hands, *state)
+        engine.hashes((0, 0, 0, 0), 0)
+        assert engine.hashes(hands, *state) == warm
