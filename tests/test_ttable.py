@@ -315,3 +315,26 @@ def test_a_key_made_after_another_is_the_key_made_afresh(name: str) -> None:
         warm = engine.hashes(hands, *state)
         engine.hashes((0, 0, 0, 0), 0)
         assert engine.hashes(hands, *state) == warm
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_a_crowded_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
+    """A table of three buckets: neighbours of one shape crowd them at once, so that most
+    entries are filed deep (Table.crowded), and every probe reads entries of many shapes and
+    states, matched by the bits of their checks alone."""
+    rng = random.Random(f"ttable/crowded/{name}")
+    positions: list[Position] = []
+    while len(positions) < 5 * (NEIGHBOURS + 1):
+        scenario = endgame(RULES[name], rng)
+        base = Position.from_play(scenario.deal, scenario.rules, scenario.play_text,
+                                  scenario.leader)
+        positions += [base] + [n for n in (neighbour(base, rng) for _ in range(NEIGHBOURS)) if n]
+    rng.shuffle(positions)
+    crowded = new_engine(positions[0].rules, 8192)
+    for p in positions:
+        crowded.set_moon_total(p.moon_total)
+        fresh = new_engine(p.rules, 1 << 20)
+        fresh.set_moon_total(p.moon_total)
+        for seat in range(4):
+            args = (*Solver._args(p), p.moon_state, p.side(seat))
+            assert crowded.value(*args) == fresh.value(*args), (p.deal.pbn(), p.played, seat)
