@@ -1147,6 +1147,13 @@ cdef class Engine:
                     double seconds, int interrupts=-1) except *:
         cdef int i
         cdef State* s = &self.s
+        if self._owner is not None:
+            # a sharer searches the owner's generation, under the owner's moon total: one left
+            # behind, armed the owner as its helper, took it back to entries of another total
+            if self.g.moon_total != self._owner.g.moon_total:
+                raise ValueError(f"a sharer's moon total ({self.g.moon_total}) is not its "
+                                 f"owner's ({self._owner.g.moon_total}): set_moon_total")
+            tt_follow(&self.tt, &self._owner.tt)
         s.cards_left = 0
         for i in range(4):
             s.hand[i] = hands[i]

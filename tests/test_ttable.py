@@ -338,3 +338,34 @@ def test_a_crowded_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
         for seat in range(4):
             args = (*Solver._args(p), p.moon_state, p.side(seat))
             assert crowded.value(*args) == fresh.value(*args), (p.deal.pbn(), p.played, seat)
+
+
+def test_a_sharer_left_behind_does_not_take_its_owner_back() -> None:
+    """The owner given a new moon total, a sharer not yet: the sharer's search armed the owner
+    as its helper, which took up the sharer's generation (tt_follow), and the owner then
+    answered with the entries of the old total (2 of these 30 values)."""
+    rules = Rules.parse({"preset": "standard"})
+    rng = random.Random("ttable/wrap")
+    positions = []
+    while len(positions) < 30:
+        s = random_endgame({"preset": "standard"}, rng, 20, moon=True)
+        if s is not None:
+            positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+
+    def values(e: Engine) -> list[int]:
+        return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
+
+    fresh = new_engine(rules, 1 << 20)
+    fresh.set_moon_total(10)
+    expected = values(fresh)
+    owner, sharer = new_engine(rules, 1 << 20), new_engine(rules, 1 << 20)
+    sharer.share_table(owner)
+    owner.set_moon_total(26)
+    sharer.set_moon_total(26)
+    assert values(owner) != expected
+    owner.set_moon_total(10)
+    owner.clear()
+    sharer.set_helper(owner)
+    with pytest.raises(ValueError):
+        values(sharer)
+    assert values(owner) == expected
