@@ -98,18 +98,25 @@ def test_shared_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
                         + "\n".join(differ[:5]))
 
 
-def test_wrapped_generations_forget_old_entries() -> None:
-    """Clearing the table starts a new generation, numbered up to 255; the clear after that zeroes
-    every bucket's tags and numbering starts again. Entries stored under one moon total give
-    wrong values under another: when the numbering comes round to their generation again,
-    they must not answer."""
-    rules = Rules.parse({"preset": "standard"})
+def moon_positions() -> list[Position]:
+    """Thirty standard endgames of 20 cards with the moon live: values that depend on the moon
+    total, as the entries of another total would get wrong."""
     rng = random.Random("ttable/wrap")
     positions = []
     while len(positions) < 30:
         s = random_endgame({"preset": "standard"}, rng, 20, moon=True)
         if s is not None:
             positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+    return positions
+
+
+def test_wrapped_generations_forget_old_entries() -> None:
+    """Clearing the table starts a new generation, numbered up to 255; the clear after that zeroes
+    every bucket's tags and numbering starts again. Entries stored under one moon total give
+    wrong values under another: when the numbering comes round to their generation again,
+    they must not answer."""
+    rules = Rules.parse({"preset": "standard"})
+    positions = moon_positions()
 
     def values(e: Engine) -> list[int]:
         return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
@@ -345,12 +352,7 @@ def test_a_sharer_left_behind_does_not_take_its_owner_back() -> None:
     as its helper, which took up the sharer's generation (tt_follow), and the owner then
     answered with the entries of the old total (2 of these 30 values)."""
     rules = Rules.parse({"preset": "standard"})
-    rng = random.Random("ttable/wrap")
-    positions = []
-    while len(positions) < 30:
-        s = random_endgame({"preset": "standard"}, rng, 20, moon=True)
-        if s is not None:
-            positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+    positions = moon_positions()
 
     def values(e: Engine) -> list[int]:
         return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
