@@ -70,33 +70,30 @@ def handling(pid: int, signum: int, within: float = 60) -> None:
     /proc/PID/status): a stop sent before it is set kills the command by the signal's default
     action, which a fixed wait "past start-up" does not rule out on a loaded machine (imports
     taking more than the wait's 1.5 s: killed by SIGTERM, no message). Elsewhere, that wait."""
-    status = Path(f"/proc/{pid}/status")
-    if not Path("/proc/self/status").exists():
-        time.sleep(1.5)
-        return
-    deadline = time.monotonic() + within
-    while True:
-        caught = next(line for line in status.read_text().splitlines() if line.startswith("SigCgt:"))
-        if int(caught.split()[1], 16) >> (signum - 1) & 1:
-            return
-        assert time.monotonic() < deadline, f"no handler of signal {signum} within {within} s"
-        time.sleep(0.02)
+    _wait_for_mask(pid, "SigCgt", signum, within, 1.5, f"no handler of signal {signum}")
 
 
 def blocking(pid: int, signum: int, within: float = 120) -> None:
     """Returns once process ``pid``'s main thread holds ``signum`` blocked (Linux's SigBlk):
     solver.batch blocks Ctrl-C while a pool or a local Dask cluster starts, so that one sent
     meanwhile stops the run once they are up. Elsewhere, a second's wait."""
+    _wait_for_mask(pid, "SigBlk", signum, within, 1, f"signal {signum} not blocked")
+
+
+def _wait_for_mask(pid: int, field: str, signum: int, within: float, elsewhere: float,
+                   failure: str) -> None:
+    """Returns once ``signum`` is in the signal mask ``field`` of /proc/PID/status; without
+    /proc, after ``elsewhere`` seconds."""
     status = Path(f"/proc/{pid}/status")
     if not Path("/proc/self/status").exists():
-        time.sleep(1)
+        time.sleep(elsewhere)
         return
     deadline = time.monotonic() + within
     while True:
-        held = next(line for line in status.read_text().splitlines() if line.startswith("SigBlk:"))
-        if int(held.split()[1], 16) >> (signum - 1) & 1:
+        mask = next(line for line in status.read_text().splitlines() if line.startswith(field + ":"))
+        if int(mask.split()[1], 16) >> (signum - 1) & 1:
             return
-        assert time.monotonic() < deadline, f"signal {signum} not blocked within {within} s"
+        assert time.monotonic() < deadline, f"{failure} within {within} s"
         time.sleep(0.005)
 
 
