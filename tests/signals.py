@@ -193,3 +193,59 @@ def finished(proc: subprocess.Popen[AnyStr]) -> Iterator[subprocess.Popen[AnyStr
                     stream.close()
                 except OSError:     # (input still buffered for a child that is gone)
                     pass
+
+
+def cpu_seconds(pid: int) -> float:
+    """Process ``pid``'s CPU time so far, all its threads, user and system (/proc/PID/stat),
+    a zombie's too: what it has done, however slowly a loaded machine let it run."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def busy(proc: subprocess.Popen[AnyStr] | int, seconds: float, within: float = 300) -> float:
+    """Returns, with its CPU time, once ``proc`` (or the process of that id) has used
+    ``seconds`` more CPU time than now: it has been at work that long, not merely waiting for a
+    loaded machine's cores."""
+    pid = proc if isinstance(proc, int) else proc.pid
+    target = cpu_seconds(pid) + seconds
+    deadline = time.monotonic() + within
+    while (used := cpu_seconds(pid)) < target:
+        ended = proc.poll() is not None if not isinstance(proc, int) else \
+            Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in "ZX"
+        assert not ended, f"process {pid} ended before {seconds} s of CPU"
+        assert time.monotonic() < deadline, f"not {seconds} s of CPU within {within} s"
+        time.sleep(0.02)
+    return used
+
+
+def children(pid: int) -> list[int]:
+    """The ids of process ``pid``'s children (Linux's /proc/PID/task/*/children)."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+def family_cpu(pid: int) -> float:
+    """CPU time used by process ``pid`` and its children, those it has reaped too (their times
+    are added to its cutime and cstime then): the work of a service and its workers, whichever
+    of them is gone. (Read again if a child was reaped meanwhile.)"""
+    while True:
+        before = children(pid)
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        total = (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) \
+            / os.sysconf("SC_CLK_TCK")
+        try:
+            total += sum(family_cpu(child) for child in before)
+        except FileNotFoundError:
+            continue
+        if children(pid) == before:
+            return total
+
+
+def exited_cpu(proc: subprocess.Popen[AnyStr], within: float = 120) -> float:
+    """The CPU time ``proc`` had used in all once it exited (read while it is a zombie, not yet
+    reaped: ``waitid`` with WNOWAIT), for ``communicate`` or ``wait`` to reap it after."""
+    deadline = time.monotonic() + within
+    while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        assert time.monotonic() < deadline, f"still running after {within} s"
+        time.sleep(0.02)
+    return cpu_seconds(proc.pid)

@@ -27,7 +27,7 @@ from solver.rules import Rules
 
 from benchmarks.record_files import random_play
 from forked import Forker
-from signals import as_in_a_terminal, handling
+from signals import as_in_a_terminal, busy, exited_cpu, handling
 from strategies import PROPERTY
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
@@ -276,15 +276,15 @@ def test_ctrl_c_stops_a_long_search_at_once_with_one_line(threads: str, signum: 
                             preexec_fn=as_in_a_terminal)
     try:
         handling(proc.pid, signum)   # past start-up (its handler set)
-        time.sleep(1)               # and into the search
-        start = time.monotonic()
+        sent_at = busy(proc, 1.0)    # and a CPU second into the search
         proc.send_signal(signum)
+        after = exited_cpu(proc, within=60) - sent_at   # (a wall bound only as a backstop)
         out, err = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert time.monotonic() - start < 5
+    assert after < 3, f"{after:.2f} s of CPU after the signal"   # (the whole solve: 20-30 s)
     assert proc.returncode == status and out == ""
     assert err == f"hearts-dd: error: {message}\n"       # one line (click adds a blank one to ^C)
 
