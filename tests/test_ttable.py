@@ -178,6 +178,12 @@ def one_card_a_hand(suits: str) -> list[tuple[int, int, int, int]]:
     return [tuple(1 << c for c in four) for four in itertools.permutations(cards, 4)]
 
 
+def random_hands(rng: random.Random, size: int) -> tuple[int, ...]:
+    """Four hands of ``size`` cards dealt at random from the whole deck, as card masks."""
+    cards = rng.sample(range(52), 4 * size)
+    return tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4]) for i in range(4))
+
+
 def test_positions_that_differ_get_different_whole_position_hashes() -> None:
     """The whole-position cache takes a matching hash for the position itself. Every one-card-
     a-hand position of two suits (358,800), and random ones of two and three cards a hand."""
@@ -186,9 +192,7 @@ def test_positions_that_differ_get_different_whole_position_hashes() -> None:
     rng = random.Random("ttable/hashes")
     for _ in range(100_000):
         size = rng.choice((2, 3))
-        cards = rng.sample(range(52), 4 * size)
-        positions.add(tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4])
-                            for i in range(4)))
+        positions.add(random_hands(rng, size))
     hashes = {engine.hashes(hands, 2)[0] for hands in positions}
     assert len(hashes) == len(positions)
 
@@ -207,9 +211,7 @@ def test_positions_of_different_shapes_get_different_checks() -> None:
     positions = one_card_a_hand("SC")
     rng = random.Random("ttable/checks")
     for _ in range(100_000):
-        cards = rng.sample(range(52), 12)
-        positions.append(tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4])
-                               for i in range(4)))
+        positions.append(random_hands(rng, 3))
     shapes: dict[int, tuple[int, ...]] = {}
     for hands in positions:
         check = engine.hashes(hands, 2)[1]
@@ -281,8 +283,7 @@ def test_one_solver_across_rules_and_moon_totals_answers_like_fresh_ones() -> No
     rng = random.Random("ttable/switch")
     deals = [Deal.parse("N:Q.4.Q. 9.K..T 2.Q.T. 8.2.6.")]
     while len(deals) < 6:
-        cards = rng.sample(range(52), 12)
-        hands = tuple(sum(1 << (16 * (c // 13) + c % 13) for c in cards[i::4]) for i in range(4))
+        hands = random_hands(rng, 3)
         if any(h >> 48 for h in hands) and moon_matters(Position.start(Deal(hands), Rules())):
             deals.append(Deal(hands))
     forced = [Position.start(deal, Rules.parse("standard")) for deal in deals]
