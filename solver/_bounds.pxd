@@ -238,6 +238,20 @@ cdef inline uint64_t _leader_run(uint64_t hl, uint64_t hp, uint64_t opp, int sui
     return top_run(mine[0], ((opp >> (16 * suit)) & SUIT_LANE) | part[0])
 
 
+cdef inline int _partner_cashes(const uint64_t* start, int L, uint64_t hl, uint64_t hp,
+                                 uint64_t bits, int k1, uint64_t* rel, int limit) noexcept nogil:
+    """``k1`` tricks the leader cashed (its cards ``bits``, ``hl`` and the partner's ``hp``
+    left), then what the partner, on lead, cashes."""
+    cdef uint64_t hand[4]
+    cdef int i
+    rel[0] |= bits
+    for i in range(4):
+        hand[i] = start[i]
+    hand[L] = hl
+    hand[(L + 2) & 3] = hp
+    return k1 + cashable(hand, (L + 2) & 3, hp, rel, limit - k1)
+
+
 cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel,
                                 int limit=14) noexcept nogil:
     """Tricks of the leader's side when the leader first cashes its top cards in the suits
@@ -247,7 +261,6 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel,
     lower their cards, so the count holds whatever they do. The partner's count stops once the
     whole reaches ``limit``."""
     cdef int P = (L + 2) & 3, suit, run, k1 = 0, i
-    cdef uint64_t hand[4]
     cdef uint64_t hl = start[L], hp = start[P], mine, part, won, bits = 0
     cdef uint64_t opp = start[(L + 1) & 3] | start[(L + 3) & 3]
     for suit in range(4):
@@ -268,12 +281,7 @@ cdef inline int cash_then_cross(const uint64_t* start, int L, uint64_t* rel,
         mine = (hl >> (16 * suit)) & SUIT_LANE
         part = (hp >> (16 * suit)) & SUIT_LANE
         if mine and top_run(part, ((opp >> (16 * suit)) & SUIT_LANE) | mine):
-            rel[0] |= bits
-            for i in range(4):
-                hand[i] = start[i]
-            hand[L] = hl
-            hand[P] = hp
-            return k1 + cashable(hand, P, hp, rel, limit - k1)
+            return _partner_cashes(start, L, hl, hp, bits, k1, rel, limit)
     return 0
 
 
@@ -287,7 +295,6 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel,
     count stops once the whole reaches ``limit``."""
     cdef int P = (L + 2) & 3, suit, run, cnt, p, k1 = 0, need = 0
     cdef int junk = 0, cross = -1, i, o1, o3
-    cdef uint64_t hand[4]
     cdef uint64_t hl = start[L], hp = start[P], s1 = start[(L + 1) & 3], s3 = start[(L + 3) & 3]
     cdef uint64_t mine, part, op, won, bits = 0, cashed = 0, others, opp = s1 | s3
     for suit in range(4):
@@ -338,12 +345,7 @@ cdef inline int cash_discard_cross(const uint64_t* start, int L, uint64_t* rel,
         junk += popcount(part & ~won)
     if cross < 0 or junk < need:
         return 0
-    rel[0] |= bits
-    for i in range(4):
-        hand[i] = start[i]
-    hand[L] = hl
-    hand[P] = hp
-    return k1 + cashable(hand, P, hp, rel, limit - k1)
+    return _partner_cashes(start, L, hl, hp, bits, k1, rel, limit)
 
 
 cdef inline bint _may_cross(const uint64_t* hand, int L) noexcept nogil:

@@ -418,6 +418,24 @@ cdef inline void _store(Table* tt, const Key* key, uint64_t xh, uint64_t rel, in
     ex_store(tt, xh, lo, hi, best, rel | LEADER_DEP, rel | LEADER_DEP)
 
 
+cdef inline bint _settled(int lo, int hi, uint64_t rel_lo, uint64_t rel_hi, int alpha, int beta,
+                          uint64_t* rel, int* v) noexcept nogil:
+    """Whether the bounds ``lo``..``hi`` settle the window; if so ``v`` gets the value to
+    return and ``rel`` what the bound that settles it relied on."""
+    if lo >= beta:
+        rel[0] = rel_lo
+        v[0] = lo
+    elif hi <= alpha:
+        rel[0] = rel_hi
+        v[0] = hi
+    elif lo == hi:
+        rel[0] = rel_lo | rel_hi
+        v[0] = lo
+    else:
+        return False
+    return True
+
+
 cdef inline int _work(const State* s, int64_t start) noexcept nogil:
     """What a node's search since ``start`` cost, as its table entry's claim to stay: the bit
     length of its node count."""
@@ -568,16 +586,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
         if s.cards_left == 0:
             return terminal_value(g, s)
         xh = exact_hash(s, kind)
-        if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi):
-            if lo >= beta:
-                rel[0] = rel_lo
-                return lo
-            if hi <= alpha:
-                rel[0] = rel_hi
-                return hi
-            if lo == hi:
-                rel[0] = rel_lo | rel_hi
-                return lo
+        if ex_probe(tt, xh, &lo, &hi, &ttmove, &rel_lo, &rel_hi) \
+                and _settled(lo, hi, rel_lo, rel_hi, alpha, beta, rel, &v):
+            return v
         outcome_bounds(g, s, &o, alpha, beta)
         lo = bound_lo(&o, -1)
         hi = bound_hi(&o, OUT_OTHER if o.other_blocked else -1)
@@ -596,17 +607,9 @@ cdef int search(const Game* g, State* s, Table* tt, int alpha, int beta,
             # the table is keyed by who leads
             rel_lo |= LEADER_DEP
             rel_hi |= LEADER_DEP
-            if lo >= beta or hi <= alpha or lo == hi:
+            if _settled(lo, hi, rel_lo, rel_hi, alpha, beta, rel, &v):
                 ex_store(tt, xh, lo, hi, ttmove, rel_lo, rel_hi)
-            if lo >= beta:
-                rel[0] = rel_lo
-                return lo
-            if hi <= alpha:
-                rel[0] = rel_hi
-                return hi
-            if lo == hi:
-                rel[0] = rel_lo | rel_hi
-                return lo
+                return v
             if s.probe_only:
                 s.probe_miss = 1
                 return 0
