@@ -14,7 +14,8 @@ from typing import IO, Any, Callable, Iterator
 import click
 from click.shell_completion import CompletionItem
 
-from .analysis import DEFAULT_TABLE_MB, SearchAborted, Solver, analyze_with_line, watch_signal
+from .analysis import (DEFAULT_TABLE_MB, Budget, SearchAborted, Solver, analyze_with_line,
+                       watch_signal)
 from .batch import STOP_SIGNALS, default_jobs
 from .cards import Seat
 from .cli_common import (RULES_TAKES, TABLE_MB, Command, ReaderGone, Seconds, Tally, as_written,
@@ -209,16 +210,15 @@ def analyze(deal_text: str | None, play: str, rules_text: str | None, leader: st
     seats = [Seat.parse(player)] if player else None
     target = Seat.parse(line_for) if line_for else None
     status = _StatusLine(solver, pos, seats, shown=live_display())
-    started = time.monotonic()
+    budget = Budget(solver, time_limit)     # one limit for the command: the line has what is left
 
     def before_line() -> None:
         status.after = f"optimal line for {target}"
-        if time_limit:      # one limit for the command: the line has what is left
-            solver.time_limit = max(time_limit - (time.monotonic() - started), 1e-6)
+        budget.limited()
 
     try:
         with status, stopped_when_reader_gone():
-            answer = analyze_with_line(solver, pos, seats, target, watch=status.watch,
+            answer = analyze_with_line(budget.limited(), pos, seats, target, watch=status.watch,
                                        before_line=before_line)
     except SearchAborted as e:
         fail(status.cut_short(out_of_time(time_limit, e), out_of_time(time_limit)), code=3)
