@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from endgames import random_endgame
+from endgames import play_down, random_endgame, small_scenario
+from solver import analysis
 from solver.analysis import SearchAborted, Solver, new_engine
 from solver.cards import Seat
 from solver.deal import Deal
@@ -185,3 +186,40 @@ def test_only_an_engine_sharing_the_table_can_help() -> None:
         sharer.share_table(owner)
     owner.set_helper(sharer)
     sharer.set_helper(owner)
+
+
+def test_a_two_thread_solver_of_a_tiny_table_answers_every_rule_set_in_turn_like_fresh_ones(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One solver asked everything in turn: two threads over a table of 128 KB (below the
+    1 MB a Solver allows, so that these positions of five to eight tricks to go crowd it),
+    positions under every rule set and small deals of other moon totals, shuffled, twice
+    over with a clear between, then all at once. Rules, moon totals and tables switch between
+    questions, entries are replaced under pressure and the helpers share buckets: each answer
+    must still be a fresh solver's."""
+    rng = random.Random("helper/one solver for all")
+    positions = []
+    for name, spec in RULE_SETS.items():
+        s = None
+        while s is None:
+            s = random_endgame(spec, rng, rng.randint(20, 32), moon=rng.random() < 0.3)
+        small = play_down(small_scenario(spec, rng, 5), rng, 20 - rng.randint(0, 3))
+        assert small is not None
+        positions += [Position.from_play(x.deal, x.rules, x.play_text, x.leader) for x in (s, small)]
+    rng.shuffle(positions)
+    expected = [Solver(table_mb=16).analyze(p) for p in positions]
+    assert len({(p.rules, p.moon_total) for p in positions}) > len(RULE_SETS)
+    real = analysis.new_engine
+    monkeypatch.setattr(analysis, "new_engine", lambda rules, size: real(rules, min(size, 128 << 10)))
+    shared = Solver(table_mb=1, threads=2)
+    for round_ in range(2):
+        for i in rng.sample(range(len(positions)), len(positions)):
+            got = shared.analyze(positions[i])
+            assert (got.players, got.moves) == (expected[i].players, expected[i].moves), (
+                round_, positions[i].deal.pbn(), positions[i].played, positions[i].rules)
+        shared.clear()
+    for got, want in zip(shared.analyses([(p, None) for p in positions]), expected):
+        assert (got.players, got.moves) == (want.players, want.moves), (want.position.deal.pbn(),
+                                                                        want.position.played)
+    assert shared.helper_nodes > 0, "no helper ever ran"
+    # (with a table of 1 MB, about 0.95 times the fresh solvers' nodes; with this one, 1.15)
+    assert shared.nodes > 1.05 * 3 * sum(a.nodes for a in expected), "the table was never crowded"
