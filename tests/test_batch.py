@@ -317,9 +317,11 @@ def test_workers_that_cannot_start_fail_the_run_in_one_line(tmp_path):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert run.returncode == 1 and run.stdout == ""
-    assert run.stderr.rstrip().splitlines()[-1] == (
+    # (the workers' tracebacks, Python's own, come before it, and a fork server's that races
+    # the run's exit may come after it: a fresh clone's run once ended in "Bad file descriptor")
+    assert run.stderr.splitlines().count(
         "solver.errors.HeartsError: no worker process could start (out of memory? a script must "
-        'start the workers under if __name__ == "__main__":)')
+        'start the workers under if __name__ == "__main__":)') == 1
     guarded = script.read_text().replace("games =", "if __name__ == '__main__':\n    games =").replace(
         "for record", "    for record").replace("    print", "        print")
     script.write_text(guarded)
