@@ -8,6 +8,7 @@ import io
 import logging
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -611,10 +612,12 @@ def test_a_fresh_pool_lost_in_turn_before_the_lost_pools_chunks_are_sent_again_i
     to a third pool, as a submit's does, and the run goes on."""
     records = list(read_records(io.BytesIO(endgame_file(6, seed=3, hand_size=5, play_cards=4))))
     expected = [r for _, r in annotate_stream(iter(records))]
-    runner = batch._Processes(2)
+    runner = batch._Processes(1)
     try:
-        waits = [runner.submit(records[i:i + 2], AnnotateOptions()) for i in (0, 2, 4)]
         first = runner.pool
+        for process in list(first._processes.values()):  # held: no chunk is done before the
+            os.kill(process.pid, signal.SIGSTOP)          # loss (one was, in a fresh clone's run)
+        waits = [runner.submit(records[i:i + 2], AnnotateOptions()) for i in (0, 2, 4)]
         _lost(first)
         results = waits[0]()                # sent again, to a fresh pool
         second = runner.pool
