@@ -198,7 +198,7 @@ def test_a_two_thread_solver_of_a_tiny_table_answers_every_rule_set_in_turn_like
     must still be a fresh solver's."""
     rng = random.Random("helper/one solver for all")
     positions = []
-    for name, spec in RULE_SETS.items():
+    for spec in RULE_SETS.values():
         s = None
         while s is None:
             s = random_endgame(spec, rng, rng.randint(20, 32), moon=rng.random() < 0.3)
