@@ -17,6 +17,7 @@ from typing import Callable
 from brute import Game, bits
 from solver.cards import DECK, Card, Seat, cards_of
 from solver.deal import Deal
+from solver.position import Position
 from solver.rules import Rules
 
 
@@ -37,6 +38,9 @@ class Scenario:
     @property
     def play_text(self) -> str:
         return " ".join(self.play)
+
+    def position(self) -> Position:
+        return Position.from_play(self.deal, self.rules, self.play_text, self.leader)
 
     @property
     def cards_left(self) -> int:

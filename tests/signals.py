@@ -195,10 +195,15 @@ def finished(proc: subprocess.Popen[AnyStr]) -> Iterator[subprocess.Popen[AnyStr
                     pass
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command's name (field 3, the state, first)."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+
+
 def cpu_seconds(pid: int) -> float:
     """Process ``pid``'s CPU time so far, all its threads, user and system (/proc/PID/stat),
     a zombie's too: what it has done, however slowly a loaded machine let it run."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -211,7 +216,7 @@ def busy(proc: subprocess.Popen[AnyStr] | int, seconds: float, within: float = 3
     deadline = time.monotonic() + within
     while (used := cpu_seconds(pid)) < target:
         ended = proc.poll() is not None if not isinstance(proc, int) else \
-            Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in "ZX"
+            _stat(pid)[0] in "ZX"
         assert not ended, f"process {pid} ended before {seconds} s of CPU"
         assert time.monotonic() < deadline, f"not {seconds} s of CPU within {within} s"
         time.sleep(0.02)
@@ -230,7 +235,7 @@ def family_cpu(pid: int) -> float:
     of them is gone. (Read again if a child was reaped meanwhile.)"""
     while True:
         before = children(pid)
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        fields = _stat(pid)
         total = (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) \
             / os.sysconf("SC_CLK_TCK")
         try:

@@ -44,7 +44,7 @@ def endgames(spec: dict, count: int, seed: str, cards: tuple[int, int] = (9, 20)
     while len(out) < count:
         s: Scenario | None = random_endgame(spec, rng, rng.randint(*cards))
         if s is not None:
-            out.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+            out.append(s.position())
     return out
 
 

@@ -111,7 +111,7 @@ class NarrowedSolver(Solver):
 
 
 def engine_answer(solver: Solver, scenario: Scenario) -> brute.Answer:
-    pos = Position.from_play(scenario.deal, scenario.rules, scenario.play_text, scenario.leader)
+    pos = scenario.position()
     result = solver.analyze(pos)
     return brute.Answer(
         result.to_move,

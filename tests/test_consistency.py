@@ -99,7 +99,7 @@ def test_mid_game_values_follow_children(name: str) -> None:
     rng = random.Random(f"consistency/{name}/targets")
     for scenario in mid_game_scenarios(name):
         where = f"[{name}] {scenario}"
-        pos = Position.from_play(scenario.deal, scenario.rules, scenario.play_text, scenario.leader)
+        pos = scenario.position()
         answer = solver.analyze(pos)
         children = {card: solver.analyze(pos.play(card), moves=False) for card in pos.legal_moves()}
         assert_values_follow_children(pos, answer, children, where)

@@ -53,7 +53,7 @@ def test_a_helper_changes_no_value(name: str) -> None:
         s = random_endgame(RULE_SETS[name], rng, min(48, rng.randint(20, 28) + 2 * done))
         if s is None:
             continue
-        pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+        pos = s.position()
         for seat in Seat:
             assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (name, s, seat)
         done += 1
@@ -72,7 +72,7 @@ def test_a_helper_that_finishes_first_answers_the_pass() -> None:
         s = random_endgame({}, rng, rng.randint(28, 36))
         if s is None:
             continue
-        pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+        pos = s.position()
         for seat in Seat:
             assert helped.guarantee(pos, seat) == single.guarantee(pos, seat), (s, seat)
         done += 1
@@ -91,7 +91,7 @@ def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
         s = random_endgame({}, rng, rng.randint(28, 36))
         if s is None:
             continue
-        pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+        pos = s.position()
         a, b = helped.analyze(pos), single.analyze(pos)
         assert a.players == b.players and a.moves == b.moves, s
         done += 1
@@ -141,7 +141,7 @@ def test_a_helper_joins_a_pass_in_progress() -> None:
             s = None
             while s is None:
                 s = random_endgame({}, rng, 36)
-            pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+            pos = s.position()
             owner.set_moon_total(pos.moon_total)
             helper.set_moon_total(pos.moon_total)
             owner.set_lender(lender)
@@ -170,7 +170,7 @@ def test_a_helped_search_stops_its_helper_when_its_budget_runs_out() -> None:
     s = None
     while s is None:
         s = random_endgame({}, rng, 28)
-    pos = Position.from_play(s.deal, s.rules, s.play_text, s.leader)
+    pos = s.position()
     assert solver.guarantee(pos, Seat.E) == Solver(table_mb=8).guarantee(pos, Seat.E)
 
 
@@ -204,7 +204,7 @@ def test_a_two_thread_solver_of_a_tiny_table_answers_every_rule_set_in_turn_like
             s = random_endgame(spec, rng, rng.randint(20, 32), moon=rng.random() < 0.3)
         small = play_down(small_scenario(spec, rng, 5), rng, 20 - rng.randint(0, 3))
         assert small is not None
-        positions += [Position.from_play(x.deal, x.rules, x.play_text, x.leader) for x in (s, small)]
+        positions += [x.position() for x in (s, small)]
     rng.shuffle(positions)
     expected = [Solver(table_mb=16).analyze(p) for p in positions]
     assert len({(p.rules, p.moon_total) for p in positions}) > len(RULE_SETS)

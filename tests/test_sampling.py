@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brute import Game
-from endgames import Scenario, play_down, random_endgame, small_scenario
+from endgames import play_down, random_endgame, small_scenario
 from solver import sampling
 from solver.cards import Card, Seat, cards_of
 from solver.deal import Deal, hand_string
@@ -26,10 +26,6 @@ from solver.results import Analysis, MoveResult
 from solver.cli import _known_cards, cli
 from solver.sampling import samples, samples_from_view, weigh_cards, weigh_deals, weigh_view
 from test_bruteforce import RULE_SETS
-
-
-def position_of(s: Scenario) -> Position:
-    return Position.from_play(s.deal, s.rules, s.play_text, s.leader)
 
 
 def fits(p: Position, deal: Deal) -> bool:
@@ -92,7 +88,7 @@ def test_every_sample_fits_the_play_with_no_draw_refused(name: str, monkeypatch:
             scenario = play_down(start, rng, rng.randint(1, 4 * len(list(cards_of(start.deal.hands[0])))))
         if scenario is None:
             continue
-        p = position_of(scenario)
+        p = scenario.position()
         seat = Seat(rng.randrange(4))
         for q in samples(p, 20, seat, seed=rng.randrange(1 << 30)):
             assert q.hands[seat] == p.hands[seat] and q.played == p.played and q.leader0 == p.leader0
@@ -116,7 +112,7 @@ def test_each_deal_that_fits_is_as_likely(name: str, played: tuple[int, int], wi
         scenario = play_down(start, rng, start.cards_left - rng.randint(*played))
         if scenario is None:
             continue
-        p = position_of(scenario)
+        p = scenario.position()
         seat = Seat(rng.randrange(4))
         known: dict[Seat, Card] = {}
         if with_known:

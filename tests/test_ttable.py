@@ -83,8 +83,7 @@ def test_shared_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
     positions: list[Position] = []
     while len(positions) < FAMILIES * (NEIGHBOURS + 1):
         scenario = endgame(RULES[name], rng)
-        base = Position.from_play(scenario.deal, scenario.rules, scenario.play_text,
-                                  scenario.leader)
+        base = scenario.position()
         family = [base] + [n for n in (neighbour(base, rng) for _ in range(NEIGHBOURS)) if n]
         positions += family
     rng.shuffle(positions)
@@ -106,8 +105,13 @@ def moon_positions() -> list[Position]:
     while len(positions) < 30:
         s = random_endgame({"preset": "standard"}, rng, 20, moon=True)
         if s is not None:
-            positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+            positions.append(s.position())
     return positions
+
+
+def to_move_values(e: Engine, positions: list[Position]) -> list[int]:
+    """``e``'s value of each position for the side to move."""
+    return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
 
 
 def test_wrapped_generations_forget_old_entries() -> None:
@@ -118,20 +122,17 @@ def test_wrapped_generations_forget_old_entries() -> None:
     rules = Rules.parse({"preset": "standard"})
     positions = moon_positions()
 
-    def values(e: Engine) -> list[int]:
-        return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
-
     shared = new_engine(rules, 1 << 20)
     shared.set_moon_total(26)  # a clear: generation 2
-    before = values(shared)
+    before = to_move_values(shared, positions)
     shared.set_moon_total(10)  # generation 3
     for _ in range(254):       # 4, ..., 255, the wrap to 1, then 2 again
         shared.clear()
     fresh = new_engine(rules, 1 << 20)
     fresh.set_moon_total(10)
-    expected = values(fresh)
+    expected = to_move_values(fresh, positions)
     assert before != expected, "no position where the moon total matters: the test proves nothing"
-    assert values(shared) == expected
+    assert to_move_values(shared, positions) == expected
 
 
 @pytest.mark.parametrize("table_bytes", [0, 16, 64, 5000])
@@ -145,7 +146,7 @@ def test_a_table_below_one_bucket_and_the_cache_still_has_them(table_bytes: int)
     while len(positions) < 5:
         s = random_endgame({"preset": "standard"}, rng, 16)
         if s is not None:
-            positions.append(Position.from_play(s.deal, s.rules, s.play_text, s.leader))
+            positions.append(s.position())
     tiny, fresh = new_engine(rules, table_bytes), new_engine(rules, 1 << 20)
     for e in (tiny, fresh):
         e.set_moon_total(26)
@@ -334,8 +335,7 @@ def test_a_crowded_table_answers_neighbours_like_a_fresh_one(name: str) -> None:
     positions: list[Position] = []
     while len(positions) < 5 * (NEIGHBOURS + 1):
         scenario = endgame(RULES[name], rng)
-        base = Position.from_play(scenario.deal, scenario.rules, scenario.play_text,
-                                  scenario.leader)
+        base = scenario.position()
         positions += [base] + [n for n in (neighbour(base, rng) for _ in range(NEIGHBOURS)) if n]
     rng.shuffle(positions)
     crowded = new_engine(positions[0].rules, 8192)
@@ -355,20 +355,17 @@ def test_a_sharer_left_behind_does_not_take_its_owner_back() -> None:
     rules = Rules.parse({"preset": "standard"})
     positions = moon_positions()
 
-    def values(e: Engine) -> list[int]:
-        return [e.value(*Solver._args(p), p.moon_state, p.side(p.to_move)) for p in positions]
-
     fresh = new_engine(rules, 1 << 20)
     fresh.set_moon_total(10)
-    expected = values(fresh)
+    expected = to_move_values(fresh, positions)
     owner, sharer = new_engine(rules, 1 << 20), new_engine(rules, 1 << 20)
     sharer.share_table(owner)
     owner.set_moon_total(26)
     sharer.set_moon_total(26)
-    assert values(owner) != expected
+    assert to_move_values(owner, positions) != expected
     owner.set_moon_total(10)
     owner.clear()
     sharer.set_helper(owner)
     with pytest.raises(ValueError):
-        values(sharer)
-    assert values(owner) == expected
+        to_move_values(sharer, positions)
+    assert to_move_values(owner, positions) == expected
