@@ -25,7 +25,6 @@ import os
 import stat
 import tempfile
 import threading
-import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Iterator
@@ -41,10 +40,6 @@ __all__ = ["Checkpoint", "CheckpointError", "INTERVAL"]
 FORMAT = 1
 #: Seconds between checkpoints at most: each syncs the data and the sidecar to the disk.
 INTERVAL = 1.0
-#: Test hook: a run that has written this many records saves its checkpoint and waits there
-#: (until a signal stops it), so that a test interrupts it at a known record.
-HOLD_ENV = "HEARTS_DD_CHECKPOINT_HOLD"
-
 #: What a sidecar's ``run`` holds, as a user would name a difference in it.
 _WHAT = {"version": "hearts-dd version", "format": "--format", "review": "--review/--no-review",
          "rules": "--rules", "time_limit": "--time-limit", "inputs": "inputs",
@@ -96,8 +91,6 @@ class Checkpoint:
         self._dirty = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        hold = os.environ.get(HOLD_ENV, "")
-        self._hold = int(hold) if hold.isdigit() else -1
         self.held = self._read()
         self.out = self._open_data(mode)
 
@@ -230,10 +223,6 @@ class Checkpoint:
                 self.done = Done(d.records + 1, d.annotated + (result["players"] is not None),
                                  d.errors + (result["error"] is not None), self.out.tell(), digest)
                 self._dirty = True
-            if self.done.records == self._hold:
-                self.save()
-                while True:         # (a test's signal ends it; taken by another thread,
-                    time.sleep(0.05)    # the worker pool's, it reaches this one between sleeps)
         return counted_write
 
     def _keep_saving(self) -> None:

@@ -19,7 +19,7 @@ import pytest
 from benchmarks.record_files import endgame_file
 from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
 from solver import checkpoint as checkpoint_module
-from solver.checkpoint import HOLD_ENV, Checkpoint
+from solver.checkpoint import Checkpoint
 from solver.pbn import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,39 @@ main()
 """
 
 
-def command(*args: str) -> list[str]:
+#: ``hearts-dd annotate ARGS...`` held once its checkpoint counts HOLD records (python -c HELD
+#: HOLD ARGS...): the run saves its checkpoint there and waits until a signal stops it, so that
+#: a test interrupts it at a known record. (A signal the worker pool's thread takes reaches the
+#: main thread between its sleeps.)
+HELD = r"""
+import sys, time
+from solver.checkpoint import Checkpoint
+from solver.cli import main
+hold = int(sys.argv[1])
+sys.argv = ["hearts-dd", "annotate", *sys.argv[2:]]
+writing = Checkpoint.writing
+
+
+def held(self, write):
+    counted_write = writing(self, write)
+
+    def held_write(record, result):
+        counted_write(record, result)
+        if self.done.records == hold:
+            self.save()
+            while True:
+                time.sleep(0.05)
+    return held_write
+
+
+Checkpoint.writing = held
+main()
+"""
+
+
+def command(*args: str, hold: int | None = None) -> list[str]:
+    if hold is not None:
+        return [sys.executable, "-c", HELD, str(hold), *args]
     return [sys.executable, "-m", "solver.cli", "annotate", *args]
 
 
@@ -103,16 +135,13 @@ def sidecar(out: Path) -> dict | None:
 def stopped_at(args: list[str], out: Path, hold: int | None, signum: int = signal.SIGTERM,
                until: int = 1, stdin: Path | None = None) -> tuple[int, list[str]]:
     """The command, stopped by ``signum`` once its checkpoint holds ``hold`` records (where
-    the run waits: HOLD_ENV), or, without ``hold``, ``until`` records or more (saved as the run
+    the run waits: HELD), or, without ``hold``, ``until`` records or more (saved as the run
     goes). Its exit status and stderr's lines. Its checkpoint is never read half written: the
     sidecar is replaced whole."""
-    env = dict(ENV)
-    if hold is not None:
-        env[HOLD_ENV] = str(hold)
     with open(stdin or os.devnull, "rb") as given:
-        child = subprocess.Popen(command(*args), cwd=ROOT, env=env, stderr=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stdin=given, start_new_session=True,
-                                 preexec_fn=as_in_a_terminal)
+        child = subprocess.Popen(command(*args, hold=hold), cwd=ROOT, env=ENV,
+                                 stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, stdin=given,
+                                 start_new_session=True, preexec_fn=as_in_a_terminal)
     deadline = time.monotonic() + 120
     while (state := sidecar(out)) is None or state["records"] < (until if hold is None else hold):
         assert child.poll() is None, child.stderr.read().decode()     # type: ignore[union-attr]
