@@ -70,3 +70,15 @@ def test_a_callers_typical_uses_type_check(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
                           str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_callers_code_type_checks_under_strict(tmp_path: Path) -> None:
+    """A bot author checking its own code with ``mypy --strict`` has the library's modules
+    checked as strictly when mypy finds them as source (from the repository, or through
+    ``MYPYPATH`` as the README says): an error there would be the caller's to silence."""
+    script = tmp_path / "caller.py"
+    script.write_text(CALLER)
+    run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir",
+                          str(tmp_path / "cache"), str(script)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
