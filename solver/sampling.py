@@ -492,6 +492,11 @@ class CardWeight:
 
 @dataclass(frozen=True)
 class Weighing:
+    """``seat``'s cards weighed over sampled deals (``weigh_cards``, ``weigh_view``,
+    ``weigh_deals``): ``cards[0]`` is the one to play. ``cards`` is empty when the solver's
+    limits left no deal answered (``answered == 0``): a player with a time budget needs a
+    card of its own choosing then."""
+
     seat: Seat
     drawn: int                  # deals drawn
     answered: int               # of them, analysed within the solver's limits
