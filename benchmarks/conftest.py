@@ -95,7 +95,8 @@ def measure(benchmark, record: RunRecord, seed: int) -> Callable[[str, Callable[
 
         benchmark.group = category
         benchmark.extra_info["seed"] = seed
-        return benchmark.pedantic(timed, rounds=1, iterations=1, warmup_rounds=0)
+        answer: Answer | None = benchmark.pedantic(timed, rounds=1, iterations=1, warmup_rounds=0)
+        return answer
 
     return run
 

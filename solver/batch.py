@@ -549,7 +549,8 @@ class _Dask(_Runner):
             idle_since = None       # when the scheduler was last seen without workers
             while True:
                 try:
-                    return future.result(timeout=1)
+                    results: Results = future.result(timeout=1)
+                    return results
                 except TimeoutError:
                     if self._workers():
                         idle_since = None

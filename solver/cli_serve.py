@@ -143,7 +143,7 @@ def gunicorn_env_args() -> argparse.Namespace:
     parser = config.parser()
     parser.error = refuse
     argv = shlex.split(os.environ.get("GUNICORN_CMD_ARGS", ""))
-    args = parser.parse_args(argv)
+    args: argparse.Namespace = parser.parse_args(argv)     # (gunicorn ships no types)
     for name, value in vars(args).items():
         if value is not None and name in config.settings:
             try:

@@ -6,7 +6,7 @@ line; and the one-line message of a question cut short, with what it had proved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, overload
 
 from ._search import SearchAborted
 from .cards import Card, Seat, SeatLike
@@ -40,6 +40,7 @@ class Questions(NamedTuple):
 
 
 _V = TypeVar("_V")
+_D = TypeVar("_D")
 
 
 class BySeat(dict[Seat, _V]):
@@ -63,6 +64,16 @@ class BySeat(dict[Seat, _V]):
     def __contains__(self, key: object) -> bool:
         seat = _seat_or_none(key)
         return seat is not None and dict.__contains__(self, seat)
+
+    # (typed as dict.get is: with no overloads a caller's ``players.get("N")`` was Any)
+    @overload
+    def get(self, key: object, default: None = None) -> _V | None: ...
+
+    @overload
+    def get(self, key: object, default: _V) -> _V: ...
+
+    @overload
+    def get(self, key: object, default: _D) -> _V | _D: ...
 
     def get(self, key: object, default: Any = None) -> Any:
         seat = _seat_or_none(key)

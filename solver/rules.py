@@ -441,5 +441,6 @@ def catalogue() -> dict[str, Any]:
     >>> catalogue()["keys"]["moon"]["choices"], catalogue()["presets"]["omnibus"]["rules"]["values"]["DJ"]
     (['add', 'subtract', 'none'], -10)
     """
-    return json.loads(_catalogue())
+    out: dict[str, Any] = json.loads(_catalogue())
+    return out
 

@@ -166,7 +166,7 @@ class _Sight:
 def _draw(sight: _Sight, count: int, rng: random.Random,
           known: Known | None, name: str,
           none_fits: tuple[str, str]) -> list[Position]:
-    """``count`` deals drawn for ``sight``, as positions, the play replayed on each."""
+    """``count`` deals drawn for ``sight``, as positions, the play checked on each."""
     observer = sight.observer
     pinned = _known(sight, known if known is not None else {}, name)
     allowed = _allowed(sight, pinned, name)
@@ -177,6 +177,7 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
     own = sight.dealt & ~played[observer]
     out: list[Position] = []
     refused = 0
+    first: Position | None = None   # the first deal's position, the play replayed on it
     while len(out) < count:
         hands = draw(rng)
         hands[observer] = own
@@ -187,13 +188,33 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
             assert sight.low is not None
             leader0 = first_leader(deal, sight.rules)
         try:
-            out.append(Position(deal, sight.rules, leader0, sight.played))
+            if first is None or leader0 != first.leader0:
+                first = Position(deal, sight.rules, leader0, sight.played)
+                out.append(first)
+            else:
+                out.append(_like(first, deal, sight))
         except HeartsError:
             refused += 1
             if refused > TRIES:
                 raise SampleError(f"{name}: no deal drawn for {observer} fits the play "
                                   f"({TRIES} tried)") from None
     return out
+
+
+def _like(first: Position, deal: Deal, sight: _Sight) -> Position:
+    """The position of ``deal`` after the play of ``first``, whose state but the hands it
+    shares (the trick, who leads, the cards taken, hearts broken follow from the play alone):
+    each card checked as ``Position.play_all`` checks it (a ``PlayError``), without replaying
+    the rest, which took most of a draw's time."""
+    rules, hands = sight.rules, list(deal.hands)
+    for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
+        if not c.mask & legal_cards(rules, hands[s], trick, i < 4, broken,
+                                    sight.low if i == 0 else None):
+            raise Position(deal, rules, first.leader0, sight.played[:i])._refusal(c)
+        hands[s] &= ~c.mask
+    return Position(deal, rules, first.leader0, first.played,
+                    (hands[0], hands[1], hands[2], hands[3]), first.trick, first.leader,
+                    first.taken, first.tricks_won, first.broken)
 
 
 def _cards(what: object, name: str, field: str) -> int:
@@ -471,6 +492,11 @@ class CardWeight:
 
 @dataclass(frozen=True)
 class Weighing:
+    """``seat``'s cards weighed over sampled deals (``weigh_cards``, ``weigh_view``,
+    ``weigh_deals``): ``cards[0]`` is the one to play. ``cards`` is empty when the solver's
+    limits left no deal answered (``answered == 0``): a player with a time budget needs a
+    card of its own choosing then."""
+
     seat: Seat
     drawn: int                  # deals drawn
     answered: int               # of them, analysed within the solver's limits

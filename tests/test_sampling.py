@@ -624,3 +624,48 @@ def test_a_view_checks_its_hand_and_play(given: dict, words: str, field: str) ->
     with pytest.raises(SampleError) as refused:
         samples_from_view(**view, count=1)  # type: ignore[arg-type]
     assert str(refused.value) == f"samples_from_view: {words}" and refused.value.field == field
+
+
+@pytest.mark.parametrize("name", ["standard", "first-trick-points", "queen-breaks", "free-lead"])
+def test_a_draw_replays_the_play_once_and_gives_each_deal_a_replay_s_state(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deals drawn share the play and so the state it leaves but the hands (the trick, who
+    leads, the cards taken, hearts broken): the play is replayed on the first alone and only
+    checked on the others (a replay each took most of a draw's time late in a hand), and each
+    deal's state is what a replay of its own gives."""
+    rng = random.Random(f"replay once {name}")
+    rules = RULE_SETS[name]
+    replays = []
+    real_play_all = Position.play_all
+
+    def counted(self: Position, cards: object) -> Position:
+        replays.append(cards)
+        return real_play_all(self, cards)  # type: ignore[arg-type]
+
+    for case in range(6):
+        leader = Seat(rng.randrange(4)) if Rules.parse(rules).first_lead == "free" else None
+        p = Position.start(Deal.random(rng.randrange(1 << 30)), rules, leader).random_play(
+            rng, rng.choice([5, 21, 37, 44, 51]))
+        replays.clear()
+        monkeypatch.setattr(Position, "play_all", counted)
+        got = samples(p, 20, seed=case)
+        monkeypatch.setattr(Position, "play_all", real_play_all)
+        assert len(replays) == 1, f"{len(replays)} replays for 20 deals"
+        for q in got:
+            r = Position.from_play(q.deal, q.rules, q.played, q.leader0)
+            assert (q.hands, q.trick, q.leader, q.taken, q.tricks_won, q.broken, q.to_move) == (
+                r.hands, r.trick, r.leader, r.taken, r.tricks_won, r.broken, r.to_move)
+
+
+def test_a_draw_that_breaks_the_play_is_still_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check of the play on each deal drawn is the net under the constraints worked out
+    before drawing: with them dropped (any unseen card to any seat), the deals that come out
+    still all fit the play, the others refused and drawn again."""
+    monkeypatch.setattr(sampling, "_allowed", lambda sight, known, name="samples": [
+        0 if s == sight.observer else
+        sight.deck & ~sight.dealt & ~sum(c.mask for c in sight.played) for s in Seat])
+    monkeypatch.setattr(sampling, "TRIES", 100_000)
+    rng = random.Random(7)
+    p = Position.start(Deal.random(11)).random_play(rng, 30)
+    got = samples(p, 30, seed=3)
+    assert all(fits(p, q.deal) for q in got)
