@@ -30,8 +30,10 @@ def test_the_engines_stub_matches_the_compiled_module(tmp_path: Path) -> None:
 
 
 CALLER = '''
+from typing import assert_type
+
 from solver.analysis import Solver
-from solver.results import Analysis
+from solver.results import Analysis, PlayerResult
 from solver.cards import Seat
 from solver.deal import Deal
 from solver.position import Position
@@ -58,30 +60,20 @@ solver.guarantee(pos, 2), solver.guarantees([(pos, 2)]), solver.guarantee_bounds
 solver.moon_possible(pos, 3), solver.line(pos, 1), solver.analyze(pos, 2), samples(pos, 1, seat=3)
 a = solver.analyze(pos)
 by_letter: int = a.players["N"].guarantee + a.players[0].guarantee + a.players[Seat.N].guarantee
-from typing import assert_type
-from solver.results import PlayerResult
 assert_type(a.players.get("N"), PlayerResult | None)
 assert_type(a.players.get(Seat.E, a.players["N"]), PlayerResult)
 assert_type(a.players.get(2, 0), PlayerResult | int)
 '''
 
 
-def test_a_callers_typical_uses_type_check(tmp_path: Path) -> None:
+def test_a_callers_typical_uses_type_check_under_strict(tmp_path: Path) -> None:
     """Uses a Monte-Carlo player's code makes: a run-time flag for ``partial``, rules as a
     mapping, one seat for ``analyze``, known cards in a dict of seat letters or seats (the key
     type of a ``Mapping`` is invariant: ``Mapping[Seat | str, ...]`` refused both), a seat's
-    answer by ``players.get`` (typed, not Any)."""
-    script = tmp_path / "caller.py"
-    script.write_text(CALLER)
-    run = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
-                          str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-def test_a_callers_code_type_checks_under_strict(tmp_path: Path) -> None:
-    """A bot author checking its own code with ``mypy --strict`` has the library's modules
-    checked as strictly when mypy finds them as source (from the repository, or through
-    ``MYPYPATH`` as the README says): an error there would be the caller's to silence."""
+    answer by ``players.get`` (typed, not Any). Under ``mypy --strict``, as a bot author checks
+    its own code: the library's modules are then checked as strictly when mypy finds them as
+    source (from the repository, or through ``MYPYPATH`` as the README says), and an error
+    there would be the caller's to silence."""
     script = tmp_path / "caller.py"
     script.write_text(CALLER)
     run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir",
