@@ -1360,9 +1360,6 @@ cdef class Engine:
         if self._helper is None and self._lender is not None:
             lent = self._lender.lend()
             self.set_helper(lent)
-            if lent is None:
-                self.invited = invited = 1
-                self._lender.invite(self)
         if self._helper is not None:
             # the search starts it after spawn_nodes nodes (see _tick)
             self._arm(beta, blocker)
@@ -1371,6 +1368,12 @@ cdef class Engine:
         # a helper that finishes first stops the main search (see _tick)
         h.done = 0
         self.s.stop = &h.done
+        if self._helper is None and self._lender is not None:
+            # last: a helper may join from the moment the lender knows (the lender is Python,
+            # so another thread can run join_pass inside invite); armed again here, a running
+            # helper's state was rewritten and a second thread started on it
+            self.invited = invited = 1
+            self._lender.invite(self)
         with nogil:
             if blocker == SCORE_PASS:
                 v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)

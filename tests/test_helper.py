@@ -124,7 +124,21 @@ class LateLender:
             self.joined += e.join_pass(self.helper)
 
 
-def test_a_helper_joins_a_pass_in_progress() -> None:
+class EagerLender(LateLender):
+    """Has ``helper`` join each pass from inside ``invite``, as another thread's ``give_back``
+    can: the lender is Python, which the GIL may leave at any bytecode."""
+
+    def invite(self, e) -> None:
+        self.joined += e.join_pass(self.helper)
+
+    def serve(self) -> None:
+        self.invites.get()
+
+
+@pytest.mark.parametrize("lender_kind", [LateLender, EagerLender])
+def test_a_helper_joins_a_pass_in_progress(lender_kind: type[LateLender]) -> None:
+    """A helper joined while the pass was still setting out was armed a second time, its
+    running search's state rewritten and a second thread started on it (most values wrong)."""
     rules = Rules.parse({})
     owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
     helper.share_table(owner)
@@ -132,7 +146,7 @@ def test_a_helper_joins_a_pass_in_progress() -> None:
     owner.helper_from = 1
     owner.helper_pairs_from = 1
     owner.helper_all_nodes = 500
-    lender = LateLender(helper)
+    lender = lender_kind(helper)
     server = threading.Thread(target=lender.serve)
     server.start()
     rng = random.Random("join")
