@@ -385,7 +385,10 @@ class Solver:
         answered in parallel, so that only one thread ever changes them."""
         self._set_rules(p.rules)
         if p.moon_total != self._moon_total:
-            # a new total empties the shared table: the owner first, the sharers follow
+            # a new total empties the shared table: the owner first, the sharers follow. None
+            # until all have it: a Ctrl-C during a clear (KeyboardInterrupt once it returns)
+            # left engines with the new total while the solver noted the old one
+            self._moon_total = None
             for e in self._engines:
                 e.set_moon_total(p.moon_total)
             self._moon_total = p.moon_total
