@@ -935,6 +935,24 @@ def test_ctrl_c_as_engines_take_a_new_moon_total_leaves_none_with_it(monkeypatch
     assert solver.guarantee(queen, Seat.E) == 17
 
 
+def test_ctrl_c_that_leaves_the_free_engines_queue_locked_does_not_hang_the_next_call() -> None:
+    """A Ctrl-C landing as the main thread takes an engine from the queue of idle ones (a
+    KeyboardInterrupt raised in the queue's Condition.__enter__, just after it took the lock)
+    leaves the queue's lock held: the next call of the two-thread solver waited for it for
+    ever (found by SIGALRM, watched, at random moments of many small calls)."""
+    pos = endgames({}, 1, "after a leaked queue lock", cards=(20, 24))[0]
+    want = Solver(table_mb=1).guarantee(pos, Seat.N)
+    solver = Solver(table_mb=1, threads=2)
+    solver.guarantee(pos, Seat.N)
+    solver._free.mutex.acquire()    # as the interrupted __enter__ leaves it
+    answer: list[int] = []
+    caller = threading.Thread(target=lambda: answer.append(solver.guarantee(pos, Seat.N)),
+                              daemon=True)
+    caller.start()
+    caller.join(20)
+    assert answer == [want], "the call after the leaked lock hung"
+
+
 def test_a_two_thread_solver_keeps_both_engines_after_ctrl_c() -> None:
     """KeyboardInterrupt is raised wherever the main thread is when its search returns: often
     as it gave back the engine it had lent its search as a helper, which was lost. The solver
