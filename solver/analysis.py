@@ -385,7 +385,10 @@ class Solver:
         answered in parallel, so that only one thread ever changes them."""
         self._set_rules(p.rules)
         if p.moon_total != self._moon_total:
-            # a new total empties the shared table: the owner first, the sharers follow
+            # a new total empties the shared table: the owner first, the sharers follow. None
+            # until all have it: a Ctrl-C during a clear (KeyboardInterrupt once it returns)
+            # left engines with the new total while the solver noted the old one
+            self._moon_total = None
             for e in self._engines:
                 e.set_moon_total(p.moon_total)
             self._moon_total = p.moon_total
@@ -447,7 +450,11 @@ class Solver:
             if self._pool_pid == os.getpid():   # (a child has not the threads to wait for)
                 concurrent.futures.wait(self._jobs)
             self._jobs = []
-        if self.threads > 1 and not self._jobs_out and self._free.qsize() < len(self._engines):
+        # (nor the queue's lock, held by nobody between calls: a Ctrl-C raised inside the
+        # queue's Condition.__enter__, after it took the lock, left it held, and every later
+        # call waited for it for ever)
+        if self.threads > 1 and not self._jobs_out and (
+                self._free.mutex.locked() or self._free.qsize() < len(self._engines)):
             self._free = queue.LifoQueue()
             for e in reversed(self._engines):  # the table's owner first
                 self._free.put(e)

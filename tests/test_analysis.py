@@ -903,6 +903,56 @@ def test_an_error_in_one_question_of_a_parallel_call_stops_the_others_at_once() 
     assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_as_engines_take_a_new_moon_total_leaves_none_with_it(monkeypatch, threads) -> None:
+    """A Ctrl-C during the table's clear for a new moon total raises KeyboardInterrupt once the
+    engine has the total but before the solver notes it: the solver still thought its engines
+    had the old one, and the next question under it was answered with the new (E's guarantee
+    17, the moon total of the interrupted question, for 4)."""
+    armed = [False]
+
+    class Interrupted(Engine):
+        def set_moon_total(self, total: int) -> None:
+            super().set_moon_total(total)
+            if armed[0]:
+                armed[0] = False
+                raise KeyboardInterrupt     # as the pending signal is raised on return
+
+    monkeypatch.setattr(analysis, "new_engine", lambda rules, size: Interrupted(
+        list(rules.values), analysis._MOON_MODES[rules.moon], rules.trick_points,
+        rules.partnership, analysis._BREAK[rules.hearts_break], rules.first_trick_points,
+        int(Card.parse("SQ")), size))
+    rules = Rules.parse({"first_lead": "free"})
+    hearts = Position.start(Deal.parse("N:A.A.. 2.2.. 3.3.. 4.4.."), rules, "N")
+    queen = Position.start(Deal.parse("N:A.A.. Q.2.. 3.3.. 4.4.."), rules, "N")
+    assert (hearts.moon_total, queen.moon_total) == (4, 17)
+    solver = Solver(table_mb=1, threads=threads)
+    assert solver.guarantee(hearts, Seat.E) == 4     # N shoots: E gets the moon total
+    armed[0] = True
+    with pytest.raises(KeyboardInterrupt):
+        solver.guarantee(queen, Seat.E)
+    assert solver.guarantee(hearts, Seat.E) == 4
+    assert solver.guarantee(queen, Seat.E) == 17
+
+
+def test_ctrl_c_that_leaves_the_free_engines_queue_locked_does_not_hang_the_next_call() -> None:
+    """A Ctrl-C landing as the main thread takes an engine from the queue of idle ones (a
+    KeyboardInterrupt raised in the queue's Condition.__enter__, just after it took the lock)
+    leaves the queue's lock held: the next call of the two-thread solver waited for it for
+    ever (found by SIGALRM, watched, at random moments of many small calls)."""
+    pos = endgames({}, 1, "after a leaked queue lock", cards=(20, 24))[0]
+    want = Solver(table_mb=1).guarantee(pos, Seat.N)
+    solver = Solver(table_mb=1, threads=2)
+    solver.guarantee(pos, Seat.N)
+    solver._free.mutex.acquire()    # as the interrupted __enter__ leaves it
+    answer: list[int] = []
+    caller = threading.Thread(target=lambda: answer.append(solver.guarantee(pos, Seat.N)),
+                              daemon=True)
+    caller.start()
+    caller.join(20)
+    assert answer == [want], "the call after the leaked lock hung"
+
+
 def test_a_two_thread_solver_keeps_both_engines_after_ctrl_c() -> None:
     """KeyboardInterrupt is raised wherever the main thread is when its search returns: often
     as it gave back the engine it had lent its search as a helper, which was lost. The solver
