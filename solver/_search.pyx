@@ -1357,51 +1357,60 @@ cdef class Engine:
         self.hroot = self.s
         self.hbeta = beta
         self.hblocker = blocker
-        if self._helper is None and self._lender is not None:
-            lent = self._lender.lend()
-            self.set_helper(lent)
-        if self._helper is not None:
-            # the search starts it after spawn_nodes nodes (see _tick)
-            self._arm(beta, blocker)
-            self.s.helped = h
-            self.s.spawn_at = self.s.nodes + self.spawn_nodes
-        # a helper that finishes first stops the main search (see _tick)
-        h.done = 0
-        self.s.stop = &h.done
-        if self._helper is None and self._lender is not None:
-            # last: a helper may join from the moment the lender knows (the lender is Python,
-            # so another thread can run join_pass inside invite); armed again here, a running
-            # helper's state was rewritten and a second thread started on it
-            self.invited = invited = 1
-            self._lender.invite(self)
-        with nogil:
-            if blocker == SCORE_PASS:
-                v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
-            else:
-                v = moon_search(&self.g, &self.s, &self.tt, blocker, &rel)
-        # with the GIL held, so that no helper joins from now on (join_pass)
-        self.invited = 0
-        self.s.helped = NULL
-        atomic_set(&h.stop, 1)
-        if h.started:
+        # (the lender is Python: a Ctrl-C's KeyboardInterrupt comes out of its calls, and the
+        # finally leaves no helper running, attached or invited whatever it interrupted)
+        try:
+            if self._helper is None and self._lender is not None:
+                lent = self._lender.lend()
+                self.set_helper(lent)
+            if self._helper is not None:
+                # the search starts it after spawn_nodes nodes (see _tick)
+                self._arm(beta, blocker)
+                self.s.helped = h
+                self.s.spawn_at = self.s.nodes + self.spawn_nodes
+            # a helper that finishes first stops the main search (see _tick)
+            h.done = 0
+            self.s.stop = &h.done
+            if self._helper is None and self._lender is not None:
+                # last: a helper may join from the moment the lender knows (another thread
+                # can run join_pass inside invite); armed again here, a running helper's
+                # state was rewritten and a second thread started on it
+                self.invited = invited = 1
+                self._lender.invite(self)
             with nogil:
-                pthread_join(h.thread, NULL)
-            h.started = 0
-        self.s.stop = NULL
+                if blocker == SCORE_PASS:
+                    v = search(&self.g, &self.s, &self.tt, beta - 1, beta, &rel)
+                else:
+                    v = moon_search(&self.g, &self.s, &self.tt, blocker, &rel)
+        finally:
+            # with the GIL held, so that no helper joins from now on (join_pass)
+            self.invited = 0
+            self.s.helped = NULL
+            atomic_set(&h.stop, 1)
+            if h.started:
+                with nogil:
+                    pthread_join(h.thread, NULL)
+                h.started = 0
+            self.s.stop = NULL
+            if self._helper is not None:
+                self.helper_nodes += self._helper.s.nodes
+            joined = self._joined
+            if lent is not None or joined is not None:
+                # before the lender's calls: one interrupted left the helper attached, and the
+                # next pass searched it while it also served from the idle engines
+                self._helper = None
+                self._joined = None
+            try:
+                if invited:
+                    self._lender.uninvite(self)
+            finally:
+                if lent is not None or joined is not None:
+                    self._lender.give_back(lent if lent is not None else joined)
         if h.done:
             # the helper searched the same question from the same root: its answer is as good
             v = h.value
             self.s.aborted = 0
             self.helper_answers += 1
-        if self._helper is not None:
-            self.helper_nodes += self._helper.s.nodes
-        if invited:
-            self._lender.uninvite(self)
-        joined = self._joined
-        if lent is not None or joined is not None:
-            self._helper = None
-            self._joined = None
-            self._lender.give_back(lent if lent is not None else joined)
         return v
 
     cdef int _moon_floor_value(self):

@@ -458,6 +458,8 @@ class Solver:
             self._free = queue.LifoQueue()
             for e in reversed(self._engines):  # the table's owner first
                 self._free.put(e)
+        if not self._jobs_out:
+            self._invited = []      # (an engine a Ctrl-C left there, of these rules or others)
 
     def _lend(self) -> Engine | None:
         """An idle engine to help a search for one pass, unless questions still waiting to

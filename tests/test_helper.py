@@ -135,6 +135,61 @@ class EagerLender(LateLender):
         self.invites.get()
 
 
+class InterruptedLender(EagerLender):
+    """An ``EagerLender`` out of whose ``where`` ("invite" or "uninvite") a KeyboardInterrupt
+    comes once, as a Ctrl-C's does out of the first Python the engine calls after its search
+    stopped (or wherever the main thread is)."""
+
+    def __init__(self, helper, where: str) -> None:
+        super().__init__(helper)
+        self.where = where
+        self.given: list = []
+
+    def invite(self, e) -> None:
+        super().invite(e)
+        self._interrupt("invite")
+
+    def uninvite(self, e) -> None:
+        self._interrupt("uninvite")
+
+    def give_back(self, e) -> None:
+        self.given.append(e)
+
+    def _interrupt(self, where: str) -> None:
+        if where == self.where:
+            self.where = ""
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("where", ["invite", "uninvite"])
+def test_a_ctrl_c_out_of_the_lender_leaves_no_helper_running_or_attached(where: str) -> None:
+    """The helper that joined is stopped and given back, and the engine's next searches run
+    without it: one left attached was armed again by the next pass while it also served from
+    the idle engines, two threads on one engine (a wrong answer after a Ctrl-C)."""
+    rules = Rules.parse({})
+    owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
+    helper.share_table(owner)
+    rng = random.Random(f"interrupted {where}")
+    s = None
+    while s is None:
+        s = random_endgame({}, rng, 36)
+    pos = s.position()
+    fl = pos.forced_lead
+    args = (pos.hands, [int(c) for c in pos.trick], int(pos.leader), pos.broken,
+            pos.first_trick, int(fl) if fl is not None else -1, pos.moon_state, 0)
+    for e in (owner, helper):
+        e.set_moon_total(pos.moon_total)
+    lender = InterruptedLender(helper, where)
+    owner.set_lender(lender)
+    with pytest.raises(KeyboardInterrupt):
+        owner.value(*args)
+    owner.set_lender(None)
+    assert lender.joined == 1 and lender.given == [helper]
+    helped = owner.helper_nodes
+    assert owner.value(*args) + pos.raw_points(0) == Solver(table_mb=4).guarantee(pos, Seat.N)
+    assert owner.helper_nodes == helped, "a helper still attached searched"
+
+
 @pytest.mark.parametrize("lender_kind", [LateLender, EagerLender])
 def test_a_helper_joins_a_pass_in_progress(lender_kind: type[LateLender]) -> None:
     """A helper joined while the pass was still setting out was armed a second time, its
