@@ -411,21 +411,27 @@ class Solver:
         own = getattr(self._local, "own", None)     # a pool thread's engine (see _map)
         if own is not None:
             self._local.own = None      # (a question inside a question takes another)
-        e = own if own is not None else self._free.get()
+        free = self._free
+        e = own if own is not None else free.get()
         before = e.nodes
         try:
             e.set_lender(_Lending(self._lend, self._give_back, self._invite, self._uninvite)
                          if p.cards_left >= PARALLEL_FROM_CARDS else None)
             yield e
         finally:
-            e.set_lender(None)
-            if meter is not None:
-                with self._lock:
-                    meter[0] += e.nodes - before
-            if own is not None:
-                self._local.own = own
-            else:
-                self._give_back(e)
+            # (unless abandoned: a Ctrl-C between the engine's taking and the with block's
+            # start leaves this generator to the garbage collector, which closes it at any
+            # later moment; the idle engines were all put back since (_recover_engines), this
+            # one perhaps searching now, and its lender taken or it given back twice)
+            if own is not None or free is self._free:
+                e.set_lender(None)
+                if meter is not None:
+                    with self._lock:
+                        meter[0] += e.nodes - before
+                if own is not None:
+                    self._local.own = own
+                else:
+                    self._give_back(e)
 
     @contextmanager
     def _metered(self) -> Iterator[list[int]]:

@@ -953,6 +953,26 @@ def test_ctrl_c_that_leaves_the_free_engines_queue_locked_does_not_hang_the_next
     assert answer == [want], "the call after the leaked lock hung"
 
 
+def test_an_engine_whose_taking_a_ctrl_c_cut_off_is_not_given_back_again_later() -> None:
+    """A Ctrl-C between ``_engine``'s taking of an engine and the with block's start leaves
+    its generator to the garbage collector, which closes it at any later moment: after the
+    next call had put every engine back, it gave that one back again (two threads could take
+    it) and took its lender while it searched for another question."""
+    pos = endgames({}, 1, "an abandoned engine", cards=(20, 24))[0]
+    want = Solver(table_mb=1).guarantee(pos, Seat.N)
+    solver = Solver(table_mb=1, threads=2)
+    solver.guarantee(pos, Seat.N)
+    abandoned = solver._engine(pos)
+    taken = abandoned.__enter__()       # (and no __exit__, as the interrupted with leaves it)
+    assert solver.guarantee(pos, Seat.N) == want
+    del abandoned
+    gc.collect()
+    idle = list(solver._free.queue)
+    assert len(idle) == len({id(e) for e in idle}) == len(solver._engines), "given back twice"
+    assert any(e is taken for e in idle)
+    assert solver.guarantee(pos, Seat.N) == want
+
+
 def test_a_two_thread_solver_keeps_both_engines_after_ctrl_c() -> None:
     """KeyboardInterrupt is raised wherever the main thread is when its search returns: often
     as it gave back the engine it had lent its search as a helper, which was lost. The solver
