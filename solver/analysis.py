@@ -363,13 +363,16 @@ class Solver:
     def _set_rules(self, rules: Rules) -> None:
         """Engines (and tables) for ``rules``, replacing those of other rules."""
         if self._rules is not rules and self._rules != rules:
+            # none for any rules until all are made: after a MemoryError, the next call under
+            # the old rules found no engine (an IndexError, or with threads a wait for ever);
+            # after a Ctrl-C in the queue's constructor (Python), the old engines in the old
+            # queue and no list of them, which a new moon total then never reached
+            self._rules = None
+            self._moon_total = None
             self._retired_nodes += sum(e.nodes for e in self._engines)
             self._retired_trick_nodes += sum(e.trick_nodes for e in self._engines)
             self._engines = []  # free the old tables before allocating new ones
             self._free = queue.LifoQueue()
-            # none for any rules until all are made: after a MemoryError, the next call under
-            # the old rules found no engine (an IndexError, or with threads a wait for ever)
-            self._rules = None
             for i in range(self.threads):
                 e = new_engine(rules, self.table_mb << 20 if i == 0 else _SHARER_BYTES)
                 if i:
@@ -378,7 +381,6 @@ class Solver:
             for e in reversed(self._engines):  # the table's owner first
                 self._free.put(e)
             self._rules = rules
-            self._moon_total = None
 
     def _use(self, p: Position) -> None:
         """Engines set up for the position's rules and moon total. Called before questions are

@@ -953,6 +953,34 @@ def test_ctrl_c_that_leaves_the_free_engines_queue_locked_does_not_hang_the_next
     assert answer == [want], "the call after the leaked lock hung"
 
 
+def test_ctrl_c_as_the_engines_of_new_rules_are_made_leaves_the_solver_with_none(monkeypatch) -> None:
+    """A Ctrl-C in the idle queue's constructor (Python) while engines for new rules were
+    made left the old rules noted, the old engines in the old queue and the list of engines
+    empty: back under the old rules, a new moon total reached no engine (E's guarantee 4, the
+    old total, for 17)."""
+    armed = [False]
+    real = analysis.queue.LifoQueue
+
+    class Interrupted(real):
+        def __init__(self) -> None:
+            if armed[0]:
+                armed[0] = False
+                raise KeyboardInterrupt
+            super().__init__()
+
+    monkeypatch.setattr(analysis.queue, "LifoQueue", Interrupted)
+    rules = Rules.parse({"first_lead": "free"})
+    hearts = Position.start(Deal.parse("N:A.A.. 2.2.. 3.3.. 4.4.."), rules, "N")
+    queen = Position.start(Deal.parse("N:A.A.. Q.2.. 3.3.. 4.4.."), rules, "N")
+    other = Position.start(hearts.deal, Rules.parse({"first_lead": "free", "moon": "none"}), "N")
+    solver = Solver(table_mb=1, threads=2)
+    assert solver.guarantee(hearts, Seat.E) == 4
+    armed[0] = True
+    with pytest.raises(KeyboardInterrupt):
+        solver.guarantee(other, Seat.E)
+    assert solver.guarantee(queen, Seat.E) == 17
+
+
 def test_an_engine_whose_taking_a_ctrl_c_cut_off_is_not_given_back_again_later() -> None:
     """A Ctrl-C between ``_engine``'s taking of an engine and the with block's start leaves
     its generator to the garbage collector, which closes it at any later moment: after the
