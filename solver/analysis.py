@@ -466,7 +466,7 @@ class Solver:
             self._free = queue.LifoQueue()
             for e in reversed(self._engines):  # the table's owner first
                 self._free.put(e)
-        if not self._jobs_out:
+        if self._invited and not self._jobs_out:
             self._invited = []      # (an engine a Ctrl-C left there, of these rules or others)
 
     def _lend(self) -> Engine | None:

@@ -903,6 +903,16 @@ def test_an_error_in_one_question_of_a_parallel_call_stops_the_others_at_once() 
     assert answers(solver, pos) == answers(Solver(table_mb=16), pos)
 
 
+def moon_total_pair() -> tuple[Position, Position]:
+    """Two one-trick deals of moon totals 4 and 17 (the second holds the queen), N on lead:
+    N shoots either way, and E's guarantee is the total."""
+    rules = Rules.parse({"first_lead": "free"})
+    hearts = Position.start(Deal.parse("N:A.A.. 2.2.. 3.3.. 4.4.."), rules, "N")
+    queen = Position.start(Deal.parse("N:A.A.. Q.2.. 3.3.. 4.4.."), rules, "N")
+    assert (hearts.moon_total, queen.moon_total) == (4, 17)
+    return hearts, queen
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_as_engines_take_a_new_moon_total_leaves_none_with_it(monkeypatch, threads) -> None:
     """A Ctrl-C during the table's clear for a new moon total raises KeyboardInterrupt once the
@@ -922,10 +932,7 @@ def test_ctrl_c_as_engines_take_a_new_moon_total_leaves_none_with_it(monkeypatch
         list(rules.values), analysis._MOON_MODES[rules.moon], rules.trick_points,
         rules.partnership, analysis._BREAK[rules.hearts_break], rules.first_trick_points,
         int(Card.parse("SQ")), size))
-    rules = Rules.parse({"first_lead": "free"})
-    hearts = Position.start(Deal.parse("N:A.A.. 2.2.. 3.3.. 4.4.."), rules, "N")
-    queen = Position.start(Deal.parse("N:A.A.. Q.2.. 3.3.. 4.4.."), rules, "N")
-    assert (hearts.moon_total, queen.moon_total) == (4, 17)
+    hearts, queen = moon_total_pair()
     solver = Solver(table_mb=1, threads=threads)
     assert solver.guarantee(hearts, Seat.E) == 4     # N shoots: E gets the moon total
     armed[0] = True
@@ -969,9 +976,7 @@ def test_ctrl_c_as_the_engines_of_new_rules_are_made_leaves_the_solver_with_none
             super().__init__()
 
     monkeypatch.setattr(analysis.queue, "LifoQueue", Interrupted)
-    rules = Rules.parse({"first_lead": "free"})
-    hearts = Position.start(Deal.parse("N:A.A.. 2.2.. 3.3.. 4.4.."), rules, "N")
-    queen = Position.start(Deal.parse("N:A.A.. Q.2.. 3.3.. 4.4.."), rules, "N")
+    hearts, queen = moon_total_pair()
     other = Position.start(hearts.deal, Rules.parse({"first_lead": "free", "moon": "none"}), "N")
     solver = Solver(table_mb=1, threads=2)
     assert solver.guarantee(hearts, Seat.E) == 4

@@ -98,6 +98,14 @@ def test_idle_engines_help_the_last_questions_of_a_parallel_analysis() -> None:
     assert helped.helper_nodes > 0, "no engine was ever lent"
 
 
+def owner_and_helper() -> tuple:
+    """Two engines of standard rules over one table: its owner, and a sharer to help it."""
+    rules = Rules.parse({})
+    owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
+    helper.share_table(owner)
+    return owner, helper
+
+
 class LateLender:
     """Lends nothing at a pass's start, then has ``helper`` join each pass that invites one
     from another thread, as a solver does when an engine falls idle."""
@@ -131,9 +139,6 @@ class EagerLender(LateLender):
     def invite(self, e) -> None:
         self.joined += e.join_pass(self.helper)
 
-    def serve(self) -> None:
-        self.invites.get()
-
 
 class InterruptedLender(EagerLender):
     """An ``EagerLender`` out of whose ``where`` ("invite" or "uninvite") a KeyboardInterrupt
@@ -166,17 +171,13 @@ def test_a_ctrl_c_out_of_the_lender_leaves_no_helper_running_or_attached(where: 
     """The helper that joined is stopped and given back, and the engine's next searches run
     without it: one left attached was armed again by the next pass while it also served from
     the idle engines, two threads on one engine (a wrong answer after a Ctrl-C)."""
-    rules = Rules.parse({})
-    owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
-    helper.share_table(owner)
+    owner, helper = owner_and_helper()
     rng = random.Random(f"interrupted {where}")
     s = None
     while s is None:
         s = random_endgame({}, rng, 36)
     pos = s.position()
-    fl = pos.forced_lead
-    args = (pos.hands, [int(c) for c in pos.trick], int(pos.leader), pos.broken,
-            pos.first_trick, int(fl) if fl is not None else -1, pos.moon_state, 0)
+    args = (*Solver._args(pos), pos.moon_state, 0)
     for e in (owner, helper):
         e.set_moon_total(pos.moon_total)
     lender = InterruptedLender(helper, where)
@@ -194,9 +195,7 @@ def test_a_ctrl_c_out_of_the_lender_leaves_no_helper_running_or_attached(where: 
 def test_a_helper_joins_a_pass_in_progress(lender_kind: type[LateLender]) -> None:
     """A helper joined while the pass was still setting out was armed a second time, its
     running search's state rewritten and a second thread started on it (most values wrong)."""
-    rules = Rules.parse({})
-    owner, helper = new_engine(rules, 2 << 20), new_engine(rules, 1 << 20)
-    helper.share_table(owner)
+    owner, helper = owner_and_helper()
     # a helper takes the orders of the search it helps
     owner.helper_from = 1
     owner.helper_pairs_from = 1
@@ -214,10 +213,7 @@ def test_a_helper_joins_a_pass_in_progress(lender_kind: type[LateLender]) -> Non
             owner.set_moon_total(pos.moon_total)
             helper.set_moon_total(pos.moon_total)
             owner.set_lender(lender)
-            fl = pos.forced_lead
-            got = owner.value(pos.hands, [int(c) for c in pos.trick], int(pos.leader), pos.broken,
-                              pos.first_trick, int(fl) if fl is not None else -1, pos.moon_state,
-                              0)
+            got = owner.value(*Solver._args(pos), pos.moon_state, 0)
             owner.set_lender(None)
             p0 = pos.raw_points(0)
             assert got + p0 == Solver(table_mb=4).guarantee(pos, Seat.N), s
