@@ -175,14 +175,15 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
     draw = _Drawer(allowed, [0 if s == observer else size - played[s].bit_count() for s in Seat],
                    none_fits)
     own = sight.dealt & ~played[observer]
+    checks, played_all = _checks(sight), played[0] | played[1] | played[2] | played[3]
     out: list[Position] = []
     refused = 0
     first: Position | None = None   # the first deal's position, the play replayed on it
     while len(out) < count:
         hands = draw(rng)
         hands[observer] = own
-        deal = Deal((hands[0] | played[0], hands[1] | played[1], hands[2] | played[2],
-                     hands[3] | played[3]))
+        deal = Deal._unchecked((hands[0] | played[0], hands[1] | played[1], hands[2] | played[2],
+                               hands[3] | played[3]))
         leader0 = sight.leader0
         if leader0 is None:     # (nothing played yet: the holder of the card forced to lead)
             assert sight.low is not None
@@ -192,7 +193,7 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
                 first = Position(deal, sight.rules, leader0, sight.played)
                 out.append(first)
             else:
-                out.append(_like(first, deal, sight))
+                out.append(_like(first, deal, sight, checks, played_all))
         except HeartsError:
             refused += 1
             if refused > TRIES:
@@ -201,20 +202,40 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
     return out
 
 
-def _like(first: Position, deal: Deal, sight: _Sight) -> Position:
+#: A card of the play that some hand could make illegal: its place in the play, who played
+#: it, the trick before it, whether it fell in trick 1 and hearts were broken, the card that
+#: had to lead, and every card played before it.
+_Check = tuple[int, Card, Seat, tuple[Card, ...], bool, bool, Card | None, int]
+
+
+def _checks(sight: _Sight) -> list[_Check]:
+    """The cards of the play to check on each deal drawn. A card the rules refuse is refused
+    for some other card its hand holds (one of the suit led, a card that is not a heart...),
+    so a card legal with every card of the deal in hand is legal in every deal: following
+    suit, most of a play, needs no check."""
+    out: list[_Check] = []
+    gone = 0
+    for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
+        forced = sight.low if i == 0 else None
+        if not c.mask & legal_cards(sight.rules, sight.deck, trick, i < 4, broken, forced):
+            out.append((i, c, s, trick, i < 4, broken, forced, gone))
+        gone |= c.mask
+    return out
+
+
+def _like(first: Position, deal: Deal, sight: _Sight, checks: list[_Check], played: int
+          ) -> Position:
     """The position of ``deal`` after the play of ``first``, whose state but the hands it
     shares (the trick, who leads, the cards taken, hearts broken follow from the play alone):
-    each card checked as ``Position.play_all`` checks it (a ``PlayError``), without replaying
-    the rest, which took most of a draw's time."""
-    rules, hands = sight.rules, list(deal.hands)
-    for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
-        if not c.mask & legal_cards(rules, hands[s], trick, i < 4, broken,
-                                    sight.low if i == 0 else None):
+    each card ``checks`` names checked as ``Position.play_all`` checks it (a ``PlayError``),
+    without replaying the rest, which took most of a draw's time."""
+    rules, hands = sight.rules, deal.hands
+    for i, c, s, trick, first_trick, broken, forced, gone in checks:
+        if not c.mask & legal_cards(rules, hands[s] & ~gone, trick, first_trick, broken, forced):
             raise Position(deal, rules, first.leader0, sight.played[:i])._refusal(c)
-        hands[s] &= ~c.mask
-    return Position(deal, rules, first.leader0, first.played,
-                    (hands[0], hands[1], hands[2], hands[3]), first.trick, first.leader,
-                    first.taken, first.tricks_won, first.broken)
+    out = [h & ~played for h in hands]
+    return Position(deal, rules, first.leader0, first.played, (out[0], out[1], out[2], out[3]),
+                    first.trick, first.leader, first.taken, first.tricks_won, first.broken)
 
 
 def _cards(what: object, name: str, field: str) -> int:
@@ -383,8 +404,9 @@ def _allowed(sight: _Sight, known: dict[Seat, int], name: str = "samples") -> li
     for c, (s, _, _) in zip(sight.played, sight.states):
         later[s] |= c.mask
     for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
-        if s != observer:
-            forced = sight.low if i == 0 else None
+        forced = sight.low if i == 0 else None
+        # (a card legal with the whole deck in hand rules out no card: see _checks)
+        if s != observer and not c.mask & legal_cards(rules, sight.deck, trick, i < 4, broken, forced):
             for u in cards_of(allowed[s]):
                 if not c.mask & legal_cards(rules, later[s] | u.mask, trick, i < 4, broken, forced):
                     allowed[s] &= ~u.mask
@@ -419,8 +441,11 @@ class _Drawer:
             who = tuple(s for s in Seat if allowed[s] >> c & 1)
             groups[who] = groups.get(who, 0) | c.mask
         self.groups = list(groups.items())
+        # each group's cards as numbers, in the order they are shuffled from
+        self.cards = [(seats, tuple(int(c) for c in cards_of(mask))) for seats, mask in self.groups]
         self.sizes = tuple(sizes)
         self.ways = lru_cache(maxsize=None)(self._ways)
+        self.options = lru_cache(maxsize=None)(self._options)
         if self.ways(0, self.sizes) == 0:
             raise SampleError(*none_fits)
 
@@ -459,22 +484,29 @@ class _Drawer:
         return sum(ways * self.ways(k + 1, self._after(k, room, split))
                    for split, ways in self._splits(k, room))
 
+    def _options(self, k: int, room: tuple[int, ...]
+                 ) -> tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...]:
+        """Each split of group ``k`` within ``room``, with its weight (the deals it leads to)
+        and the room left after it: worked out once for every draw that meets them."""
+        return tuple((split, ways * self.ways(k + 1, self._after(k, room, split)),
+                      self._after(k, room, split)) for split, ways in self._splits(k, room))
+
     def __call__(self, rng: random.Random) -> list[int]:
         hands = [0, 0, 0, 0]
         room = self.sizes
-        for k, (seats, mask) in enumerate(self.groups):
+        for k, (seats, cards) in enumerate(self.cards):
             pick = rng.randrange(self.ways(k, room))
-            for split, ways in self._splits(k, room):
-                after = self._after(k, room, split)
-                weight = ways * self.ways(k + 1, after)
+            for split, weight, after in self.options(k, room):
                 if pick < weight:
                     break
                 pick -= weight
-            cards = list(cards_of(mask))
-            rng.shuffle(cards)
+            dealt = list(cards)
+            rng.shuffle(dealt)
+            at = 0
             for s, a in zip(seats, split):
-                hands[s] |= mask_of(cards[:a])
-                cards = cards[a:]
+                for c in dealt[at:at + a]:
+                    hands[s] |= 1 << c
+                at += a
             room = after
         return hands
 

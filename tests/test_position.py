@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import brute
-from solver.cards import Card, Seat
+from solver.cards import Card, Seat, cards_of
 from solver.deal import Deal
 from solver.errors import HeartsError, PlayError
-from solver.position import Position
+from solver.position import Position, legal_cards
 from solver.rules import Rules
 from strategies import ALL_CARDS, PROPERTY, card_spellings, deals, rule_specs
 
@@ -41,6 +41,24 @@ def test_random_legal_play_agrees_with_the_oracle_to_the_last_card(
     scores, _moon = game.scores()
     assert [pos.score(s) for s in Seat] == list(scores)
     assert pos.to_move is None and pos.legal_moves() == []
+
+
+@PROPERTY
+@given(rule_specs(), st.lists(st.sampled_from(ALL_CARDS), min_size=4, max_size=52, unique=True),
+       st.integers(0, 3), st.booleans(), st.booleans(), st.booleans(), st.randoms())
+def test_a_card_legal_in_a_hand_is_legal_in_any_hand_within_it_that_holds_it(
+        spec: dict, cards: list[Card], on_table: int, first_trick: bool, broken: bool,
+        forced: bool, rng: random.Random) -> None:
+    """The rules refuse a card only for another card its hand holds (one of the suit led, a
+    card that is no heart, one without points), never for one it lacks: so sampling checks,
+    and learns from, only the cards of the play that the whole deck in hand would refuse."""
+    rules = Rules.parse(spec)
+    trick = tuple(cards[:on_table])
+    lead = cards[on_table] if forced and not trick else None
+    hand = sum(c.mask for c in cards[on_table:])
+    for c in cards_of(legal_cards(rules, hand, trick, first_trick, broken, lead)):
+        within = c.mask | sum(d.mask for d in cards[on_table:] if rng.random() < 0.5)
+        assert c.mask & legal_cards(rules, within, trick, first_trick, broken, lead), (c, within)
 
 
 @PROPERTY

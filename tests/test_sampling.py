@@ -94,6 +94,7 @@ def test_every_sample_fits_the_play_with_no_draw_refused(name: str, monkeypatch:
             assert q.hands[seat] == p.hands[seat] and q.played == p.played and q.leader0 == p.leader0
             assert [h.bit_count() for h in q.hands] == [h.bit_count() for h in p.hands]
             assert fits(p, q.deal), f"{scenario} seen by {seat}: {q.deal.pbn()}"
+            assert Deal(q.deal.hands) == q.deal    # (made without Deal's checks)
         checked += 1
 
 
