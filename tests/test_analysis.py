@@ -1625,3 +1625,15 @@ def test_a_line_takes_the_first_card_that_keeps_the_value_whatever_the_table() -
                         if fresh.guarantee(q.play(rep), seat) == step.value]
                 assert step.card == kept[0], (p.deal.pbn(), p.played, seat, q.played)
                 q = q.play(step.card)
+
+
+def test_the_readme_s_python_example_runs_as_its_comments_say() -> None:
+    """README's "From Python" block, run as written: a user's first contact with the library."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    names: dict[str, Any] = {}
+    exec(block, names)
+    result, pos = names["result"], names["pos"]
+    assert result.players[Seat.N] == result.players["N"] == result.players[0]
+    assert isinstance(result.players["N"], PlayerResult) and result.moves
+    assert {m.card for m in result.moves} == set(pos.legal_moves())

@@ -670,3 +670,15 @@ def test_a_draw_that_breaks_the_play_is_still_refused(monkeypatch: pytest.Monkey
     p = Position.start(Deal.random(11)).random_play(rng, 30)
     got = samples(p, 30, seed=3)
     assert all(fits(p, q.deal) for q in got)
+
+
+def test_the_readme_s_samples_from_view_example_has_s_to_play() -> None:
+    """README's bot example: S analyses its cards in the deals drawn, so S must be to play in
+    them. Its play once ended trick 1 ("C2 CJ CQ CK"), N to lead: ``analyses`` of S gave no
+    cards and ``weigh_view`` refused the view."""
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    call = re.search(r"`(samples_from_view\([^`]*\))`", readme)
+    assert call is not None
+    deals = eval(call.group(1), {"samples_from_view": samples_from_view})
+    assert deals and {p.to_move for p in deals} == {Seat.S}
