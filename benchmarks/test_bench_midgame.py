@@ -15,6 +15,7 @@ import pytest
 from solver.analysis import Solver
 from solver.cards import Seat
 from solver.position import Position
+from solver.sampling import samples
 
 from .seeded_deals import Settings, hearts_midgame
 
@@ -82,6 +83,26 @@ def test_mover_near_the_end(benchmark, tricks: int, question: str) -> None:
     benchmark.extra_info.update(positions=len(positions), us_per_position=round(per * 1e6, 1))
     print(f"\n[endgame] {question}, {tricks} tricks to go, {len(positions)} positions, "
           f"{settings.threads} thread(s): {per * 1e6:.0f} us a position, {1 / per:,.0f} positions/s")
+
+
+@pytest.mark.parametrize("tricks", [2, 4, 6, 8, 12])
+def test_samples_near_the_end(benchmark, tricks: int) -> None:
+    """The deals a Monte-Carlo player draws of each position it must play (``samples``, 20 a
+    call, the mover's view): with the searches near the end this small, drawing them is as
+    much of a turn as solving them."""
+    settings = Settings.from_env()
+    positions = [p for p, _ in _near_the_end(settings, tricks)]
+
+    def run() -> None:
+        for i, p in enumerate(positions):
+            samples(p, 20, seed=i)
+
+    benchmark.group = "samples of a position near the end (20 a call)"
+    benchmark.pedantic(run, rounds=3, iterations=1)
+    per = benchmark.stats.stats.min / len(positions)
+    benchmark.extra_info.update(positions=len(positions), us_per_call=round(per * 1e6, 1))
+    print(f"\n[samples] {tricks} tricks to go, {len(positions)} positions: {per * 1e3:.2f} ms a "
+          f"call of 20 deals, {per / 20 * 1e6:.0f} us a deal")
 
 
 @pytest.mark.parametrize("tricks", [2, 6, 8])
