@@ -58,14 +58,14 @@ class Seat(enum.IntEnum):
     W = 3
 
     def next(self, steps: int = 1) -> "Seat":
-        return Seat((self + steps) % 4)
+        return _SEAT_ORDER[(self + steps) % 4]     # (Seat(n), an enum look-up, is slow)
 
     @property
     def partner(self) -> "Seat":
-        return Seat((self + 2) % 4)
+        return _SEAT_ORDER[(self + 2) % 4]
 
     def __str__(self) -> str:
-        return self.name
+        return "NESW"[self]
 
     @classmethod
     def parse(cls, text: str) -> "Seat":
@@ -85,6 +85,8 @@ class Seat(enum.IntEnum):
             return cls.parse(seat)
         raise CardError(f"unknown seat {seat!r} (expected one of N E S W)")
 
+
+_SEAT_ORDER = tuple(Seat)
 
 #: A seat as the library takes one: a Seat, its letter ("N", "e") or its number (0-3).
 SeatLike = Seat | int | str
@@ -111,6 +113,8 @@ class Card(int):
     @classmethod
     def from_index(cls, index: int) -> "Card":
         """The card of engine index ``index`` (16 * suit + rank)."""
+        if type(index) is int and index in _BY_INDEX:
+            return _BY_INDEX[index]     # (a hot path: the engine's cards)
         if isinstance(index, bool) or not isinstance(index, numbers.Integral):
             raise CardError(f"no card with index {index!r} (expected an integer)")
         if not 0 <= index < 64 or index & 15 >= 13:
@@ -170,16 +174,18 @@ class Card(int):
 
 _BY_NAME = {SUITS[s] + RANKS[r]: Card(s, r) for s in range(4) for r in range(13)}
 _NAMES = tuple(SUITS[i >> 4] + RANKS[i & 15] if i & 15 < 13 else "" for i in range(64))  # by index
+_BY_INDEX = {int(c): c for c in _BY_NAME.values()}
 
 
 def cards_of(mask: int) -> Iterator[Card]:
-    """Cards of a mask, suit by suit from lane 0 (S, H, D, C), high rank first (made without
-    ``Card``'s checks, which every suit and rank here passes: a hot path of sampling)."""
+    """Cards of a mask, suit by suit from lane 0 (S, H, D, C), high rank first (the deck's
+    cards, made once: a hot path of sampling and of every answer's cards)."""
     for suit in range(4):
         lane = (mask >> (16 * suit)) & FULL_SUIT
-        for rank in range(12, -1, -1):
-            if lane >> rank & 1:
-                yield int.__new__(Card, 16 * suit + rank)
+        while lane:
+            rank = lane.bit_length() - 1
+            yield _BY_INDEX[16 * suit + rank]
+            lane ^= 1 << rank
 
 
 def mask_of(cards: Iterable[int]) -> int:

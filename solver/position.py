@@ -26,6 +26,7 @@ CLUB = SUITS.index("C")
 SQ = Card.parse("SQ")
 SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs"}
 _SEATS = tuple(Seat)
+_SIDE_SEATS = (tuple((s,) for s in Seat), ((Seat.N, Seat.S), (Seat.E, Seat.W)))   # by partnership
 
 
 def legal_cards(rules: Rules, h: int, trick: Sequence[Card], first_trick: bool, broken: bool,
@@ -223,7 +224,10 @@ class Position:
     def side_seats(self, side: int | Seat) -> tuple[Seat, ...]:
         """The seats of a side: ``side`` is its number (0–3, with partnerships 0 for N/S and 1
         for E/W, as ``side`` gives it), or a seat, which stands for its side."""
-        sides = 2 if self.rules.partnership else 4
+        pair = self.rules.partnership
+        if type(side) is int and 0 <= side < (2 if pair else 4):
+            return _SIDE_SEATS[pair][side]     # (a hot path: the solver's own questions)
+        sides = 2 if pair else 4
         if isinstance(side, Seat):
             side = self.side(side)
         elif isinstance(side, bool) or not isinstance(side, int) or not 0 <= side < sides:
@@ -239,10 +243,14 @@ class Position:
         """0: nobody has taken a point card; 1 + side: only that side has; 7: several have."""
         pm = self.rules.point_mask
         pair = self.rules.partnership
-        takers = {i & 1 if pair else i for i in range(4) if self.taken[i] & pm}
-        if not takers:
-            return 0
-        return next(iter(takers)) + 1 if len(takers) == 1 else 7
+        taker = -1
+        for i, cards in enumerate(self.taken):
+            if cards & pm:
+                side = i & 1 if pair else i
+                if taker >= 0 and side != taker:
+                    return 7
+                taker = side
+        return taker + 1
 
     @property
     def moon_total(self) -> int:
@@ -251,7 +259,8 @@ class Position:
     @property
     def cards_left(self) -> int:
         """Cards still to be played."""
-        return sum(h.bit_count() for h in self.hands)
+        h = self.hands
+        return (h[0] | h[1] | h[2] | h[3]).bit_count()    # (the hands hold no card twice)
 
     def taken_by(self, side: int | Seat) -> int:
         """The cards a side has taken, as a mask."""

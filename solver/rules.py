@@ -222,7 +222,10 @@ class Rules:
 
     def points_of(self, cards: int) -> int:
         """The sum of the values of ``cards`` (a mask)."""
-        return sum(v * (cards & m).bit_count() for v, m in self._value_masks)
+        total = 0
+        for v, m in self._value_masks:  # (a loop: sum over a generator took twice as long)
+            total += v * (cards & m).bit_count()
+        return total
 
     @cached_property
     def point_mask(self) -> int:
