@@ -19,7 +19,7 @@ import threading
 import time
 import weakref
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from itertools import groupby
 from typing import (Any, Callable, Iterable, Iterator, Literal, Mapping, NamedTuple, Sequence,
                     TypeVar, cast, overload)
@@ -395,21 +395,19 @@ class Solver:
                 e.set_moon_total(p.moon_total)
             self._moon_total = p.moon_total
 
-    @contextmanager
-    def _engine(self, p: Position) -> Iterator[Engine]:
+    def _engine(self, p: Position) -> AbstractContextManager[Engine]:
         """Borrow an idle engine set up for the position's rules and moon total."""
         self._use(p)
-        meter = getattr(self._local, "meter", None)
         if self.threads == 1:
             # nothing to lend or wait for: the queue's locks would cost more than small searches
-            e = self._engines[0]
-            before = e.nodes
-            try:
-                yield e
-            finally:
-                if meter is not None:
-                    meter[0] += e.nodes - before
-            return
+            return _Metered(self._engines[0], getattr(self._local, "meter", None))
+        return self._borrowed(p)
+
+    @contextmanager
+    def _borrowed(self, p: Position) -> Iterator[Engine]:
+        """An idle engine of a solver with several, lent to other searches while it searches
+        far enough from the end."""
+        meter = getattr(self._local, "meter", None)
         own = getattr(self._local, "own", None)     # a pool thread's engine (see _map)
         if own is not None:
             self._local.own = None      # (a question inside a question takes another)
@@ -1073,6 +1071,24 @@ class Solver:
         with self._engine(child) as e:
             v = e.probe(*self._args(child), child.moon_state, side, beta, **self._budget())
         return v < beta if minimizing else v >= beta
+
+
+class _Metered:
+    """The one engine of a one-thread solver, its nodes added to the question's meter (if
+    any) when the search is done: a generator's context manager cost more than the searches
+    near the end."""
+
+    __slots__ = ("engine", "meter", "before")
+
+    def __init__(self, engine: Engine, meter: list[int] | None) -> None:
+        self.engine, self.meter, self.before = engine, meter, engine.nodes
+
+    def __enter__(self) -> Engine:
+        return self.engine
+
+    def __exit__(self, *exc: object) -> None:
+        if self.meter is not None:
+            self.meter[0] += self.engine.nodes - self.before
 
 
 class _Saved(threading.local):
