@@ -406,7 +406,8 @@ def _allowed(sight: _Sight, known: dict[Seat, int], name: str = "samples") -> li
     for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
         forced = sight.low if i == 0 else None
         # (a card legal with the whole deck in hand rules out no card: see _checks)
-        if s != observer and not c.mask & legal_cards(rules, sight.deck, trick, i < 4, broken, forced):
+        if s != observer and not c.mask & legal_cards(rules, sight.deck, trick, i < 4, broken,
+                                                      forced):
             for u in cards_of(allowed[s]):
                 if not c.mask & legal_cards(rules, later[s] | u.mask, trick, i < 4, broken, forced):
                     allowed[s] &= ~u.mask
