@@ -386,6 +386,31 @@ def test_lone_cr_line_ends_read_as_lf():
     assert count_games(io.BytesIO(data)) == 3
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_a_classic_mac_file_past_the_line_limit_reads_every_game(encoding):
+    """Lone CRs were split off only after a line was cut at MAX_LINE: a classic Mac's file of
+    over 4 MiB was one line cut there, and every game in it lost but a broken first one."""
+    game = (PBN / "three_test_records.pbn").read_bytes().replace(b"\r\n", b"\n").decode().strip("\n")
+    games = MAX_LINE // len(game) + 2
+    text = "\n\n".join([game] * games) + "\n"
+    data = text.replace("\n", "\r").encode(encoding)
+    got = read(data)
+    want = read(text.encode())
+    assert len(got) == len(want) == 3 * games
+    assert [(r.tags, r.deal, r.errors, r.line) for r in got[-3:]] == [
+        (r.tags, r.deal, r.errors, r.line) for r in want[-3:]]
+    assert not any(r.errors for r in got) and count_games(io.BytesIO(data)) == 3 * games
+
+
+def test_a_cut_line_ended_by_a_lone_cr_ends_there():
+    """A line past the limit that a lone CR ends is cut there; the lines after it are read."""
+    deal = DEAL_TAG.strip().encode()
+    data = b'[Event "' + b"x" * (MAX_LINE + 10) + b'"]\r' + deal + b"\r\r" + deal
+    first, second = read(data)
+    assert first.errors[0] == f"line 1: longer than {MAX_LINE:,} bytes: cut there (not a PBN file?)"
+    assert first.deal is not None and second.line == 4 and second.deal is not None
+
+
 @pytest.mark.parametrize("end", [b"\r\n", b"\r\r\n", b"\r"])
 def test_every_line_end_counts_lines_as_lf_does(end):
     """CR CR LF (CR LF text written again in text mode) is one line end, as it always was: read
