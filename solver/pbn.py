@@ -620,12 +620,17 @@ def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
 def games_up_to(stream: BinaryIO | Iterable[bytes], limit: int) -> int:
     """How many games a file holds, header games too, counted no further than ``limit + 1``
     and without reading them: for a service to refuse a body of too many games before it
-    reads one (``count_games`` lexes every game; 1 MiB of ``*`` games is 350,000 of them).
+    reads one (``count_games`` lexes every game; 1 MiB of ``*`` games is 350,000 of them). A
+    game is lexed only up to its first token that is no comment (``_is_game``): comments
+    between games, a blank line after them, are no game (each counted as one, a body of 8
+    games after such comments was refused as "more than 10 games").
 
-    >>> games_up_to([b'[Deal "x"]\\n', b"\\n", b"*\\n", b"\\n", b"*\\n"], 1)
+    >>> games_up_to([b'[Deal "x"]\\n', b"\\n", b"*\\n", b"\\n", b"% x\\n", b"\\n", b"*\\n"], 1)
     2
     """
-    return sum(1 for _ in islice((c for c in _chunks(stream) if c.lines), limit + 1))
+    games = (c for c in _chunks(stream)
+             if c.lines and (c.problems or _is_game(_decode(_joined(c.lines)))))
+    return sum(1 for _ in islice(games, limit + 1))
 
 
 def _is_record(text: str) -> bool:

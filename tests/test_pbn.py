@@ -316,6 +316,16 @@ def test_a_game_past_the_limit_ends_there_and_the_next_starts(monkeypatch):
     assert b"".join(r.before + r.raw + r.after for r in records) == data
 
 
+def test_games_up_to_counts_games_not_the_comments_between_them():
+    """A comment between games, a blank line after it, counted as a game: the service refused
+    a body of 8 games, each after such a comment, as 'more than 10 games' (its
+    HEARTS_DD_ANNOTATE_MAX_RECORDS 10), and 6,000 small ones under the default 10,000."""
+    body = "".join(f"% game {i}\n\n{{ its comment }}\n\n; and more\n\n{DEAL_TAG}\n" for i in range(8)).encode()
+    assert len(read(body)) == count_games(io.BytesIO(body)) == 8
+    assert pbn.games_up_to(io.BytesIO(body), 10) == 8
+    assert pbn.games_up_to(io.BytesIO(b"{ open\n\n" + DEAL_TAG.encode()), 10) == 2   # (as read)
+
+
 def test_a_game_reports_at_most_twenty_errors():
     [r] = read(DEAL_TAG + '[Play "N"]\n' + "S1 " * 500 + "\n")
     assert len(r.errors) == 20 and r.more_errors == 480
