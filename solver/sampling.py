@@ -224,6 +224,14 @@ def _cards(what: object, name: str, field: str) -> int:
             if what < 0 or what & ~DECK:
                 raise SampleError(f"{name}: {field}: {what:#x} holds bits that are no card", field)
             return what
+        if isinstance(what, str) and ":" in what:
+            seat, _, cards = what.partition(":")
+            if seat.strip().upper() in ("N", "E", "S", "W"):
+                # (the command's --hand "S:KQ97.Q9.AK54.J75": the seat's letter was read as a
+                # spade's rank, "unknown rank 'S' in S")
+                raise SampleError(f"{name}: {field}: give the cards alone, without the seat "
+                                  f"({cards.strip()!r:.40}, not {what.strip()!r:.44}): the seat is "
+                                  "given apart", field)
         if isinstance(what, str) and "." in what:
             return parse_hand(what.strip())
         if isinstance(what, (bytes, bytearray)) or not isinstance(what, (str, Iterable)):

@@ -549,6 +549,17 @@ def test_a_view_weighs_the_cards_as_its_position_does() -> None:
         assert "5 deals that fit its cards and the play (seed 4)" in text
 
 
+def test_a_hand_given_with_its_seat_says_so() -> None:
+    """The command's --hand is "S:KQ97.Q9.AK54.J75", the library's and the service's `hand` the
+    cards alone: given with the seat, it was "unknown rank 'S' in S", the seat's letter read as
+    a spade's rank."""
+    for hand in ("S:KQ97.Q9.AK54.J75", " s : KQ97.Q9.AK54.J75"):
+        with pytest.raises(SampleError, match="^samples_from_view: hand: give the cards alone, "
+                           "without the seat") as e:
+            samples_from_view("S", hand, "", 1, seed=1)
+        assert e.value.field == "hand"
+
+
 def test_a_view_whose_first_leader_is_not_known_does_not_say_whose_turn_it_is() -> None:
     """With nothing played and C2 not in its hand, the seat is not to play, but whose turn it
     is was read off the deals drawn: "it is N's turn" or "it is E's turn" as the seed drew them,
