@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
-from .bounded_lines import MAX_LINE, CutBytes, bounded_lines, is_cut
+from .bounded_lines import MAX_LINE, CutBytes, is_cut
 from .cards import (DECK, RANKS, SUIT_SYMBOLS, SUITS, VARIATIONS, Card, Seat, ascii_upper,
                     card_letters, cards_of)
 from .deal import Deal, parse_hand
@@ -285,7 +285,7 @@ _WIDE_BY_ZEROS: dict[tuple[bool, ...], str] = {
 
 
 def _utf8_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
-    """The stream's lines, none held past ``MAX_LINE`` (``bounded_lines``); a stream of UTF-16 or
+    """The stream's lines, none held past ``MAX_LINE`` (``_split_lines``); a stream of UTF-16 or
     UTF-32 (Windows' "Unicode" text, whose bytes split at each 0x0A were no lines) decoded and
     given as UTF-8 lines, which the reader reads like any other.
 
@@ -318,7 +318,10 @@ def _utf8_lines(stream: BinaryIO | Iterable[bytes]) -> Iterator[bytes]:
     if encoding:
         yield from _wide_lines(chain([start], iter(lambda: read(1 << 16), b"")), encoding)
     else:
-        yield from bounded_lines(_Prefixed(start, stream))
+        # (a line at a time, as it comes: a program that writes a game and waits for its
+        # annotation before it writes the next gets it)
+        prefixed = _Prefixed(start, stream)
+        yield from _split_lines(iter(lambda: prefixed.readline(MAX_LINE + 1), b""))
 
 
 def _check_bytes(data: object) -> None:
@@ -329,27 +332,12 @@ def _check_bytes(data: object) -> None:
 
 
 def _wide_lines(blocks: Iterable[bytes], encoding: str) -> Iterator[bytes]:
-    """Lines of ``blocks`` of text in ``encoding``, as UTF-8; a line past ``MAX_LINE``
-    characters cut as ``bounded_lines`` cuts one."""
+    """Lines of ``blocks`` of text in ``encoding``, as UTF-8, split and cut as ``_split_lines``
+    splits and cuts them (no character cut in two)."""
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    text, cut = "", None
-    for block in blocks:
-        text += decoder.decode(block)
-        *whole, text = text.split("\n")
-        for line in whole:
-            if cut is not None:
-                yield CutBytes(cut.encode("utf-8") + (b"\r\n" if line.endswith("\r") else b"\n"))
-                cut = None
-            else:
-                yield line.encode("utf-8") + b"\n"
-        if len(text) > MAX_LINE:
-            cut = text[:MAX_LINE] if cut is None else cut
-            text = text[-1:] if text.endswith("\r") else ""
-    text += decoder.decode(b"", final=True)
-    if cut is not None:
-        yield CutBytes(cut.encode("utf-8"))
-    elif text:
-        yield text.encode("utf-8")
+    text = (decoder.decode(block).encode("utf-8") for block in chain(blocks, [b""]))
+    yield from _split_lines(chain(text, [decoder.decode(b"", final=True).encode("utf-8")]),
+                            whole_chars=True)
 
 
 class _Prefixed:
@@ -378,6 +366,90 @@ _LONE_CRS_TEXT = re.compile("(?<!\r)\r++(?!\n)")
 _LINE_END = re.compile(rb"(?<!\r)\r*+\n|\r")
 
 
+_CR_OR_LF = re.compile(rb"[\r\n]")
+_CRS = re.compile(rb"\r*")
+
+
+def _split_lines(blocks: Iterable[bytes], limit: int = MAX_LINE,
+                 whole_chars: bool = False) -> Iterator[bytes]:
+    """The lines of a byte stream given in blocks of any size: each ends at an LF (with the CRs
+    before it: CR LF, CR CR LF) or at a lone CR (a classic Mac's line end: a CR that no LF
+    follows after any more CRs; each CR of such a run ends a line, as ``_cr_lines`` reads them).
+    A line of more than ``limit`` bytes is given cut short (``CutBytes``: its first ``limit``
+    bytes, with ``whole_chars`` no UTF-8 character cut in two, and its line end), the rest of
+    it skipped: memory stays bounded however long a line. Lone CRs end lines before the limit
+    is applied: a classic Mac's file of over ``limit`` bytes was one line cut there, and every
+    game after its first 4 MiB was lost.
+
+    >>> list(_split_lines([b"a" + bytes([13]), bytes([13, 10]) + b"b" + bytes([13]) + b"c"]))
+    [b'a\\r\\r\\n', b'b\\r', b'c']
+    >>> [type(line).__name__ for line in _split_lines([b"abcdef" + bytes([13]) + b"x"], 4)]
+    ['CutBytes', 'bytes']
+    """
+    line = bytearray()  # the line so far, without its end (at most ``limit`` bytes of it)
+    cut = False         # the line is longer than ``limit``: the rest of it is skipped
+    crs = 0             # CRs at the end of what was read, not known yet to end a line alone
+
+    def finish(end: bytes, before: int = 0) -> bytes:
+        """The line with its end: ``end`` after ``before`` CRs (counted with the line's bytes,
+        as a reader of lines ending in LF counts them)."""
+        nonlocal line, cut
+        if cut or len(line) + before > limit:
+            kept = bytes(line[:limit])
+            if whole_chars:
+                kept = kept.decode("utf-8", "ignore").encode("utf-8")
+            whole: bytes = CutBytes(kept + (b"\r" if before else b"") + end)
+        else:
+            whole = bytes(line) + b"\r" * before + end
+        line, cut = bytearray(), False
+        return whole
+
+    for block in blocks:
+        if not block:
+            continue
+        if not (line or cut or crs) and block.find(b"\n") == len(block) - 1 \
+                and len(block) <= limit + 1 and b"\r" not in block.rstrip(b"\r\n"):
+            yield block         # (a whole line of LF or CR LF text: most lines)
+            continue
+        pos, size = 0, len(block)
+        while pos < size:
+            if crs:
+                run = _CRS.match(block, pos)
+                assert run is not None      # (it matches no CR too)
+                crs += run.end() - pos
+                pos = run.end()
+                if pos == size:
+                    break       # (an LF may follow in the next block)
+                if block[pos] == 10:
+                    pos += 1
+                    yield finish(b"\n", crs)
+                else:
+                    yield finish(b"\r")
+                    for _ in range(crs - 1):
+                        yield b"\r"
+                crs = 0
+                continue
+            found = _CR_OR_LF.search(block, pos)
+            end = size if found is None else found.start()
+            if not cut:
+                room = limit - len(line)
+                line += block[pos:min(end, pos + room)]
+                cut = end - pos > room
+            if found is None:
+                break
+            pos = end + 1
+            if block[end] == 10:
+                yield finish(b"\n")
+            else:
+                crs = 1
+    if crs:
+        yield finish(b"\r")
+        for _ in range(crs - 1):
+            yield b"\r"
+    elif line or cut:
+        yield finish(b"")
+
+
 def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
     """``lines``, also split after each lone CR (a classic Mac's line end: its whole file was
     one line to the reader, and no game at all); ``_decode`` reads such a CR as LF.
@@ -387,7 +459,7 @@ def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
     """
     for line in lines:
         if is_cut(line):    # one line, its CRs blanked: not lines of a game
-            body = line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n")
+            body = line[:-2] if line.endswith(b"\r\n") else line[:-1] if line.endswith((b"\n", b"\r")) else line
             yield CutBytes(body.replace(b"\r", b" ") + line[len(body):])
         elif b"\r" not in (line[:-1].rstrip(b"\r") if line.endswith(b"\n") else line):
             yield line
@@ -548,12 +620,17 @@ def count_games(stream: BinaryIO | Iterable[bytes]) -> int:
 def games_up_to(stream: BinaryIO | Iterable[bytes], limit: int) -> int:
     """How many games a file holds, header games too, counted no further than ``limit + 1``
     and without reading them: for a service to refuse a body of too many games before it
-    reads one (``count_games`` lexes every game; 1 MiB of ``*`` games is 350,000 of them).
+    reads one (``count_games`` lexes every game; 1 MiB of ``*`` games is 350,000 of them). A
+    game is lexed only up to its first token that is no comment (``_is_game``): comments
+    between games, a blank line after them, are no game (each counted as one, a body of 8
+    games after such comments was refused as "more than 10 games").
 
-    >>> games_up_to([b'[Deal "x"]\\n', b"\\n", b"*\\n", b"\\n", b"*\\n"], 1)
+    >>> games_up_to([b'[Deal "x"]\\n', b"\\n", b"*\\n", b"\\n", b"% x\\n", b"\\n", b"*\\n"], 1)
     2
     """
-    return sum(1 for _ in islice((c for c in _chunks(stream) if c.lines), limit + 1))
+    games = (c for c in _chunks(stream)
+             if c.lines and (c.problems or _is_game(_decode(_joined(c.lines)))))
+    return sum(1 for _ in islice(games, limit + 1))
 
 
 def _is_record(text: str) -> bool:

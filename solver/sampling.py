@@ -245,6 +245,14 @@ def _cards(what: object, name: str, field: str) -> int:
             if what < 0 or what & ~DECK:
                 raise SampleError(f"{name}: {field}: {what:#x} holds bits that are no card", field)
             return what
+        if isinstance(what, str) and ":" in what:
+            seat, _, cards = what.partition(":")
+            if seat.strip().upper() in ("N", "E", "S", "W"):
+                # (the command's --hand "S:KQ97.Q9.AK54.J75": the seat's letter was read as a
+                # spade's rank, "unknown rank 'S' in S")
+                raise SampleError(f"{name}: {field}: give the cards alone, without the seat "
+                                  f"({cards.strip()!r:.40}, not {what.strip()!r:.44}): the seat is "
+                                  "given apart", field)
         if isinstance(what, str) and "." in what:
             return parse_hand(what.strip())
         if isinstance(what, (bytes, bytearray)) or not isinstance(what, (str, Iterable)):
@@ -580,7 +588,14 @@ def weigh_view(solver: Solver, seat: SeatLike, hand: str | int | Iterable[Card |
     """
     _check_weighing(solver, done, "weigh_view")
     deals = samples_from_view(seat, hand, play, count, rules, leader, seed, known)
-    return _weigh(solver, Seat.of(seat), deals, share, done, "weigh_view")
+    observer = Seat.of(seat)
+    lead = deals[0].forced_lead if deals and leader is None else None
+    if lead is not None and any(q.to_move != observer for q in deals):
+        # (its holder is not known: the deals drawn said "it is N's turn" or "it is E's turn",
+        # as the seed drew them)
+        raise SampleError(f"weigh_view: {observer} is not to play (the holder of {lead} leads "
+                          "trick 1, and it is not in its hand)", "seat")
+    return _weigh(solver, observer, deals, share, done, "weigh_view")
 
 
 def weigh_deals(solver: Solver, seat: SeatLike, deals: Iterable[Position], share: float = 0.2,

@@ -316,6 +316,16 @@ def test_a_game_past_the_limit_ends_there_and_the_next_starts(monkeypatch):
     assert b"".join(r.before + r.raw + r.after for r in records) == data
 
 
+def test_games_up_to_counts_games_not_the_comments_between_them():
+    """A comment between games, a blank line after it, counted as a game: the service refused
+    a body of 8 games, each after such a comment, as 'more than 10 games' (its
+    HEARTS_DD_ANNOTATE_MAX_RECORDS 10), and 6,000 small ones under the default 10,000."""
+    body = "".join(f"% game {i}\n\n{{ its comment }}\n\n; and more\n\n{DEAL_TAG}\n" for i in range(8)).encode()
+    assert len(read(body)) == count_games(io.BytesIO(body)) == 8
+    assert pbn.games_up_to(io.BytesIO(body), 10) == 8
+    assert pbn.games_up_to(io.BytesIO(b"{ open\n\n" + DEAL_TAG.encode()), 10) == 2   # (as read)
+
+
 def test_a_game_reports_at_most_twenty_errors():
     [r] = read(DEAL_TAG + '[Play "N"]\n' + "S1 " * 500 + "\n")
     assert len(r.errors) == 20 and r.more_errors == 480
@@ -384,6 +394,31 @@ def test_lone_cr_line_ends_read_as_lf():
     assert [(r.tags, r.deal, r.play, r.errors, r.line) for r in got] == [
         (r.tags, r.deal, r.play, r.errors, r.line) for r in want]
     assert count_games(io.BytesIO(data)) == 3
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_a_classic_mac_file_past_the_line_limit_reads_every_game(encoding):
+    """Lone CRs were split off only after a line was cut at MAX_LINE: a classic Mac's file of
+    over 4 MiB was one line cut there, and every game in it lost but a broken first one."""
+    game = (PBN / "three_test_records.pbn").read_bytes().replace(b"\r\n", b"\n").decode().strip("\n")
+    games = MAX_LINE // len(game) + 2
+    text = "\n\n".join([game] * games) + "\n"
+    data = text.replace("\n", "\r").encode(encoding)
+    got = read(data)
+    want = read(text.encode())
+    assert len(got) == len(want) == 3 * games
+    assert [(r.tags, r.deal, r.errors, r.line) for r in got[-3:]] == [
+        (r.tags, r.deal, r.errors, r.line) for r in want[-3:]]
+    assert not any(r.errors for r in got) and count_games(io.BytesIO(data)) == 3 * games
+
+
+def test_a_cut_line_ended_by_a_lone_cr_ends_there():
+    """A line past the limit that a lone CR ends is cut there; the lines after it are read."""
+    deal = DEAL_TAG.strip().encode()
+    data = b'[Event "' + b"x" * (MAX_LINE + 10) + b'"]\r' + deal + b"\r\r" + deal
+    first, second = read(data)
+    assert first.errors[0] == f"line 1: longer than {MAX_LINE:,} bytes: cut there (not a PBN file?)"
+    assert first.deal is not None and second.line == 4 and second.deal is not None
 
 
 @pytest.mark.parametrize("end", [b"\r\n", b"\r\r\n", b"\r"])

@@ -550,12 +550,39 @@ def test_a_view_weighs_the_cards_as_its_position_does() -> None:
         assert "5 deals that fit its cards and the play (seed 4)" in text
 
 
+def test_a_hand_given_with_its_seat_says_so() -> None:
+    """The command's --hand is "S:KQ97.Q9.AK54.J75", the library's and the service's `hand` the
+    cards alone: given with the seat, it was "unknown rank 'S' in S", the seat's letter read as
+    a spade's rank."""
+    for hand in ("S:KQ97.Q9.AK54.J75", " s : KQ97.Q9.AK54.J75"):
+        with pytest.raises(SampleError, match="^samples_from_view: hand: give the cards alone, "
+                           "without the seat") as e:
+            samples_from_view("S", hand, "", 1, seed=1)
+        assert e.value.field == "hand"
+
+
+def test_a_view_whose_first_leader_is_not_known_does_not_say_whose_turn_it_is() -> None:
+    """With nothing played and C2 not in its hand, the seat is not to play, but whose turn it
+    is was read off the deals drawn: "it is N's turn" or "it is E's turn" as the seed drew them,
+    said of a card nobody knows the holder of."""
+    deal = Deal.random(11)
+    seat = deal.holder("C2").next()
+    messages = set()
+    for seed in range(6):
+        with pytest.raises(SampleError) as e:
+            weigh_view(Solver(table_mb=1), seat, deal.hands[seat], "", 1, seed=seed)
+        messages.add(str(e.value))
+        assert e.value.field == "seat"
+    assert messages == {f"weigh_view: {seat} is not to play (the holder of C2 leads trick 1, "
+                        "and it is not in its hand)"}
+
+
 def test_weighing_needs_the_seat_to_play_in_every_deal_with_the_same_cards() -> None:
     deal = Deal.random(11)
     holder = deal.holder("C2")
     seat = holder.next()
     solver = Solver(table_mb=1)
-    for leader, turn in ((None, "it is "), (holder, f"it is {holder}'s turn")):
+    for leader, turn in ((None, "the holder of C2 leads trick 1"), (holder, f"it is {holder}'s turn")):
         with pytest.raises(SampleError, match=f"^weigh_view: {seat} is not to play \\({turn}") as e:
             weigh_view(solver, seat, deal.hands[seat], "", 3, leader=leader, seed=1)
         assert e.value.field == "seat"
