@@ -312,6 +312,19 @@ class Position:
         return rule_against(card, seat, h, self.trick, self.broken, self.forced_lead)
 
     def play(self, card: Card | str) -> "Position":
+        trick, hands = self.trick, self.hands
+        if type(card) is Card and len(trick) < 3:
+            # (most of the solver's children: no trick ends, so only a hand and the trick
+            # change; the rest, and every refusal, as play_all plays them)
+            seat = (self.leader + len(trick)) & 3
+            bit = 1 << card
+            if bit & hands[seat] & legal_cards(self.rules, hands[seat], trick, len(self.played) < 4,
+                                               self.broken, self.forced_lead):
+                after = list(hands)
+                after[seat] &= ~bit
+                return Position(self.deal, self.rules, self.leader0, (*self.played, card),
+                                (after[0], after[1], after[2], after[3]), (*trick, card),
+                                self.leader, self.taken, self.tricks_won, self.broken)
         return self.play_all((card if isinstance(card, Card) else Card.parse(card),))
 
     def play_all(self, cards: str | Iterable[Card | str]) -> "Position":

@@ -3,6 +3,7 @@ own legality and scoring; illegal cards are errors naming the card, the seat and
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given
@@ -41,6 +42,28 @@ def test_random_legal_play_agrees_with_the_oracle_to_the_last_card(
     scores, _moon = game.scores()
     assert [pos.score(s) for s in Seat] == list(scores)
     assert pos.to_move is None and pos.legal_moves() == []
+
+
+@PROPERTY
+@given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.integers(0, 51), st.randoms(),
+       st.sampled_from(ALL_CARDS))
+def test_one_card_played_is_the_card_played_in_a_sequence(
+        deal: Deal, spec: dict, leader: Seat, cards: int, rng: random.Random, card: Card) -> None:
+    """``play`` takes a short cut where no trick ends (the solver's children near the end):
+    the same position as ``play_all``'s, or the same refusal, for a legal card and any other."""
+    rules = Rules.parse(spec)
+    pos = start(deal, rules, leader)[0].random_play(rng, cards)
+    for c in [*pos.legal_moves(), card]:
+        try:
+            want = pos.play_all([c])
+        except PlayError as e:
+            with pytest.raises(PlayError, match=f"^{re.escape(str(e))}$"):
+                pos.play(c)
+            continue
+        got = pos.play(c)
+        assert got == want and (got.hands, got.trick, got.leader, got.taken, got.tricks_won,
+                                got.broken) == (want.hands, want.trick, want.leader, want.taken,
+                                                want.tricks_won, want.broken)
 
 
 @PROPERTY
