@@ -23,7 +23,7 @@ import numbers
 import random
 import secrets
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import factorial
 from typing import Any, Callable, Iterable, Mapping
 
@@ -141,6 +141,12 @@ def _random(seed: object, name: str = "samples") -> random.Random:
     raise SampleError(f"{name}: seed must be a whole number from 0, got {seed!r:.40}", "seed")
 
 
+#: A card of the play that some hand could make illegal: its place in the play, who played
+#: it, the trick before it, whether it fell in trick 1 and hearts were broken, the card that
+#: had to lead, and every card played before it.
+_Check = tuple[int, Card, Seat, tuple[Card, ...], bool, bool, Card | None, int]
+
+
 @dataclass(frozen=True)
 class _Sight:
     """What ``observer`` has seen, all the draw needs: taken from a position, or from the
@@ -162,6 +168,22 @@ class _Sight:
     def played_by(self, seat: Seat) -> int:
         return mask_of(c for c, (s, _, _) in zip(self.played, self.states) if s == seat)
 
+    @cached_property
+    def checks(self) -> list[_Check]:
+        """The cards of the play that some hand could have made illegal. A card the rules
+        refuse is refused for some other card its hand holds (one of the suit led, a card that
+        is not a heart...), so a card legal with every card of the deal in hand is legal in
+        every deal and rules out no card: following suit, most of a play, needs no check when
+        a deal is drawn (``_like``), nor tells anything of the hand (``_allowed``)."""
+        out: list[_Check] = []
+        gone = 0
+        for i, (c, (s, trick, broken)) in enumerate(zip(self.played, self.states)):
+            forced = self.low if i == 0 else None
+            if not c.mask & legal_cards(self.rules, self.deck, trick, i < 4, broken, forced):
+                out.append((i, c, s, trick, i < 4, broken, forced, gone))
+            gone |= c.mask
+        return out
+
 
 def _draw(sight: _Sight, count: int, rng: random.Random,
           known: Known | None, name: str,
@@ -175,7 +197,7 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
     draw = _Drawer(allowed, [0 if s == observer else size - played[s].bit_count() for s in Seat],
                    none_fits)
     own = sight.dealt & ~played[observer]
-    checks, played_all = _checks(sight), played[0] | played[1] | played[2] | played[3]
+    played_all = played[0] | played[1] | played[2] | played[3]
     out: list[Position] = []
     refused = 0
     first: Position | None = None   # the first deal's position, the play replayed on it
@@ -193,7 +215,7 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
                 first = Position(deal, sight.rules, leader0, sight.played)
                 out.append(first)
             else:
-                out.append(_like(first, deal, sight, checks, played_all))
+                out.append(_like(first, deal, sight, played_all))
         except HeartsError:
             refused += 1
             if refused > TRIES:
@@ -202,35 +224,13 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
     return out
 
 
-#: A card of the play that some hand could make illegal: its place in the play, who played
-#: it, the trick before it, whether it fell in trick 1 and hearts were broken, the card that
-#: had to lead, and every card played before it.
-_Check = tuple[int, Card, Seat, tuple[Card, ...], bool, bool, Card | None, int]
-
-
-def _checks(sight: _Sight) -> list[_Check]:
-    """The cards of the play to check on each deal drawn. A card the rules refuse is refused
-    for some other card its hand holds (one of the suit led, a card that is not a heart...),
-    so a card legal with every card of the deal in hand is legal in every deal: following
-    suit, most of a play, needs no check."""
-    out: list[_Check] = []
-    gone = 0
-    for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
-        forced = sight.low if i == 0 else None
-        if not c.mask & legal_cards(sight.rules, sight.deck, trick, i < 4, broken, forced):
-            out.append((i, c, s, trick, i < 4, broken, forced, gone))
-        gone |= c.mask
-    return out
-
-
-def _like(first: Position, deal: Deal, sight: _Sight, checks: list[_Check], played: int
-          ) -> Position:
+def _like(first: Position, deal: Deal, sight: _Sight, played: int) -> Position:
     """The position of ``deal`` after the play of ``first``, whose state but the hands it
     shares (the trick, who leads, the cards taken, hearts broken follow from the play alone):
-    each card ``checks`` names checked as ``Position.play_all`` checks it (a ``PlayError``),
+    each card of ``sight.checks`` checked as ``Position.play_all`` checks it (a ``PlayError``),
     without replaying the rest, which took most of a draw's time."""
     rules, hands = sight.rules, deal.hands
-    for i, c, s, trick, first_trick, broken, forced, gone in checks:
+    for i, c, s, trick, first_trick, broken, forced, gone in sight.checks:
         if not c.mask & legal_cards(rules, hands[s] & ~gone, trick, first_trick, broken, forced):
             raise Position(deal, rules, first.leader0, sight.played[:i])._refusal(c)
     out = [h & ~played for h in hands]
@@ -408,18 +408,13 @@ def _allowed(sight: _Sight, known: dict[Seat, int], name: str = "samples") -> li
     observer, rules = sight.observer, sight.rules
     unseen = sight.deck & ~sight.dealt & ~mask_of(sight.played)
     allowed = [0 if s == observer else unseen for s in Seat]
-    later = [0, 0, 0, 0]     # each seat's cards played from the card in question on
-    for c, (s, _, _) in zip(sight.played, sight.states):
-        later[s] |= c.mask
-    for i, (c, (s, trick, broken)) in enumerate(zip(sight.played, sight.states)):
-        forced = sight.low if i == 0 else None
-        # (a card legal with the whole deck in hand rules out no card: see _checks)
-        if s != observer and not c.mask & legal_cards(rules, sight.deck, trick, i < 4, broken,
-                                                      forced):
+    played = [sight.played_by(s) for s in Seat]
+    for _, c, s, trick, first_trick, broken, forced, gone in sight.checks:
+        if s != observer:
+            later = played[s] & ~gone     # its cards played from this one on
             for u in cards_of(allowed[s]):
-                if not c.mask & legal_cards(rules, later[s] | u.mask, trick, i < 4, broken, forced):
+                if not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):
                     allowed[s] &= ~u.mask
-        later[s] &= ~c.mask
     low, leader0 = sight.low, sight.leader0   # (the same card in every sample: the cards are)
     if low is not None and leader0 is not None and unseen & low.mask:
         elsewhere = [s for s, mask in known.items() if mask & low.mask and s != leader0]
@@ -449,9 +444,8 @@ class _Drawer:
         for c in cards_of(allowed[0] | allowed[1] | allowed[2] | allowed[3]):
             who = tuple(s for s in Seat if allowed[s] >> c & 1)
             groups[who] = groups.get(who, 0) | c.mask
-        self.groups = list(groups.items())
-        # each group's cards as numbers, in the order they are shuffled from
-        self.cards = [(seats, tuple(int(c) for c in cards_of(mask))) for seats, mask in self.groups]
+        # each group's seats and cards (as numbers, in the order they are shuffled from)
+        self.groups = [(seats, tuple(int(c) for c in cards_of(mask))) for seats, mask in groups.items()]
         self.sizes = tuple(sizes)
         self.ways = lru_cache(maxsize=None)(self._ways)
         self.options = lru_cache(maxsize=None)(self._options)
@@ -461,8 +455,8 @@ class _Drawer:
     def _splits(self, k: int, room: tuple[int, ...]) -> Iterable[tuple[tuple[int, ...], int]]:
         """Each way to share group ``k`` among its seats within ``room``, with the number of
         ways to pick its cards for that split."""
-        seats, mask = self.groups[k]
-        n = mask.bit_count()
+        seats, cards = self.groups[k]
+        n = len(cards)
 
         def shares(i: int, left: int) -> Iterable[tuple[int, ...]]:
             if i == len(seats) - 1:
@@ -490,20 +484,22 @@ class _Drawer:
         """Deals of groups ``k`` on into hands with ``room`` cards to fill."""
         if k == len(self.groups):
             return 1 if not any(room) else 0
-        return sum(ways * self.ways(k + 1, self._after(k, room, split))
-                   for split, ways in self._splits(k, room))
+        return sum(weight for _, weight, _ in self.options(k, room))
 
     def _options(self, k: int, room: tuple[int, ...]
                  ) -> tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...]:
         """Each split of group ``k`` within ``room``, with its weight (the deals it leads to)
         and the room left after it: worked out once for every draw that meets them."""
-        return tuple((split, ways * self.ways(k + 1, self._after(k, room, split)),
-                      self._after(k, room, split)) for split, ways in self._splits(k, room))
+        out = []
+        for split, ways in self._splits(k, room):
+            after = self._after(k, room, split)
+            out.append((split, ways * self.ways(k + 1, after), after))
+        return tuple(out)
 
     def __call__(self, rng: random.Random) -> list[int]:
         hands = [0, 0, 0, 0]
         room = self.sizes
-        for k, (seats, cards) in enumerate(self.cards):
+        for k, (seats, cards) in enumerate(self.groups):
             pick = rng.randrange(self.ways(k, room))
             for split, weight, after in self.options(k, room):
                 if pick < weight:
