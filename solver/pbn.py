@@ -361,7 +361,6 @@ class _Prefixed:
 # A CR ends a line alone where no LF follows it (after any more CRs: CR CR LF, from CR LF text
 # written again in text mode, is one line end, as it always was). Runs of CRs are matched from
 # their start and whole (possessive): a long run took time quadratic in its length.
-_LONE_CRS = re.compile(rb"(?<!\r)\r++(?!\n)")     # each CR of such a run ends a line
 _LONE_CRS_TEXT = re.compile("(?<!\r)\r++(?!\n)")
 _LINE_END = re.compile(rb"(?<!\r)\r*+\n|\r")
 
@@ -374,7 +373,7 @@ def _split_lines(blocks: Iterable[bytes], limit: int = MAX_LINE,
                  whole_chars: bool = False) -> Iterator[bytes]:
     """The lines of a byte stream given in blocks of any size: each ends at an LF (with the CRs
     before it: CR LF, CR CR LF) or at a lone CR (a classic Mac's line end: a CR that no LF
-    follows after any more CRs; each CR of such a run ends a line, as ``_cr_lines`` reads them).
+    follows after any more CRs; each CR of such a run ends a line; ``_decode`` reads it as LF).
     A line of more than ``limit`` bytes is given cut short (``CutBytes``: its first ``limit``
     bytes, with ``whole_chars`` no UTF-8 character cut in two, and its line end), the rest of
     it skipped: memory stays bounded however long a line. Lone CRs end lines before the limit
@@ -450,29 +449,6 @@ def _split_lines(blocks: Iterable[bytes], limit: int = MAX_LINE,
         yield finish(b"")
 
 
-def _cr_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
-    """``lines``, also split after each lone CR (a classic Mac's line end: its whole file was
-    one line to the reader, and no game at all); ``_decode`` reads such a CR as LF.
-
-    >>> list(_cr_lines([b"[Board " + b'"1"]' + bytes([13]) + b"; note" + bytes([13])]))
-    [b'[Board "1"]\\r', b'; note\\r']
-    """
-    for line in lines:
-        if is_cut(line):    # one line, its CRs blanked: not lines of a game
-            body = line[:-2] if line.endswith(b"\r\n") else line[:-1] if line.endswith((b"\n", b"\r")) else line
-            yield CutBytes(body.replace(b"\r", b" ") + line[len(body):])
-        elif b"\r" not in (line[:-1].rstrip(b"\r") if line.endswith(b"\n") else line):
-            yield line
-        else:
-            start = 0
-            for run in _LONE_CRS.finditer(line):
-                for end in range(run.start() + 1, run.end() + 1):
-                    yield line[start:end]
-                    start = end
-            if start < len(line):
-                yield line[start:]
-
-
 def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
     """Games as line groups: a semi-empty line outside a { comment ends a game (PBN 2.1 §3).
 
@@ -487,7 +463,7 @@ def _chunks(stream: BinaryIO | Iterable[bytes]) -> Iterator[_Chunk]:
     brace_lines = 0
     gap = reopen = -1     # in a comment: where in current.lines its last run of semi-empty
                           # lines starts, and the first line after that run
-    for number, line in enumerate(_cr_lines(_utf8_lines(stream)), 1):
+    for number, line in enumerate(_utf8_lines(stream), 1):
         text = line.decode("latin-1")
         if number == 1 and line.startswith(BOM):
             text = text[len(BOM):]
