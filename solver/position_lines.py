@@ -70,10 +70,18 @@ def read_position_lines(lines: Iterable[str], rules: Rules | None = None,
                         player: Seat | None = None) -> Iterator[PositionLine]:
     """The positions of JSON Lines, in order. ``rules`` and ``player`` are the defaults for
     lines without those fields (``hearts-dd analyze --rules/--player``). A line of a file
-    longer than ``MAX_LINE`` is an error, not held in memory."""
+    longer than ``MAX_LINE`` is an error, not held in memory. Lines are text: a whole text
+    in one string, or bytes, is refused at once (their "lines" would be characters or ints)."""
     index = 0
     known: dict[str, Rules] = {"": rules or STANDARD}
+    if isinstance(lines, (str, bytes, bytearray)):
+        raise HeartsError(f"expected lines of text, got {type(lines).__name__}"
+                          " (a file: open(name); text in memory: text.splitlines())")
     for number, text in enumerate(bounded_lines(lines), 1):
+        if not isinstance(text, str):
+            raise HeartsError(f"expected lines of text, got a line of {type(text).__name__}"
+                              + (" (open the file in text mode, or read it with LineInput)"
+                                 if isinstance(text, (bytes, bytearray)) else ""))
         if is_cut(text):
             yield PositionLine(index, f"line {number}", error=f"line {number}: longer than "
                                f"{MAX_LINE:,} characters: not read (not a file of positions?)")

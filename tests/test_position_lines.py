@@ -5,6 +5,7 @@ import io
 import json
 import os
 import random
+import re
 import select
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from solver.analysis import Solver
 from solver.bounded_lines import MAX_LINE
 from solver.cards import Seat
 from solver.deal import Deal
+from solver.errors import HeartsError
 from solver.position import Position
 from solver.position_lines import LineInput, answer_lines, read_position_lines
 from solver.rules import Rules
@@ -280,6 +282,18 @@ def test_a_huge_bad_line_gets_a_short_error() -> None:
     """Its error echoed the whole line (a 200 MB deal: a 200 MB answer line)."""
     item, = read_position_lines([json.dumps({"deal": "N:" + "A" * 1_000_000})])
     assert item.error is not None and len(item.error) < 500 and item.error.startswith("line 1: ")
+
+
+@pytest.mark.parametrize("given, words", [
+    ('{"deal": "N:A..2. K..3. Q..4. .J.5."}', "expected lines of text, got str (a file: open(name)"),
+    (b'{"deal": 1}', "expected lines of text, got bytes"),
+    (io.BytesIO(b'{"deal": 1}' + bytes([10])), "expected lines of text, got a line of bytes (open the file in text mode"),
+    ([{"deal": 1}], "expected lines of text, got a line of dict"),
+])
+def test_lines_of_anything_but_text_are_one_clear_error(given: object, words: str) -> None:
+    """A library caller's whole text in one string would read as one line a character."""
+    with pytest.raises(HeartsError, match="^" + re.escape(words)):
+        list(read_position_lines(given))  # type: ignore[arg-type]
 
 
 def test_defaults_apply_to_lines_without_rules_or_player() -> None:
