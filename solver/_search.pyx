@@ -1508,18 +1508,20 @@ cdef class Engine:
         n = group_moves(&self.g, &self.s, legal_mask(&self.g, &self.s, player), reps, runs)
         return [(reps[i], runs[i]) for i in range(n)]
 
-    def claims(self, hands, int leader, bint broken, int moon, int target):
-        """What the static rules of _bounds claim at a trick boundary after trick 1, each with
-        the cards it relied on, for tests that check every claim against plain search:
-        ``cannot_win`` (the target's side wins no more tricks), ``can_duck`` (the target can
-        lose every trick), ``guards`` (per seat x, the target keeps x from x's own point card),
-        ``others_blocked`` (no other side can take every point card), ``quick_tricks`` (tricks
-        the leader's side can take, when only tricks count), ``lead_side_max`` (tricks the
-        leader's side can take at most, with partnerships; None without), ``leads_a_point``
-        (the leader's side takes a point card in the next trick)."""
+    def claims(self, hands, int leader, bint broken, int moon, int target,
+               bint first_trick=False, int forced_lead=-1):
+        """What the static rules of _bounds claim at a trick boundary (after trick 1, or with
+        ``first_trick`` at the start of the hand, ``forced_lead`` the card that must lead or
+        -1), each with the cards it relied on, for tests that check every claim against plain
+        search: ``cannot_win`` (the target's side wins no more tricks), ``can_duck`` (the
+        target can lose every trick), ``guards`` (per seat x, the target keeps x from x's own
+        point card), ``others_blocked`` (no other side can take every point card),
+        ``quick_tricks`` (tricks the leader's side can take, when only tricks count),
+        ``lead_side_max`` (tricks the leader's side can take at most, with partnerships; None
+        without), ``leads_a_point`` (the leader's side takes a point card in the next trick)."""
         cdef uint64_t rel, leader_flag = LEADER_DEP
         cdef int x
-        self._load(hands, [], leader, broken, False, -1, moon, target, 0, 0)
+        self._load(hands, [], leader, broken, first_trick, forced_lead, moon, target, 0, 0)
         out = {}
         rel = 0
         out["cannot_win"] = (bool(target_cannot_win(&self.s, &rel)), rel & ~leader_flag)
