@@ -25,7 +25,7 @@ import brute
 from endgames import Scenario, play_down, queen_before_hearts, random_endgame, small_scenario
 from env import env_int
 from solver.analysis import Engine, Solver
-from solver.cards import Seat
+from solver.cards import DECK, Card, Seat, cards_of
 from solver.deal import Deal
 from solver.errors import HeartsError
 from solver.position import Position
@@ -308,6 +308,58 @@ def test_the_queen_that_breaks_hearts_stands_for_no_other_spade() -> None:
     rules = Rules.parse({"preset": "bridge", "hearts_break": "queen"})
     expected = brute.analyze(deal, rules, leader=Seat.E).players[Seat.E].guarantee
     assert Solver().guarantee(Position.start(deal, rules, Seat.E), Seat.E) == expected == -4
+
+
+SHOT_RULES = {
+    "tricks-minus-1": {"trick_points": -1},
+    "tricks-minus-2-free": {"trick_points": -2, "first_lead": "free", "first_trick_points": True},
+    "tricks-minus-1-subtract": {"trick_points": -1, "moon": "subtract"},
+    "tricks-minus-1-partnership": {"trick_points": -1, "partnership": True},
+}
+
+
+@pytest.mark.parametrize("name", SHOT_RULES)
+def test_tricks_after_a_moon_already_shot_match_brute_force(name: str) -> None:
+    """Deals of three or four cards a hand holding one or two point cards, played at random
+    until one side has taken them all, stopped inside a later trick: every seat's value is the
+    shot's plus what its tricks still bring. The search starts from that floor, counting the
+    trick under way among the tricks left (it once counted only the whole tricks in hand, one
+    trick too few: N 1 instead of 0 on N:2..A2.A A.3.3.2 3.2.4.3 4..5.54, E leading, after
+    SA S3 S4 S2 H3 H2 C5 D2 D3 D4, tricks -1 each)."""
+    rules = Rules.parse(SHOT_RULES[name])
+    rng = seeded(f"{name}/shot", FIRST_ROUND)
+    points = [c for c in cards_of(DECK) if rules.value(c) > 0]
+    others = [c for c in cards_of(DECK) if rules.value(c) <= 0]
+    solver = Solver(table_mb=16)
+    checked, wrong = 0, []
+    while checked < 150:
+        size = rng.choice((3, 4))
+        chosen = rng.sample(points, rng.choice((1, 2))) + rng.sample(others, 4 * size)
+        chosen = chosen[:4 * size]
+        rng.shuffle(chosen)
+        deal = Deal(tuple(sum(c.mask for c in chosen[i::4]) for i in range(4)))  # type: ignore[arg-type]
+        leader = Seat(rng.randrange(4)) if rules.first_lead == "free" or not any(
+            c.suit == 3 for c in chosen) else None
+        game = brute.Game(deal, rules, leader)
+        play: list[int] = []
+        while not game.is_over:
+            taken = [side for side in game.sides if game.point_cards[side]]
+            if (len(taken) == 1 and game.point_cards[taken[0]] == game.points and game.trick
+                    and game.deal_size - game.cards_played >= 4):
+                break
+            card = rng.choice(list(brute.bits(game.legal_mask())))
+            game.play(card)
+            play.append(card)
+        if game.is_over:
+            continue
+        names = [str(Card.from_index(c)) for c in play]
+        expected = brute.analyze(deal, rules, names, leader)
+        got = solver.analyze(Position.from_play(deal, rules, names, leader))
+        checked += 1
+        if {s: r.guarantee for s, r in got.players.items()} != {
+                s: r.guarantee for s, r in expected.players.items()}:
+            wrong.append(f"{deal.pbn()} leader {leader} play {' '.join(names)}")
+    assert not wrong, f"{len(wrong)} of {checked} wrong:\n" + "\n".join(wrong[:5])
 
 
 @pytest.mark.parametrize("name", ["standard", "queen-breaks", "free-lead", "partnership"])
