@@ -1,0 +1,230 @@
+"""Mutation check of the engine's tests: small faults put into the engine one at a time (a
+bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field dropped),
+each built and run against the engine's tests, which must fail. A fault they let through is
+either harmless (the line it changes never decides an answer; say why below) or a gap in
+the tests: on 2026-12-07 this found two (the first-trick tests of the duck and the moon
+guard, now covered by test_bounds.py's claims at the start of a hand).
+
+It rewrites ``solver/`` and rebuilds the engine for each fault, so run it in a clone of its
+own, set up with ``make demo`` (about 30 s a fault to build, then up to 3 minutes of tests)::
+
+    git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
+    .venv/bin/python tests/mutation.py              # every fault (about 1.5 hours)
+    .venv/bin/python tests/mutation.py duck_tie     # some by name
+
+A fault whose text no longer appears in the source is reported stale: update it with the code.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from typing import NamedTuple
+
+
+class Fault(NamedTuple):
+    name: str
+    path: str
+    old: str      # text that appears exactly once in ``path``
+    new: str
+    harmless: str = ""  # why the tests cannot catch it, for a fault known to change no answer
+
+
+B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
+FAULTS = [
+    # static bounds (_bounds.pxd)
+    Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
+    Fault("cannot_win_norel", B, "    rel[0] |= used | LEADER_DEP\n    return 1\n\n\ncdef inline bint target_can_duck",
+          "    rel[0] |= LEADER_DEP\n    return 1\n\n\ncdef inline bint target_can_duck"),
+    Fault("duck_tie", B, "if ctz(m) > ctz(t):", "if ctz(m) > ctz(t) + 1:"),
+    Fault("duck_norel", B, "            used |= (<uint64_t>1) << (16 * suit + ctz(m | t))\n", "            pass\n"),
+    Fault("duck_first_trick", B, "if g.partnership or s.first_trick or s.leader == s.target:",
+          "if g.partnership or s.leader == s.target:"),
+    Fault("duck_leader", B, "if g.partnership or s.first_trick or s.leader == s.target:",
+          "if g.partnership or s.first_trick:"),
+    Fault("guard_count", B, "if popcount(mine >> (p + 1)) < popcount(",
+          "if popcount(mine >> (p + 1)) + 1 < popcount("),
+    Fault("guard_first_trick", B, "    if g.partnership or s.first_trick:\n        return 0\n    for suit in range(4):\n        p = _guard",
+          "    if g.partnership:\n        return 0\n    for suit in range(4):\n        p = _guard"),
+    Fault("others_shoot_any_suit", B, "            if p == 0:\n                break\n            used |= p",
+          "            if p == 0:\n                continue\n            used |= p"),
+    Fault("leads_point_illegal", B, "if top & leads & g.point_mask:", "if top & g.point_mask:"),
+    Fault("self_lo_off", B, "o.lo[OUT_SELF] = rn + tpmin + c_self + rp", "o.lo[OUT_SELF] = rn + tpmin + c_self + rp + 1"),
+    Fault("other_hi_off", B, "o.hi[OUT_OTHER] = tpmax + c_other", "o.hi[OUT_OTHER] = tpmax + c_other - 1"),
+    Fault("none_possible", B, "            o.possible[OUT_NONE] = s.hand_pos > 0\n        else:",
+          "            o.possible[OUT_NONE] = s.hand_pos > 1\n        else:"),
+    Fault("self_lost_ignored", B, "        if self_lost:\n            o.possible[OUT_SELF] = 0",
+          "        if self_lost and 0:\n            o.possible[OUT_SELF] = 0",
+          "an outcome left possible only loosens the bounds"),
+    Fault("cap_self", B, "if o.possible[OUT_SELF] and s.hand_pos == 0 and c_self > o.cap:",
+          "if o.possible[OUT_SELF] and c_self > o.cap:",
+          "with points still out, no moon (cap >= 0) already tops c_self < 0"),
+    Fault("qt_cap", B, "            if qt > n:\n                qt = n", "            if qt > n + 1:\n                qt = n",
+          "the leader cashes at most its n cards: quick_tricks never exceeds n"),
+    Fault("forced_off", B, "hi[0] -= f.forced", "hi[0] -= f.forced + 1"),
+    Fault("trick_lost_norel", B, "rel[0] = (<uint64_t>1) << f.wc if by_rank else 0\n    return 1\n\n\ncdef inline bint shot_lost",
+          "rel[0] = 0\n    return 1\n\n\ncdef inline bint shot_lost"),
+    Fault("trick_lost_final", B, "    if by_rank and not f.final:\n        return 0\n", ""),
+    Fault("facts_trick1", B, "        if s.first_trick:\n            # trick 1 may hold back valued cards\n            legal &= legal_mask(g, s, q)\n", "",
+          "trick_lost is off in trick 1 while the deal has points (its moon is live), and without "
+          "points trick 1 holds nothing back; shot_lost's count of seats holding only point cards "
+          "is the same either way"),
+    Fault("shot_lost_canwin", B, "if f.can_win or (f.forced == 0 and not s.on_table & g.point_mask):",
+          "if (f.forced == 0 and not s.on_table & g.point_mask):"),
+    Fault("facts_duck_lane", B, "                    lane &= ((<uint64_t>1) << f.wc) - 1\n", ""),
+    Fault("terminal_moon", B, "        return c_self if s.moon - 1 == s.target else c_other",
+          "        return c_self if s.moon - 1 == s.target else 0"),
+    Fault("subtract_const", B, "        c_self[0] = -2 * M\n        c_other[0] = 0", "        c_self[0] = -2 * M\n        c_other[0] = M"),
+    Fault("trick_points_bound", B, "        tpmax = g.trick_points * n\n", "        tpmax = g.trick_points * (n - 1)\n"),
+    # move generation (_movegen.pxd)
+    Fault("legal_trick1_points", M, "    if s.first_trick and not g.first_trick_points:\n        f = L & ~g.point_mask\n        if f:\n            L = f\n", ""),
+    Fault("legal_hearts_break", M, "    elif g.hearts_break != BREAK_NONE and not s.broken:",
+          "    elif g.hearts_break != BREAK_NONE and not s.broken and 0:"),
+    Fault("legal_forced_lead", M, "    elif s.forced_lead >= 0:\n        L = (<uint64_t>1) << s.forced_lead\n", ""),
+    Fault("group_no_between", M, "        if between:\n            low &= ~(((<uint64_t>2) << msb(between)) - 1)\n", ""),
+    Fault("group_winner_absent", M, "        present |= (<uint64_t>1) << s.trick[winning_index(s)]\n", "        pass\n"),
+    Fault("group_same_value", M, "        mates = L & g.same_value[c]\n", "        mates = L\n"),
+    # search driver (_search.pyx)
+    Fault("win_rule", S, "elif (c >> 4) == (s.trick[0] >> 4) and c > s.trick[s.win]:", "elif c > s.trick[s.win]:"),
+    Fault("moon_dead", S, "        elif s.moon != ws + 1:\n            s.moon = MOON_DEAD",
+          "        elif s.moon != ws + 1 and 0:\n            s.moon = MOON_DEAD"),
+    Fault("queen_breaks", S, "    elif g.hearts_break == BREAK_QUEEN and (s.on_table & g.queen):\n        s.broken = 1",
+          "    elif 0:\n        s.broken = 1"),
+    Fault("finish_first_trick", S, "    s.first_trick = 0\n    s.forced_lead = -1\n    winner_side[0] = ws",
+          "    s.forced_lead = -1\n    winner_side[0] = ws"),
+    Fault("with_winner", S, "if win and (side_by_rank or (crel & LEADER_DEP)):", "if win and side_by_rank:"),
+    Fault("with_run", S, "    if crel & run:\n        crel |= run", "    if 0:\n        crel |= run"),
+    Fault("same_child_rel", S, "        if done_rel[j] & (((<uint64_t>2) << hi) - 1) & (<uint64_t>SUIT_LANE << (16 * (c >> 4))):\n            continue\n", ""),
+    Fault("same_child_exact", S, "        if span & g.keyed_exactly:\n            continue\n", ""),
+    Fault("side_by_rank_moon", S, "side_by_rank[0] = (mine and theirs) or (s.moon != MOON_DEAD\n                                                and (s.on_table & g.point_mask) != 0)",
+          "side_by_rank[0] = (mine and theirs)"),
+    Fault("cut_rel_only", S, "            nrel = crel\n            break\n        nrel |= crel\n    if boundary:\n        if g.tricks_wanted",
+          "            nrel |= crel\n            break\n        nrel = crel\n    if boundary:\n        if g.tricks_wanted"),
+    Fault("store_exact_wrong", S, "        elif best >= beta0:\n            _store(tt, &key, xh, nrel, best, INF, bestmove, work)",
+          "        elif best >= beta0:\n            _store(tt, &key, xh, nrel, best, best, bestmove, work)"),
+    Fault("narrow_store_low", S, "        if s.narrow and best >= beta0:", "        if s.narrow and best >= alpha0:"),
+    Fault("narrow_kind", S, "cdef int kind = KIND_SCORE + NARROWED if s.narrow else KIND_SCORE, searched = 0, work",
+          "cdef int kind = KIND_SCORE, searched = 0, work"),
+    Fault("sweep_cut_low", S, "        if v >= beta:\n            value[0] = v\n            rel[0] = _with_run(crel, runs[i])",
+          "        if v >= beta - 1:\n            value[0] = v\n            rel[0] = _with_run(crel, runs[i])"),
+    Fault("etc_found_alpha", S, "if pst[k] == 1 and pv[k] <= alpha:", "if pst[k] == 1 and pv[k] <= alpha + 1:"),
+    Fault("bridge_partner_branch", S, "                v = g.trick_points * (i - n)\n                if v >= beta:",
+          "                v = g.trick_points * (i - n) + 1\n                if v >= beta:"),
+    Fault("own_moon_settle", S, "                    lo = bound_lo(&o, OUT_SELF)\n                    rel_lo = o.rel_lo | mrel",
+          "                    lo = bound_lo(&o, OUT_SELF) + 1\n                    rel_lo = o.rel_lo | mrel"),
+    Fault("other_moon_settle", S, "                    elif hi_other < hi:\n                        hi = hi_other",
+          "                    elif hi_other < hi + 1:\n                        hi = hi_other - 1"),
+    Fault("moon_anyone_switch", S, "        if anyone and s.moon != 0:\n", "        if anyone and s.moon != 0 and 0:\n"),
+    Fault("moon_no_points", S, "            return s.moon == s.target + 1\n", "            return 1\n",
+          "at a trick boundary with no point card left someone has taken them, so the moon state "
+          "is not 0, and a state of another side returned before"),
+    Fault("moon_win_rel", S, "            crel = win\n            if not _moon_lost(s, anyone):",
+          "            crel = 0\n            if not _moon_lost(s, anyone):"),
+    Fault("moon_cannot_win_anyone", S, "        if not anyone and target_cannot_win(s, rel):", "        if target_cannot_win(s, rel):"),
+    Fault("moon_leads_point_side", S, "        if ((s.side[s.leader] == blocker) if blocker >= 0\n",
+          "        if ((s.side[s.leader] != blocker) if blocker >= 0\n"),
+    Fault("moon_guard_blocker", S, "        elif blocker >= 0 and cannot_shoot(g, s, blocker, s.target, rel):",
+          "        elif cannot_shoot(g, s, s.target, (s.target + 1) & 3, rel):"),
+    Fault("moon_narrow_store", S, "        if s.narrow_moon and result:\n", "        if s.narrow_moon:\n"),
+    Fault("floor_off", S, "        floor = s.hand_neg + c_other\n", "        floor = s.hand_neg + c_other + 1\n"),
+    Fault("floor_trick_neg", S, "            if self.g.values[s.trick[i]] < 0:\n                floor += self.g.values[s.trick[i]]\n",
+          "            pass\n"),
+    Fault("floor_tricks", S, "            floor += self.g.trick_points * ((s.cards_left + s.ntrick) >> 2)",
+          "            floor += self.g.trick_points * (s.cards_left >> 2)"),
+    Fault("narrow_proof_fail", S, "                if v >= beta:\n                    lo = g = v\n                    continue\n                narrow_below = beta",
+          "                if v >= beta - 1:\n                    lo = g = v\n                    continue\n                narrow_below = beta"),
+    # transposition table (_ttable.pyx)
+    Fault("key_no_moon", T, "| (<uint64_t>s.moon << 3)\n         | (<uint64_t>s.target << 6)", "| (<uint64_t>0 << 3)\n         | (<uint64_t>s.target << 6)"),
+    Fault("key_no_broken", T, "    w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2)", "    w = (<uint64_t>s.leader | (<uint64_t>0 << 2)"),
+    Fault("key_no_first_trick", T, "| (<uint64_t>kind << 8) | (<uint64_t>s.first_trick << 12)\n         |",
+          "| (<uint64_t>kind << 8)\n         |"),
+    Fault("key_no_forced_lead", T, "         | (<uint64_t>(s.forced_lead + 1) << 13))\n    k.shape[4] = w", "         )\n    k.shape[4] = w"),
+    Fault("key_trick1_always", T, "    k.always = k.rem if s.first_trick else 0\n", "    k.always = 0\n",
+          "believed harmless, not proved: what trick 1's rules depend on (the forced lead, each "
+          "hand's suit lengths, the valued cards' places) is in the key anyway; shared-table "
+          "tests of 280 starts a rule set with their neighbours found no difference"),
+    Fault("rel_one_less", T, "kk = popcount(((k.rem >> (16 * suit)) & SUIT_LANE) >> ctz(lane)) if lane else 0",
+          "kk = popcount(((k.rem >> (16 * suit)) & SUIT_LANE) >> ctz(lane)) - 1 if lane else 0"),
+    Fault("always_dropped", T, "    rel |= k.always\n", ""),
+    Fault("special_not_keyed", T, "                    w |= (<uint64_t>(popcount(rem >> (bit + 1)) + 1)) << (16 + 4 * j)\n", ""),
+    Fault("ex_hash_no_moon", T, "| (<uint64_t>s.moon << 3)\n                | (<uint64_t>s.target << 6) | (<uint64_t>kind << 8)",
+          "| (<uint64_t>s.target << 6) | (<uint64_t>kind << 8)"),
+    Fault("ex_no_forced_lead", T, "                | (<uint64_t>s.first_trick << 12) | (<uint64_t>(s.forced_lead + 1) << 16))",
+          "                | (<uint64_t>s.first_trick << 12))"),
+    Fault("probe_merge_hi", T, "        if b[i].hi < hi[0]:\n            hi[0] = b[i].hi\n            ehi[0] = &b[i]",
+          "        if b[i].hi < hi[0]:\n            hi[0] = b[i].hi - 1\n            ehi[0] = &b[i]"),
+    Fault("store_merge_pattern", T, "                and b[i].pattern[3] == pattern[3]):", "                ):"),
+    Fault("tt_rel_none", T, "    if elo != NULL:\n        rel_lo[0] = tt_rel(elo, k)", "    if elo != NULL:\n        rel_lo[0] = 0"),
+]
+
+#: The engine's tests, quickest to fail first.
+TESTS = ["tests/test_bounds.py", "tests/test_cli_cases.py", "tests/test_consistency.py",
+         "tests/test_dds_midplay.py", "tests/test_dds_list100.py", "tests/test_bruteforce.py",
+         "tests/test_ttable.py", "tests/test_dds_random.py", "tests/test_helper.py"]
+
+
+def run(cmd: list[str], timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, HEARTS_DD_PGO="0")
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def rebuild() -> str:
+    """The engine built from ``solver/`` as it is now: "" or the build's last words."""
+    done = run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "-e", "."])
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def try_fault(fault: Fault) -> str:
+    """What the tests made of ``fault``: caught (and by which test), survived, or why not run."""
+    text = open(fault.path).read()
+    if text.count(fault.old) != 1:
+        return "stale: its text is not in the source once"
+    with open(fault.path, "w") as f:
+        f.write(text.replace(fault.old, fault.new))
+    try:
+        failed = rebuild()
+        if failed:
+            return f"does not build: {failed}"
+        try:
+            done = run([sys.executable, "-m", "pytest", *TESTS, "-q", "-x", "-n", "2",
+                        "-p", "no:cacheprovider"], timeout=900)
+        except subprocess.TimeoutExpired:
+            return "caught: the tests ran past 15 minutes"
+        if done.returncode == 0:
+            return "survived" + (f" (harmless: {fault.harmless})" if fault.harmless else "")
+        first = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        return "caught by " + (first[0].split()[1] if first else f"exit status {done.returncode}")
+    finally:
+        with open(fault.path, "w") as f:
+            f.write(text)
+
+
+def main(names: list[str]) -> int:
+    if run(["git", "diff", "--quiet", "--", "solver"]).returncode != 0:
+        print("solver/ has changes of its own: run this in a clone (see its docstring)")
+        return 2
+    unknown = set(names) - {f.name for f in FAULTS}
+    if unknown:
+        print(f"no such fault: {', '.join(sorted(unknown))}")
+        return 2
+    tally = {"caught": 0, "harmless": 0, "gaps": 0}
+    try:
+        for fault in FAULTS:
+            if names and fault.name not in names:
+                continue
+            start = time.monotonic()
+            verdict = try_fault(fault)
+            kind = ("caught" if verdict.startswith("caught") else
+                    "harmless" if verdict.startswith("survived") and fault.harmless else "gaps")
+            tally[kind] += 1
+            print(f"{fault.name}: {verdict} ({time.monotonic() - start:.0f} s)", flush=True)
+    finally:
+        rebuild()
+    print(f"{tally['caught']} caught, {tally['harmless']} harmless, {tally['gaps']} let through "
+          "or not tried")
+    return 1 if tally["gaps"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
