@@ -293,8 +293,8 @@ def test_point_rules_claims_hold_at_the_start_of_a_hand(name: str) -> None:
     broken, and a seat may not give a point card while it holds another it may play. The duck
     and the moon guards rest on the target discarding as it likes (its highest card of a
     suit), so the engine makes no such claim there; any claim it does make at the start of a
-    hand must hold under those rules. (A claim of either there is wrong in about one position
-    in 200 of these: the positions are many and cheap.)"""
+    hand must hold under those rules. (Made there, the guard's claims are wrong in about one
+    of these positions in 200, the duck's in one in 1,000: the positions are many and cheap.)"""
     rng = random.Random(f"bounds/start/{name}")
     solver = Solver(table_mb=1)
     fired: dict[str, int] = {}
