@@ -80,7 +80,9 @@ cdef inline bint target_can_duck(const Game* g, const State* s, uint64_t* rel) n
     target can make sure it never wins another trick. Per suit, with the target's cards
     t1 < t2 < ... and the others' c1 < c2 < ... (all three hands together), t_i < c_i for every
     i both have. Answering each lead with its highest card below the led card keeps this true
-    (others' follows and discards only raise their sequence), and the target never leads."""
+    (others' follows and discards only raise their sequence), discarding a suit's highest card
+    does too, and the target never leads. On trick 1 the rules may force its discard (no point
+    card while it holds another), hence no claim there (tests/test_bounds.py)."""
     cdef uint64_t m, t, used = 0
     cdef int suit
     if g.partnership or s.first_trick or s.leader == s.target:
@@ -125,7 +127,8 @@ cdef inline uint64_t _guard(const Game* g, const State* s, int guard, int x,
 
 cdef inline bint cannot_shoot(const Game* g, const State* s, int guard, int x,
                               uint64_t* rel) noexcept nogil:
-    """After trick 1, single seats: ``guard`` keeps one of x's point cards from x (_guard)."""
+    """After trick 1 (whose rules may choose the guard's discards), single seats: ``guard``
+    keeps one of x's point cards from x (_guard)."""
     cdef int suit
     cdef uint64_t p
     if g.partnership or s.first_trick:
