@@ -1,12 +1,15 @@
-"""Mutation check of the engine's tests: small faults put into the engine one at a time (a
-bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field dropped),
-each built and run against the engine's tests, which must fail. A fault they let through is
-either harmless (the line it changes never decides an answer; say why below) or a gap in
-the tests: on 2026-12-07 this found two (the first-trick tests of the duck and the moon
-guard, now covered by test_bounds.py's claims at the start of a hand).
+"""Mutation check of the engine's tests: small faults put into the engine and the Python
+around it one at a time (a bound off by one, a relied-on card dropped, a rule of trick 1 left
+out, a key field dropped, a moon state miscounted), each built and run against the engine's
+tests, which must fail. A fault they let through is either harmless (the line it changes never
+decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three (the
+first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims at the
+start of a hand, and the trick under way in the root's moon floor, by test_bruteforce.py's
+tricks after a moon already shot).
 
 It rewrites ``solver/`` and rebuilds the engine for each fault, so run it in a clone of its
-own, set up with ``make demo`` (about 30 s a fault to build, then up to 3 minutes of tests)::
+own, set up with ``make demo`` (about 30 s a fault to build, then the tests: most faults fail
+them within a minute, a harmless one runs them whole, about 3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
     .venv/bin/python tests/mutation.py              # every fault (about 1.5 hours)
@@ -32,6 +35,7 @@ class Fault(NamedTuple):
 
 
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
+A, P = "solver/analysis.py", "solver/position.py"
 FAULTS = [
     # static bounds (_bounds.pxd)
     Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
@@ -156,6 +160,14 @@ FAULTS = [
           "        if b[i].hi < hi[0]:\n            hi[0] = b[i].hi - 1\n            ehi[0] = &b[i]"),
     Fault("store_merge_pattern", T, "                and b[i].pattern[3] == pattern[3]):", "                ):"),
     Fault("tt_rel_none", T, "    if elo != NULL:\n        rel_lo[0] = tt_rel(elo, k)", "    if elo != NULL:\n        rel_lo[0] = 0"),
+    # the Python around the engine (solver/analysis.py, position.py)
+    Fault("points_left_trick", A, "    cards = p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3] | mask_of(p.trick)\n",
+          "    cards = p.hands[0] | p.hands[1] | p.hands[2] | p.hands[3]\n"),
+    Fault("moon_asked_late", A, "if state not in (0, side + 1) or p.moon_total <= 0:",
+          "if state not in (0,) or p.moon_total <= 0:"),
+    Fault("best_card_max", A, "            best = min(r.guarantee for r in rows)", "            best = max(r.guarantee for r in rows)"),
+    Fault("moon_state_seats", P, "                side = i & 1 if pair else i\n", "                side = i\n"),
+    Fault("score_no_moon", P, "        if M <= 0 or ms in (0, 7):", "        if M <= 0 or ms in (0, 7, 1):"),
 ]
 
 #: The engine's tests, quickest to fail first.
