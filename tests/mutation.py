@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 
@@ -189,11 +190,11 @@ def rebuild() -> str:
 
 def try_fault(fault: Fault) -> str:
     """What the tests made of ``fault``: caught (and by which test), survived, or why not run."""
-    text = open(fault.path).read()
+    source = Path(fault.path)
+    text = source.read_text()
     if text.count(fault.old) != 1:
         return "stale: its text is not in the source once"
-    with open(fault.path, "w") as f:
-        f.write(text.replace(fault.old, fault.new))
+    source.write_text(text.replace(fault.old, fault.new))
     try:
         failed = rebuild()
         if failed:
@@ -208,8 +209,7 @@ def try_fault(fault: Fault) -> str:
         first = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
         return "caught by " + (first[0].split()[1] if first else f"exit status {done.returncode}")
     finally:
-        with open(fault.path, "w") as f:
-            f.write(text)
+        source.write_text(text)
 
 
 def main(names: list[str]) -> int:
