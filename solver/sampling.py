@@ -165,8 +165,13 @@ class _Sight:
     def players(self) -> list[Seat]:
         return [s for s, _, _ in self.states]
 
-    def played_by(self, seat: Seat) -> int:
-        return mask_of(c for c, (s, _, _) in zip(self.played, self.states) if s == seat)
+    @cached_property
+    def played_hands(self) -> tuple[int, int, int, int]:
+        """Each seat's cards played, as masks, by seat (for the draw and for ``_allowed``)."""
+        out = [0, 0, 0, 0]
+        for c, (s, _, _) in zip(self.played, self.states):
+            out[s] |= c.mask
+        return (out[0], out[1], out[2], out[3])
 
     @cached_property
     def checks(self) -> list[_Check]:
@@ -192,7 +197,7 @@ def _draw(sight: _Sight, count: int, rng: random.Random,
     observer = sight.observer
     pinned = _known(sight, known if known is not None else {}, name)
     allowed = _allowed(sight, pinned, name)
-    played = [sight.played_by(s) for s in Seat]
+    played = sight.played_hands
     size = sight.deck.bit_count() // 4
     draw = _Drawer(allowed, [0 if s == observer else size - played[s].bit_count() for s in Seat],
                    none_fits)
@@ -408,7 +413,7 @@ def _allowed(sight: _Sight, known: dict[Seat, int], name: str = "samples") -> li
     observer, rules = sight.observer, sight.rules
     unseen = sight.deck & ~sight.dealt & ~mask_of(sight.played)
     allowed = [0 if s == observer else unseen for s in Seat]
-    played = [sight.played_by(s) for s in Seat]
+    played = sight.played_hands
     for _, c, s, trick, first_trick, broken, forced, gone in sight.checks:
         if s != observer:
             later = played[s] & ~gone     # its cards played from this one on
