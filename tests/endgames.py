@@ -21,6 +21,11 @@ from solver.position import Position
 from solver.rules import Rules
 
 
+def dealt_round(cards: list[Card]) -> Deal:
+    """``cards`` (a multiple of four) dealt one at a time round the table, N first."""
+    return Deal(tuple(sum(c.mask for c in cards[i::4]) for i in range(4)))  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A position to check: a deal, the rules, the cards played and (free lead) the leader."""
@@ -174,6 +179,5 @@ def small_scenario(rules_spec: dict, rng: random.Random, hand_size: int) -> Scen
         if len(chosen) == 4 * hand_size and (has_club or rules.first_lead != "C2"):
             break
     rng.shuffle(chosen)
-    hands = tuple(sum(c.mask for c in chosen[i::4]) for i in range(4))
-    deal = Deal(hands)  # type: ignore[arg-type]
+    deal = dealt_round(chosen)
     return Scenario(deal, rules_spec, (), leader_for(deal, rules, rng))

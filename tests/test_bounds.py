@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pytest
 
 import brute
+from endgames import dealt_round, leader_for
 from solver.analysis import Solver
 from solver.cards import DECK, Card, Seat, cards_of
 from solver.deal import Deal
@@ -67,8 +68,7 @@ def random_position(rng: random.Random, rules: Rules) -> tuple[Deal, Seat]:
         suits = sorted({0, 1} | set(suits[:1]))  # spades (SQ) and hearts
     pool = [c for c in cards_of(DECK) if c.suit in suits]
     chosen = rng.sample(pool, 4 * size)
-    hands = tuple(sum(c.mask for c in chosen[i::4]) for i in range(4))
-    return Deal(hands), Seat(rng.randrange(4))  # type: ignore[arg-type]
+    return dealt_round(chosen), Seat(rng.randrange(4))
 
 
 def redeal_below(deal: Deal, relied: int, rng: random.Random) -> Deal:
@@ -278,10 +278,8 @@ def start_position(rng: random.Random, rules: Rules) -> tuple[Deal, Seat, Seat]:
     while True:
         size = rng.choice((2, 3, 3, 4))
         chosen = rng.sample(pool, 4 * size)
-        deal = Deal(tuple(sum(c.mask for c in chosen[i::4]) for i in range(4)))  # type: ignore[arg-type]
-        given = Seat(rng.randrange(4))
-        leader = first_leader(deal, rules, None if rules.first_lead == "C2" and deal.all_cards & clubs
-                              else given)
+        deal = dealt_round(chosen)
+        leader = first_leader(deal, rules, leader_for(deal, rules, rng))
         void = [s for s in Seat if s != leader and not deal.hands[s] & clubs]
         if void:
             return deal, leader, rng.choice(void)

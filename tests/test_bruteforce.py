@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 import brute
-from endgames import Scenario, play_down, queen_before_hearts, random_endgame, small_scenario
+from endgames import (Scenario, dealt_round, leader_for, play_down, queen_before_hearts,
+                      random_endgame, small_scenario)
 from env import env_int
 from solver.analysis import Engine, Solver
 from solver.cards import DECK, Card, Seat, cards_of
@@ -338,9 +339,8 @@ def test_tricks_after_a_moon_already_shot_match_brute_force(name: str) -> None:
         chosen = rng.sample(points, rng.choice((1, 2))) + rng.sample(others, 4 * size)
         chosen = chosen[:4 * size]
         rng.shuffle(chosen)
-        deal = Deal(tuple(sum(c.mask for c in chosen[i::4]) for i in range(4)))  # type: ignore[arg-type]
-        leader = Seat(rng.randrange(4)) if rules.first_lead == "free" or not any(
-            c.suit == 3 for c in chosen) else None
+        deal = dealt_round(chosen)
+        leader = leader_for(deal, rules, rng)
         game = brute.Game(deal, rules, leader)
         play: list[int] = []
         while not game.is_over:
