@@ -108,10 +108,14 @@ def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
     if undecoded:       # as the API's bodies: an id must come back as it was sent
         byte = len(text[:undecoded.start()].encode("utf-8", "surrogateescape"))
         return PositionLine(index, where, error=f"{where}: not UTF-8 text (byte {byte + 1})")
+    line = text.rstrip("\r\n")     # a column past the end, not "line 2, column 1"
     try:
-        obj = read_json(text.rstrip("\r\n"))     # a column past the end, not "line 2, column 1"
+        obj = read_json(line)
     except JsonError as e:
-        return PositionLine(index, where, error=f"{where}: not JSON: {e}")
+        # JSON takes a CR for a space: a file whose lines end in CR alone is one line
+        hint = (" (its lines end in CR alone? JSON Lines ends each line with LF)"
+                if "\r" in line and str(e).startswith("Extra data") else "")
+        return PositionLine(index, where, error=f"{where}: not JSON: {e}{hint}")
     return _read_object(obj, index, where, known, default_player)
 
 

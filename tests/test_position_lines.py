@@ -184,6 +184,8 @@ def test_the_progress_bar_counts_the_positions_of_a_wide_input(tmp_path: Path, e
     ('{"deal": "x", "id": NaN}', "line 2: not JSON: NaN is not a JSON number"),   # no answer could hold it
     ('{"deal": "x", "id": 1e999}', "line 2: not JSON: number 1e999 is too large"),
     ('{"deal": "abc', "line 2: not JSON: Unterminated string starting at column 10"),
+    (json.dumps(SMALL) + "\r" + json.dumps(SMALL), "line 2: not JSON: Extra data at column 87 (its lines "
+                                                  "end in CR alone? JSON Lines ends each line with LF)"),
     (json.dumps({**SMALL, "rules": "[" * 20_000}), "line 2: rules are not valid JSON: nested too deeply"),
     (json.dumps({**SMALL, "ply": "D2"}), "line 2: unknown field 'ply'"),
     (json.dumps({"play": "D2"}), "line 2: no deal"),
