@@ -14,7 +14,9 @@ The inputs are checked by content rather than by size and time of change: the si
 SHA-256 of the records done (their bytes as read, and their file's name), which a resumed run
 reads again anyway (to count them off, unsolved), so the check costs a hash of bytes already in
 hand. It holds for standard input and for a file copied or touched since, and refuses an input
-edited in the part already done, whatever its time stamp says.
+edited in the part already done, whatever its time stamp says. A SHA-256 of the data's complete
+part likewise refuses ``OUT.part`` edited, or a sidecar's byte count edited by hand, which
+would have cut the data back into the middle of a record.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ from .writers import TAIL
 __all__ = ["Checkpoint", "CheckpointError", "INTERVAL"]
 
 #: The sidecar's own format; another one is refused like another run's.
-FORMAT = 1
+FORMAT = 2
 #: Seconds between checkpoints at most: each syncs the data and the sidecar to the disk.
 INTERVAL = 1.0
 #: What a sidecar's ``run`` holds, as a user would name a difference in it.
@@ -91,6 +93,8 @@ class Checkpoint:
         self._dirty = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._output = hashlib.sha256()       # of the data's first ``_hashed`` bytes
+        self._hashed = 0
         self.held = self._read()
         self.out = self._open_data(mode)
 
@@ -121,8 +125,10 @@ class Checkpoint:
             if not isinstance(state, dict) or state.get("hearts-dd checkpoint") != FORMAT:
                 raise ValueError("not a hearts-dd checkpoint of this version")
             counts = [state.get(k) for k in ("records", "annotated", "errors", "bytes")]
-            if not all(isinstance(n, int) and n >= 0 for n in counts) or \
-                    not isinstance(state.get("input_sha256"), str) or not isinstance(state.get("run"), dict):
+            if not all(type(n) is int and n >= 0 for n in counts) or \
+                    not all(isinstance(state.get(k), str) for k in ("input_sha256", "output_sha256")) or \
+                    not isinstance(state.get("run"), dict) or \
+                    max(state["annotated"], state["errors"]) > state["records"]:
                 raise ValueError("a field is missing or bad")
         except (OSError, ValueError, RecursionError) as e:     # (json's for a nesting bomb)
             why = ("nested too deeply" if isinstance(e, RecursionError)
@@ -178,8 +184,13 @@ class Checkpoint:
         are those it was made from (``counted`` called for each); then cut the data back to them
         and start checkpointing. The last record counted off and the data's last bytes, for the
         writer to go on from (None when there was none)."""
+        empty = hashlib.sha256().hexdigest()
         held = self.held or {"records": 0, "annotated": 0, "errors": 0, "bytes": 0,
-                             "input_sha256": hashlib.sha256().hexdigest()}
+                             "input_sha256": empty, "output_sha256": empty}
+        self._hash_output(held["bytes"])
+        if self._output.hexdigest() != held["output_sha256"]:
+            raise self._refuse(f"{self.data_path}'s first {held['bytes']} bytes are not those it "
+                               "describes (changed since?): remove both to start over")
         digest = hashlib.sha256()
         last = None
         for n in range(held["records"]):
@@ -236,6 +247,16 @@ class Checkpoint:
                     self.failed = e
                     return
 
+    def _hash_output(self, end: int) -> None:
+        """Hash the data up to byte ``end`` (on the disk, or in its cache: flushed), from where
+        the last call stopped."""
+        while self._hashed < end:
+            block = os.pread(self.out.fileno(), min(end - self._hashed, 1 << 20), self._hashed)
+            if not block:
+                raise OSError(f"{self.data_path} ends at byte {self._hashed}, short of {end}")
+            self._output.update(block)
+            self._hashed += len(block)
+
     def save(self, wait: float = -1) -> None:
         """Flush and sync the data, then write the sidecar that describes it (atomically)."""
         with self._saving:
@@ -249,9 +270,11 @@ class Checkpoint:
                 finally:
                     self.lock.release()
             os.fsync(self.out.fileno())
+            self._hash_output(done.bytes)
             state = {"hearts-dd checkpoint": FORMAT, "output": self.target, "run": self.run,
                      "records": done.records, "annotated": done.annotated, "errors": done.errors,
-                     "bytes": done.bytes, "input_sha256": done.digest.hexdigest()}
+                     "bytes": done.bytes, "input_sha256": done.digest.hexdigest(),
+                     "output_sha256": self._output.hexdigest()}
             folder = os.path.dirname(self.state_path)
             with signals_blocked(STOP_SIGNALS):  # (a stop in between: a temporary file left)
                 fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.state_path)}.")

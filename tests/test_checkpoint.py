@@ -409,11 +409,16 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
 @pytest.mark.parametrize("content, why", [
     (b"", "Expecting value"), (b"{not json", "Expecting property name"),
     # (no words of Python's: they were "('records')" and "('list' object has no attribute 'get')")
-    (b'{"hearts-dd checkpoint": 1}', "a field is missing or bad"),
+    (b'{"hearts-dd checkpoint": 2}', "a field is missing or bad"),
     (b"[1, 2]", "not a hearts-dd checkpoint of this version"),
-    (b'{"hearts-dd checkpoint": 2}', "not a hearts-dd checkpoint of this version"),   # a later one's
-    (b'{"hearts-dd checkpoint": 1, "records": -1, "annotated": 0, "errors": 0, "bytes": 0, '
-     b'"input_sha256": "", "run": {}}', "a field is missing or bad"),
+    (b'{"hearts-dd checkpoint": 3}', "not a hearts-dd checkpoint of this version"),   # a later one's
+    (b'{"hearts-dd checkpoint": 1}', "not a hearts-dd checkpoint of this version"),   # without the data's hash
+    (b'{"hearts-dd checkpoint": 2, "records": -1, "annotated": 0, "errors": 0, "bytes": 0, '
+     b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),
+    (b'{"hearts-dd checkpoint": 2, "records": 1, "annotated": 2, "errors": 0, "bytes": 0, '
+     b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),   # its summary said 2
+    (b'{"hearts-dd checkpoint": 2, "records": true, "annotated": 0, "errors": 0, "bytes": 0, '
+     b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),
     (b"[" * 100_000, "nested too deeply")])     # (was a traceback)
 def test_an_unreadable_checkpoint_is_one_line_and_left_as_it_is(tmp_path, inputs, content, why):
     out, _ = _checkpointed(tmp_path, inputs)
@@ -456,6 +461,27 @@ def test_a_checkpoint_whose_data_is_gone_or_short_is_refused(tmp_path, inputs):
     part.unlink()
     p = run(*inputs, "-o", str(out), "--resume")
     assert p.returncode == 2 and "out.jsonl.part, the output it describes, is missing" in p.stderr.decode()
+
+
+def test_a_checkpoint_whose_data_or_byte_count_was_edited_is_refused(tmp_path, inputs):
+    """The data's complete part is hashed: a run went on from an edited OUT.part, or from a
+    sidecar whose byte count was lowered by hand, with the next record after half of one."""
+    out, _ = _checkpointed(tmp_path, inputs)
+    part, kept = Path(f"{out}.part"), Path(f"{out}.checkpoint").read_bytes()
+    data = part.read_bytes()
+    part.write_bytes(data.replace(b'"index": 0', b'"index": 9', 1))
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out),
+             f"out.jsonl.part's first {sidecar(out)['bytes']} bytes are not those it describes")
+    part.write_bytes(data)
+    state = json.loads(kept)
+    state["bytes"] = data.index(b"\n") + 20
+    Path(f"{out}.checkpoint").write_text(json.dumps(state))
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out),
+             f"first {state['bytes']} bytes are not those it describes", "remove both")
+    Path(f"{out}.checkpoint").write_bytes(kept)
+    p = run(*inputs, "-o", str(out), "--resume")
+    assert p.returncode == 0 and summary(p) == (27, 27, 0)
+    assert [json.loads(line)["index"] for line in out.read_bytes().splitlines()] == list(range(27))
 
 
 @pytest.mark.parametrize("output", [None, "-", "/dev/stdout", "/dev/null", "fifo"])
