@@ -48,6 +48,18 @@ __all__ = ["LineInput", "PositionLine", "read_position_lines", "read_position_ob
 FIELDS = ("deal", "play", "rules", "leader", "player", "id")
 #: A byte that is not UTF-8, as a file read with ``errors="surrogateescape"`` passes it on.
 _UNDECODED = re.compile("[\udc80-\udcff]")
+#: What ``LineInput`` reads in place of a unit that is not UTF-16 or UTF-32 (a lone surrogate):
+#: a character no decoder gives (surrogateescape's start at U+DC80).
+_NOT_WIDE = "\udc00"
+
+
+def _mark_not_wide(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return _NOT_WIDE, error.end
+
+
+codecs.register_error("hearts-dd-not-wide", _mark_not_wide)
 #: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
 #: enough that answers stream out and memory stays flat however long the input.
 CHUNK = 64
@@ -108,6 +120,9 @@ def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
     if undecoded:       # as the API's bodies: an id must come back as it was sent
         byte = len(text[:undecoded.start()].encode("utf-8", "surrogateescape"))
         return PositionLine(index, where, error=f"{where}: not UTF-8 text (byte {byte + 1})")
+    if _NOT_WIDE in text:   # (an id of a lone surrogate came back with U+FFFD for it)
+        return PositionLine(index, where, error=f"{where}: not UTF-16 or UTF-32 text (column "
+                                                f"{text.index(_NOT_WIDE) + 1})")
     line = text.rstrip("\r\n")     # a column past the end, not "line 2, column 1"
     try:
         obj = read_json(line)
@@ -337,7 +352,7 @@ class LineInput:
                 return
             wide = wide_encoding(self._head[:4])
             self._decode = codecs.getincrementaldecoder(wide or "utf-8")(
-                "replace" if wide else "surrogateescape").decode
+                "hearts-dd-not-wide" if wide else "surrogateescape").decode
             data, self._head = self._head, b""
             # the BOM taken off here, whole (the head holds 4 bytes, or all there are): the
             # "utf-8-sig" decoder kept an input of 1 or 2 bytes that begin one, 0xEF, waiting

@@ -155,6 +155,19 @@ def test_an_input_of_windows_unicode_text_is_read(tmp_path: Path, encoding: str)
         assert [(a["index"], a.get("id"), a["error"]) for a in answers] == [(0, "é", None), (1, None, None)]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_a_wide_line_that_is_not_its_encoding_is_its_own_error(encoding: str) -> None:
+    """As a line that is not UTF-8: an id with a lone surrogate in UTF-16 came back with U+FFFD
+    in its place, not as it was sent."""
+    lines = [json.dumps({**SMALL, "id": 1}), json.dumps({**SMALL, "id": "ab\ud800c"}, ensure_ascii=False),
+             json.dumps({**SMALL, "id": 3})]
+    data = "\ufeff".encode(encoding) + "\n".join(lines).encode(encoding, "surrogatepass")
+    items = list(read_position_lines(LineInput(io.BytesIO(data))))
+    assert [(i.index, i.id, i.error) for i in items] == [
+        (0, 1, None), (1, None, f"line 2: not UTF-16 or UTF-32 text (column {lines[1].index('ab') + 3})"),
+        (2, 3, None)]
+
+
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
 def test_the_progress_bar_counts_the_positions_of_a_wide_input(tmp_path: Path, encoding: str) -> None:
     """Its total counted the lines of the bytes: in UTF-16, each 0x0A and the zero byte after
