@@ -27,16 +27,25 @@ from pathlib import Path
 from typing import NamedTuple
 
 
+#: The engine's tests, quickest to fail first.
+TESTS = ("tests/test_bounds.py", "tests/test_cli_cases.py", "tests/test_consistency.py",
+         "tests/test_dds_midplay.py", "tests/test_dds_list100.py", "tests/test_bruteforce.py",
+         "tests/test_ttable.py", "tests/test_dds_random.py", "tests/test_helper.py")
+#: The tests of a play's review, on the engine's answers.
+REVIEW_TESTS = ("tests/test_review.py", "tests/test_cli_records.py", "tests/test_api_records.py")
+
+
 class Fault(NamedTuple):
     name: str
     path: str
     old: str      # text that appears exactly once in ``path``
     new: str
     harmless: str = ""  # why the tests cannot catch it, for a fault known to change no answer
+    tests: tuple[str, ...] = TESTS
 
 
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
-A, P = "solver/analysis.py", "solver/position.py"
+A, P, R = "solver/analysis.py", "solver/position.py", "solver/review.py"
 FAULTS = [
     # static bounds (_bounds.pxd)
     Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
@@ -169,12 +178,32 @@ FAULTS = [
     Fault("best_card_max", A, "            best = min(r.guarantee for r in rows)", "            best = max(r.guarantee for r in rows)"),
     Fault("moon_state_seats", P, "                side = i & 1 if pair else i\n", "                side = i\n"),
     Fault("score_no_moon", P, "        if M <= 0 or ms in (0, 7):", "        if M <= 0 or ms in (0, 7, 1):"),
+    # a play's review (solver/review.py)
+    Fault("cost_sign", R, "        return self.guarantee - self.best\n", "        return self.best - self.guarantee\n",
+          tests=REVIEW_TESTS),
+    Fault("best_cards_of_best", R, "if not row.best else ()", "if row.best else ()", tests=REVIEW_TESTS),
+    Fault("cost_trick", R, "card_costs.append(CardCost(k // 4 + 1,", "card_costs.append(CardCost(k // 4,",
+          tests=REVIEW_TESTS),
+    Fault("played_by_trick", R, "    return [((len(before) + k) // 4 + 1, seat, c)", "    return [(k // 4 + 1, seat, c)",
+          tests=REVIEW_TESTS),
+    Fault("moon_flag_before", R, "            mover_flag = flags[mover_side][k] and _moon(budget, after, mover_side)",
+          "            mover_flag = flags[mover_side][k] and _moon(budget, p, mover_side)", tests=REVIEW_TESTS),
+    Fault("moon_flag_others", R, "                flags[side].append(True)     # the others'",
+          "                flags[side].append(False)     # the others'", tests=REVIEW_TESTS),
+    Fault("moon_at_end", R, "        return p.moon_state == side + 1\n", "        return True\n", tests=REVIEW_TESTS),
+    Fault("lost_with_last", R, "k is None or k == len(self.cards) else", "k is None or k == len(self.cards) - 1 else",
+          tests=REVIEW_TESTS),
+    Fault("segments_split", R, "if f and runs and runs[-1][1] == k - 1:", "if f and runs and runs[-1][1] == k - 2:",
+          tests=REVIEW_TESTS),
+    Fault("report_position", R, "self.moon[s].forceable[k + 1] for s in Seat", "self.moon[s].forceable[k] for s in Seat",
+          tests=REVIEW_TESTS),
+    Fault("foot_none_missed", R, "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
+          "if 0 <= total - points <= min(FOOT_MARGIN, total // 4):", tests=REVIEW_TESTS),
+    Fault("foot_quarter", R, "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
+          "if 0 < total - points <= FOOT_MARGIN:", tests=REVIEW_TESTS),
+    Fault("moon_split", R, "end.moon_total <= 0 or state in (0, 7):", "end.moon_total <= 0 or state in (0,):",
+          tests=REVIEW_TESTS),
 ]
-
-#: The engine's tests, quickest to fail first.
-TESTS = ["tests/test_bounds.py", "tests/test_cli_cases.py", "tests/test_consistency.py",
-         "tests/test_dds_midplay.py", "tests/test_dds_list100.py", "tests/test_bruteforce.py",
-         "tests/test_ttable.py", "tests/test_dds_random.py", "tests/test_helper.py"]
 
 
 def run(cmd: list[str], timeout: float | None = None) -> subprocess.CompletedProcess[str]:
@@ -196,11 +225,11 @@ def try_fault(fault: Fault) -> str:
         return "stale: its text is not in the source once"
     source.write_text(text.replace(fault.old, fault.new))
     try:
-        failed = rebuild()
+        failed = rebuild() if not fault.path.endswith(".py") else ""
         if failed:
             return f"does not build: {failed}"
         try:
-            done = run([sys.executable, "-m", "pytest", *TESTS, "-q", "-x", "-n", "2",
+            done = run([sys.executable, "-m", "pytest", *fault.tests, "-q", "-x", "-n", "2",
                         "-p", "no:cacheprovider"], timeout=900)
         except subprocess.TimeoutExpired:
             return "caught: the tests ran past 15 minutes"
