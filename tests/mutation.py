@@ -5,7 +5,8 @@ tests, which must fail. A fault they let through is either harmless (the line it
 decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three (the
 first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims at the
 start of a hand, and the trick under way in the root's moon floor, by test_bruteforce.py's
-tricks after a moon already shot).
+tricks after a moon already shot), and one more among the faults of a play's review (the moon
+timeline's flag after the last card, by test_review.py's deal without point cards).
 
 It rewrites ``solver/`` and rebuilds the engine for each fault, so run it in a clone of its
 own, set up with ``make demo`` (about 30 s a fault to build, then the tests: most faults fail
@@ -148,6 +149,9 @@ FAULTS = [
           "            floor += self.g.trick_points * (s.cards_left >> 2)"),
     Fault("narrow_proof_fail", S, "                if v >= beta:\n                    lo = g = v\n                    continue\n                narrow_below = beta",
           "                if v >= beta - 1:\n                    lo = g = v\n                    continue\n                narrow_below = beta"),
+    Fault("helper_stopped_answer", S, "    if not h.s.aborted:\n        h.value = v\n        atomic_set(&h.done, 1)",
+          "    if 1:\n        h.value = v\n        atomic_set(&h.done, 1)"),
+    Fault("helper_score_for_moon", S, "        h.blocker = blocker\n", "        h.blocker = SCORE_PASS\n"),
     # transposition table (_ttable.pyx)
     Fault("key_no_moon", T, "| (<uint64_t>s.moon << 3)\n         | (<uint64_t>s.target << 6)", "| (<uint64_t>0 << 3)\n         | (<uint64_t>s.target << 6)"),
     Fault("key_no_broken", T, "    w = (<uint64_t>s.leader | (<uint64_t>s.broken << 2)", "    w = (<uint64_t>s.leader | (<uint64_t>0 << 2)"),

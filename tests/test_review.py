@@ -176,6 +176,21 @@ def test_a_moon_shot_is_named_and_no_foot_is_shot_without_a_moon(solver):
     assert rv.shot_the_foot == () and rv.shot_the_moon == ()
 
 
+@pytest.mark.parametrize("costs", [True, False])
+def test_a_deal_without_point_cards_has_no_moon_to_its_end(solver, costs):
+    """Nobody can take every point card of a deal that has none (``moon_possible`` is false
+    throughout, as the solver says); the timeline's last flag, after the last card, was known
+    without a search and went untested."""
+    deal = Deal.parse("N:A...2 K...3 J...4 T...5")
+    start = Position.start(deal)
+    r = replay(start, play("N", "C2 C3 C4 C5", "SA SK SJ ST"))
+    assert r.error is None and r.end.is_over
+    rv = review(solver, start, r.cards, costs=costs)
+    assert not solver.analyze(start).players[Seat.N].moon_possible
+    assert {seat: line.forceable for seat, line in rv.moon.items()} == {seat: (False,) * 9 for seat in Seat}
+    assert rv.shot_the_moon == () and rv.shot_the_foot == ()
+
+
 def test_a_costly_card_names_the_cards_that_kept_the_best(solver):
     deal = Deal.parse("N:9.2.K.A4 .A64.T.8 Q8..64.7 62.9.AJ.")
     start = Position.start(deal)
