@@ -4,6 +4,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -485,6 +486,23 @@ def _thread_failed(args: threading.ExceptHookArgs) -> None:
         threading.__excepthook__(args)
 
 
+#: A hand of a PBN deal, its seat first ("N:AK.Q.J.T" or "n:..."), in a usage error's message.
+_DEAL_LIKE = re.compile(r"(?<![\w.])[NESWnesw]:[^\s.]*\.[^\s.]*\.[^\s.]*\.")
+
+
+def _usage_hint(command: str, message: str) -> str:
+    """Where a deal given as an argument belongs, when a usage error is about one: a first
+    ``hearts-dd analyze "N:..."`` or ``hearts-dd moon "N:..."`` said only "unexpected extra
+    argument" or "file does not exist"."""
+    if not _DEAL_LIKE.search(message):
+        return ""
+    if command == "analyze":
+        return " (a deal goes in --deal)"
+    if command in ("moon", "annotate"):
+        return f" ({command} reads PBN files; for one deal: hearts-dd analyze --deal DEAL)"
+    return ""
+
+
 def main() -> None:
     """Entry point: click's own usage errors are also reduced to one line, exit 2; Ctrl-C,
     SIGTERM and SIGHUP stop a search at once and exit 128 + the signal's number (unless they
@@ -507,7 +525,9 @@ def main() -> None:
         sys.exit(2)
     except click.UsageError as e:
         command = e.ctx.command_path.removeprefix("hearts-dd").strip() if e.ctx else ""
-        fail((f"{command}: " if command else "") + e.format_message().replace("\n", " "))
+        message = e.format_message().replace("\n", " ")
+        hint = _usage_hint(e.ctx.command.name or "", message) if e.ctx else ""
+        fail((f"{command}: " if command else "") + message + hint)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
     except click.Abort:

@@ -117,6 +117,8 @@ def test_a_forked_case_is_the_command_run_anew(forker: Forker) -> None:
                  id="hand against the play"),
     pytest.param([], ["give --deal, --input with one position a line, or --hand with --samples"],
                  id="no position"),
+    pytest.param([DEAL], [f"error: analyze: Got unexpected extra argument ({DEAL}) (a deal goes in --deal)"],
+                 id="deal without --deal"),
     pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--leader", "W"], ["--hand goes with --samples"],
                  id="hand without samples"),
     pytest.param(["--hand", "S:KQ97.Q9.AK54.J75", "--deal", DEAL, "--samples", "2"],

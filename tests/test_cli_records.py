@@ -200,6 +200,9 @@ def test_moon_command():
 
 @pytest.mark.parametrize("args, words", [
     (["annotate", "missing.pbn"], "does not exist"),
+    (["moon", "N:A...2 K...3 J...4 T...5"], "File 'N:A...2 K...3 J...4 T...5' does not exist. (moon reads PBN "
+                                           "files; for one deal: hearts-dd analyze --deal DEAL)"),
+    (["annotate", "w:AK.Q.J.T"], "does not exist. (annotate reads PBN files; for one deal"),
     (["annotate", "data/sample.pbn", "--rules", "nonsense"], "--rules: unknown preset 'nonsense'"),
     (["annotate", "data/sample.pbn", "--format", "xml"], "'xml' is not one of"),
     (["annotate", "data/sample.pbn", "--jobs", "0"], "--jobs"),
