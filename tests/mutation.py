@@ -221,15 +221,23 @@ def rebuild() -> str:
     return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["?"])[-1]
 
 
+#: Whether the engine last built holds a fault its source no longer has (a fault in Python
+#: needs no build of its own, but must not run on the last compiled fault's engine).
+_built_with_fault = False
+
+
 def try_fault(fault: Fault) -> str:
     """What the tests made of ``fault``: caught (and by which test), survived, or why not run."""
+    global _built_with_fault
     source = Path(fault.path)
     text = source.read_text()
     if text.count(fault.old) != 1:
         return "stale: its text is not in the source once"
     source.write_text(text.replace(fault.old, fault.new))
     try:
-        failed = rebuild() if not fault.path.endswith(".py") else ""
+        compiled = not fault.path.endswith(".py")
+        failed = rebuild() if compiled or _built_with_fault else ""
+        _built_with_fault = compiled
         if failed:
             return f"does not build: {failed}"
         try:
@@ -240,7 +248,8 @@ def try_fault(fault: Fault) -> str:
         if done.returncode == 0:
             return "survived" + (f" (harmless: {fault.harmless})" if fault.harmless else "")
         first = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
-        return "caught by " + (first[0].split()[1] if first else f"exit status {done.returncode}")
+        last = (done.stdout.strip().splitlines() or done.stderr.strip().splitlines() or ["?"])[-1]
+        return "caught by " + (first[0].split()[1] if first else f"exit status {done.returncode}: {last}")
     finally:
         source.write_text(text)
 
