@@ -32,6 +32,8 @@ from typing import NamedTuple
 TESTS = ("tests/test_bounds.py", "tests/test_cli_cases.py", "tests/test_consistency.py",
          "tests/test_dds_midplay.py", "tests/test_dds_list100.py", "tests/test_bruteforce.py",
          "tests/test_ttable.py", "tests/test_dds_random.py", "tests/test_helper.py")
+#: The tests of positions and their play, then the engine's, which play from positions.
+POSITION_TESTS = ("tests/test_position.py", *TESTS)
 #: The tests of a play's review, on the engine's answers.
 REVIEW_TESTS = ("tests/test_review.py", "tests/test_cli_records.py", "tests/test_api_records.py")
 
@@ -182,6 +184,22 @@ FAULTS = [
     Fault("best_card_max", A, "            best = min(r.guarantee for r in rows)", "            best = max(r.guarantee for r in rows)"),
     Fault("moon_state_seats", P, "                side = i & 1 if pair else i\n", "                side = i\n"),
     Fault("score_no_moon", P, "        if M <= 0 or ms in (0, 7):", "        if M <= 0 or ms in (0, 7, 1):"),
+    # the rules of play in Python (solver/position.py), which positions are checked against
+    Fault("legal_no_follow", P, "        legal = follow or h\n", "        legal = h\n", tests=POSITION_TESTS),
+    Fault("legal_hearts_closed", P, "    elif not broken and h & ~HEART_MASK:", "    elif 0 and h & ~HEART_MASK:",
+          tests=POSITION_TESTS),
+    Fault("legal_trick1_points", P, "        legal = legal & ~rules.point_mask or legal\n", "        pass\n",
+          tests=POSITION_TESTS),
+    Fault("winner_any_suit", P, "        if trick[k] >> 4 == lead and trick[k] > trick[best]:",
+          "        if trick[k] > trick[best]:", tests=POSITION_TESTS),
+    Fault("states_never_broken", P, "            broken = broken or breaks_hearts(mask_of(trick), queen_breaks)",
+          "            broken = broken", tests=POSITION_TESTS),
+    Fault("position_never_broken", P, "                broken = broken or breaks_hearts(won_cards, queen_breaks)",
+          "                broken = broken", tests=POSITION_TESTS),
+    Fault("position_winner_takes", P, "                taken[leader] |= won_cards\n",
+          "                taken[(leader + 1) & 3] |= won_cards\n", tests=POSITION_TESTS),
+    Fault("queen_never_breaks", P, "    return bool(won & HEART_MASK) or (queen_breaks and bool(won & SQ.mask))",
+          "    return bool(won & HEART_MASK)", tests=POSITION_TESTS),
     # a play's review (solver/review.py)
     Fault("cost_sign", R, "        return self.guarantee - self.best\n", "        return self.best - self.guarantee\n",
           tests=REVIEW_TESTS),
