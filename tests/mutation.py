@@ -188,7 +188,7 @@ FAULTS = [
     Fault("legal_no_follow", P, "        legal = follow or h\n", "        legal = h\n", tests=POSITION_TESTS),
     Fault("legal_hearts_closed", P, "    elif not broken and h & ~HEART_MASK:", "    elif 0 and h & ~HEART_MASK:",
           tests=POSITION_TESTS),
-    Fault("legal_trick1_points", P, "        legal = legal & ~rules.point_mask or legal\n", "        pass\n",
+    Fault("position_trick1_points", P, "        legal = legal & ~rules.point_mask or legal\n", "        pass\n",
           tests=POSITION_TESTS),
     Fault("winner_any_suit", P, "        if trick[k] >> 4 == lead and trick[k] > trick[best]:",
           "        if trick[k] > trick[best]:", tests=POSITION_TESTS),
@@ -275,6 +275,10 @@ def try_fault(fault: Fault) -> str:
 def main(names: list[str]) -> int:
     if run(["git", "diff", "--quiet", "--", "solver"]).returncode != 0:
         print("solver/ has changes of its own: run this in a clone (see its docstring)")
+        return 2
+    repeated = sorted({f.name for f in FAULTS if [g.name for g in FAULTS].count(f.name) > 1})
+    if repeated:
+        print(f"fault names given twice: {', '.join(repeated)}")
         return 2
     unknown = set(names) - {f.name for f in FAULTS}
     if unknown:
