@@ -32,8 +32,9 @@ from typing import NamedTuple
 TESTS = ("tests/test_bounds.py", "tests/test_cli_cases.py", "tests/test_consistency.py",
          "tests/test_dds_midplay.py", "tests/test_dds_list100.py", "tests/test_bruteforce.py",
          "tests/test_ttable.py", "tests/test_dds_random.py", "tests/test_helper.py")
-#: The tests of positions and their play, then the engine's, which play from positions.
-POSITION_TESTS = ("tests/test_position.py", *TESTS)
+#: The tests of positions and their play, of the deals a seat's view of the play allows
+#: (which follow the play's rules), then the engine's, which play from positions.
+POSITION_TESTS = ("tests/test_position.py", "tests/test_sampling.py", *TESTS)
 #: The tests of a play's review, on the engine's answers.
 REVIEW_TESTS = ("tests/test_review.py", "tests/test_cli_records.py", "tests/test_api_records.py")
 
