@@ -51,18 +51,19 @@ _UNDECODED = re.compile("[\udc80-\udcff]")
 #: What ``LineInput`` reads in place of a unit that is not UTF-16 or UTF-32 (a lone surrogate):
 #: a character no decoder gives (surrogateescape's start at U+DC80).
 _NOT_WIDE = "\udc00"
+#: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
+#: enough that answers stream out and memory stays flat however long the input.
+CHUNK = 64
 
 
 def _mark_not_wide(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler "hearts-dd-not-wide": ``_NOT_WIDE`` for what does not decode."""
     if not isinstance(error, UnicodeDecodeError):
         raise error
     return _NOT_WIDE, error.end
 
 
 codecs.register_error("hearts-dd-not-wide", _mark_not_wide)
-#: Positions handed to ``Solver.analyses`` at a time: enough to keep every thread busy, few
-#: enough that answers stream out and memory stays flat however long the input.
-CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def _read_line(text: str, index: int, number: int, known: dict[str, Rules],
     if undecoded:       # as the API's bodies: an id must come back as it was sent
         byte = len(text[:undecoded.start()].encode("utf-8", "surrogateescape"))
         return PositionLine(index, where, error=f"{where}: not UTF-8 text (byte {byte + 1})")
-    if _NOT_WIDE in text:   # (an id of a lone surrogate came back with U+FFFD for it)
+    if _NOT_WIDE in text:   # likewise (its id came back with U+FFFD for a lone surrogate)
         return PositionLine(index, where, error=f"{where}: not UTF-16 or UTF-32 text (column "
                                                 f"{text.index(_NOT_WIDE) + 1})")
     line = text.rstrip("\r\n")     # a column past the end, not "line 2, column 1"
@@ -299,9 +300,9 @@ class LineInput:
     lines a bot wrote at once, its sampled deals, were then solved one at a time, one thread
     busy. UTF-8 with an optional BOM, bytes that are not UTF-8 passed on as surrogates, or
     Windows' "Unicode" text (UTF-16, as PowerShell's ``>`` writes, or UTF-32: read as UTF-8,
-    each line was 'not UTF-8 text' and the zero byte after each newline another line), told
-    from the first bytes as the PBN reader tells it; lines ending at "\\n" alone (a lone "\\r"
-    is JSON whitespace)."""
+    each line was 'not UTF-8 text' and the zero byte after each newline another line; what
+    does not decode there is marked ``_NOT_WIDE``), told from the first bytes as the PBN reader
+    tells it; lines ending at "\\n" alone (a lone "\\r" is JSON whitespace)."""
 
     BLOCK = 1 << 16
 
