@@ -35,6 +35,8 @@ TESTS = ("tests/test_bounds.py", "tests/test_cli_cases.py", "tests/test_consiste
 #: The tests of positions and their play, of the deals a seat's view of the play allows
 #: (which follow the play's rules), then the engine's, which play from positions.
 POSITION_TESTS = ("tests/test_position.py", "tests/test_sampling.py", *TESTS)
+#: The tests of the deals a seat's view allows (drawn, and weighed by the engine).
+SAMPLING_TESTS = ("tests/test_sampling.py",)
 #: The tests of a play's review, on the engine's answers.
 REVIEW_TESTS = ("tests/test_review.py", "tests/test_cli_records.py", "tests/test_api_records.py")
 
@@ -49,7 +51,7 @@ class Fault(NamedTuple):
 
 
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
-A, P, R = "solver/analysis.py", "solver/position.py", "solver/review.py"
+A, P, R, N = "solver/analysis.py", "solver/position.py", "solver/review.py", "solver/sampling.py"
 FAULTS = [
     # static bounds (_bounds.pxd)
     Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
@@ -201,6 +203,16 @@ FAULTS = [
           "                taken[(leader + 1) & 3] |= won_cards\n", tests=POSITION_TESTS),
     Fault("queen_never_breaks", P, "    return bool(won & HEART_MASK) or (queen_breaks and bool(won & SQ.mask))",
           "    return bool(won & HEART_MASK)", tests=POSITION_TESTS),
+    # the deals a seat cannot tell apart (solver/sampling.py)
+    Fault("sample_void_ignored", N, "                if not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):",
+          "                if 0 and not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):",
+          tests=SAMPLING_TESTS),
+    Fault("sample_known_kept", N, "            if t != s:\n                allowed[t] &= ~mask", "            if 0:\n                allowed[t] &= ~mask",
+          tests=SAMPLING_TESTS),
+    Fault("sample_split_weight", N, "            out.append((split, ways * self.ways(k + 1, after), after))",
+          "            out.append((split, self.ways(k + 1, after), after))", tests=SAMPLING_TESTS),
+    Fault("sample_low_club", N, "        known = {**known, leader0: known.get(leader0, 0) | low.mask}", "        pass",
+          tests=SAMPLING_TESTS),
     # a play's review (solver/review.py)
     Fault("cost_sign", R, "        return self.guarantee - self.best\n", "        return self.best - self.guarantee\n",
           tests=REVIEW_TESTS),
