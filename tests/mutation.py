@@ -13,7 +13,7 @@ own, set up with ``make demo`` (about 30 s a fault to build, then the tests: mos
 them within a minute, a harmless one runs them whole, about 3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
-    .venv/bin/python tests/mutation.py              # every fault (about 1.5 hours)
+    .venv/bin/python tests/mutation.py              # every fault (about 2 hours)
     .venv/bin/python tests/mutation.py duck_tie     # some by name
 
 A fault whose text no longer appears in the source is reported stale: update it with the code.
