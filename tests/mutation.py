@@ -1,16 +1,17 @@
-"""Mutation check of the engine's tests: small faults put into the engine and the Python
-around it one at a time (a bound off by one, a relied-on card dropped, a rule of trick 1 left
-out, a key field dropped, a moon state miscounted), each built and run against the engine's
-tests, which must fail. A fault they let through is either harmless (the line it changes never
+"""Mutation check of the tests: small faults put into the engine and the Python around it one
+at a time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
+dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review), each
+run against the tests of its part (``Fault.tests``: the engine's by default), which must fail. A fault they let through is either harmless (the line it changes never
 decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three (the
 first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims at the
 start of a hand, and the trick under way in the root's moon floor, by test_bruteforce.py's
 tricks after a moon already shot), and one more among the faults of a play's review (the moon
 timeline's flag after the last card, by test_review.py's deal without point cards).
 
-It rewrites ``solver/`` and rebuilds the engine for each fault, so run it in a clone of its
-own, set up with ``make demo`` (about 30 s a fault to build, then the tests: most faults fail
-them within a minute, a harmless one runs them whole, about 3 minutes)::
+It rewrites ``solver/`` and rebuilds the engine for each fault in it (a fault in Python runs
+as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a build,
+then the tests: most faults fail them within a minute, a harmless one runs them whole, about
+3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
     .venv/bin/python tests/mutation.py              # every fault (about 2 hours)
