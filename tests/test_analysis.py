@@ -337,7 +337,9 @@ class NodeClock:
     unanswered that it answers in a twentieth of its time). Each thread has a clock of its
     own, moved on by the nodes of the engines it holds; a parallel run's threads start from
     their caller's time, and the caller goes on from the latest of theirs, as it waits for
-    them all. A thread that waits moves its clock on with ``sleep``."""
+    them all. A thread that waits moves its clock on with ``sleep``. No engine is lent as a
+    helper: a helper's nodes are no thread's, and whether one joins a pass hangs on real time
+    (once in a whole suite's run, the easy question behind hard ones went unanswered)."""
     RATE = 2_000_000
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -386,6 +388,7 @@ class NodeClock:
                     self._at = {}       # (the caller's sleeps after it: in line)
                 self._local.now = max(self._nodes(), self._latest)
 
+        monkeypatch.setattr(analysis, "PARALLEL_FROM_CARDS", 53)    # (no position has more cards)
         monkeypatch.setattr(Solver, "_engine", engine)
         monkeypatch.setattr(Solver, "_budget", budget)
         monkeypatch.setattr(Solver, "_map", map_)
