@@ -51,6 +51,11 @@ class Fault(NamedTuple):
     tests: tuple[str, ...] = TESTS
 
 
+def _faults(path: str, tests: tuple[str, ...], faults: list[tuple[str, str, str]]) -> list[Fault]:
+    """Faults of one file, each ``(name, old, new)``, run against ``tests``."""
+    return [Fault(name, path, old, new, tests=tests) for name, old, new in faults]
+
+
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
 A, P, R, N = "solver/analysis.py", "solver/position.py", "solver/review.py", "solver/sampling.py"
 FAULTS = [
@@ -189,56 +194,50 @@ FAULTS = [
     Fault("moon_state_seats", P, "                side = i & 1 if pair else i\n", "                side = i\n"),
     Fault("score_no_moon", P, "        if M <= 0 or ms in (0, 7):", "        if M <= 0 or ms in (0, 7, 1):"),
     # the rules of play in Python (solver/position.py), which positions are checked against
-    Fault("legal_no_follow", P, "        legal = follow or h\n", "        legal = h\n", tests=POSITION_TESTS),
-    Fault("legal_hearts_closed", P, "    elif not broken and h & ~HEART_MASK:", "    elif 0 and h & ~HEART_MASK:",
-          tests=POSITION_TESTS),
-    Fault("position_trick1_points", P, "        legal = legal & ~rules.point_mask or legal\n", "        pass\n",
-          tests=POSITION_TESTS),
-    Fault("winner_any_suit", P, "        if trick[k] >> 4 == lead and trick[k] > trick[best]:",
-          "        if trick[k] > trick[best]:", tests=POSITION_TESTS),
-    Fault("states_never_broken", P, "            broken = broken or breaks_hearts(mask_of(trick), queen_breaks)",
-          "            broken = broken", tests=POSITION_TESTS),
-    Fault("position_never_broken", P, "                broken = broken or breaks_hearts(won_cards, queen_breaks)",
-          "                broken = broken", tests=POSITION_TESTS),
-    Fault("position_winner_takes", P, "                taken[leader] |= won_cards\n",
-          "                taken[(leader + 1) & 3] |= won_cards\n", tests=POSITION_TESTS),
-    Fault("queen_never_breaks", P, "    return bool(won & HEART_MASK) or (queen_breaks and bool(won & SQ.mask))",
-          "    return bool(won & HEART_MASK)", tests=POSITION_TESTS),
+    *_faults(P, POSITION_TESTS, [
+        ("legal_no_follow", "        legal = follow or h\n", "        legal = h\n"),
+        ("legal_hearts_closed", "    elif not broken and h & ~HEART_MASK:", "    elif 0 and h & ~HEART_MASK:"),
+        ("position_trick1_points", "        legal = legal & ~rules.point_mask or legal\n", "        pass\n"),
+        ("winner_any_suit", "        if trick[k] >> 4 == lead and trick[k] > trick[best]:",
+         "        if trick[k] > trick[best]:"),
+        ("states_never_broken", "            broken = broken or breaks_hearts(mask_of(trick), queen_breaks)",
+         "            broken = broken"),
+        ("position_never_broken", "                broken = broken or breaks_hearts(won_cards, queen_breaks)",
+         "                broken = broken"),
+        ("position_winner_takes", "                taken[leader] |= won_cards\n",
+         "                taken[(leader + 1) & 3] |= won_cards\n"),
+        ("queen_never_breaks", "    return bool(won & HEART_MASK) or (queen_breaks and bool(won & SQ.mask))",
+         "    return bool(won & HEART_MASK)"),
+    ]),
     # the deals a seat cannot tell apart (solver/sampling.py)
-    Fault("sample_void_ignored", N, "                if not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):",
-          "                if 0 and not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):",
-          tests=SAMPLING_TESTS),
-    Fault("sample_known_kept", N, "            if t != s:\n                allowed[t] &= ~mask", "            if 0:\n                allowed[t] &= ~mask",
-          tests=SAMPLING_TESTS),
-    Fault("sample_split_weight", N, "            out.append((split, ways * self.ways(k + 1, after), after))",
-          "            out.append((split, self.ways(k + 1, after), after))", tests=SAMPLING_TESTS),
-    Fault("sample_low_club", N, "        known = {**known, leader0: known.get(leader0, 0) | low.mask}", "        pass",
-          tests=SAMPLING_TESTS),
+    *_faults(N, SAMPLING_TESTS, [
+        ("sample_void_ignored", "                if not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):",
+         "                if 0 and not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):"),
+        ("sample_known_kept", "            if t != s:\n                allowed[t] &= ~mask", "            if 0:\n                allowed[t] &= ~mask"),
+        ("sample_split_weight", "            out.append((split, ways * self.ways(k + 1, after), after))",
+         "            out.append((split, self.ways(k + 1, after), after))"),
+        ("sample_low_club", "        known = {**known, leader0: known.get(leader0, 0) | low.mask}", "        pass"),
+    ]),
     # a play's review (solver/review.py)
-    Fault("cost_sign", R, "        return self.guarantee - self.best\n", "        return self.best - self.guarantee\n",
-          tests=REVIEW_TESTS),
-    Fault("best_cards_of_best", R, "if not row.best else ()", "if row.best else ()", tests=REVIEW_TESTS),
-    Fault("cost_trick", R, "card_costs.append(CardCost(k // 4 + 1,", "card_costs.append(CardCost(k // 4,",
-          tests=REVIEW_TESTS),
-    Fault("played_by_trick", R, "    return [((len(before) + k) // 4 + 1, seat, c)", "    return [(k // 4 + 1, seat, c)",
-          tests=REVIEW_TESTS),
-    Fault("moon_flag_before", R, "            mover_flag = flags[mover_side][k] and _moon(budget, after, mover_side)",
-          "            mover_flag = flags[mover_side][k] and _moon(budget, p, mover_side)", tests=REVIEW_TESTS),
-    Fault("moon_flag_others", R, "                flags[side].append(True)     # the others'",
-          "                flags[side].append(False)     # the others'", tests=REVIEW_TESTS),
-    Fault("moon_at_end", R, "        return p.moon_state == side + 1\n", "        return True\n", tests=REVIEW_TESTS),
-    Fault("lost_with_last", R, "k is None or k == len(self.cards) else", "k is None or k == len(self.cards) - 1 else",
-          tests=REVIEW_TESTS),
-    Fault("segments_split", R, "if f and runs and runs[-1][1] == k - 1:", "if f and runs and runs[-1][1] == k - 2:",
-          tests=REVIEW_TESTS),
-    Fault("report_position", R, "self.moon[s].forceable[k + 1] for s in Seat", "self.moon[s].forceable[k] for s in Seat",
-          tests=REVIEW_TESTS),
-    Fault("foot_none_missed", R, "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
-          "if 0 <= total - points <= min(FOOT_MARGIN, total // 4):", tests=REVIEW_TESTS),
-    Fault("foot_quarter", R, "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
-          "if 0 < total - points <= FOOT_MARGIN:", tests=REVIEW_TESTS),
-    Fault("moon_split", R, "end.moon_total <= 0 or state in (0, 7):", "end.moon_total <= 0 or state in (0,):",
-          tests=REVIEW_TESTS),
+    *_faults(R, REVIEW_TESTS, [
+        ("cost_sign", "        return self.guarantee - self.best\n", "        return self.best - self.guarantee\n"),
+        ("best_cards_of_best", "if not row.best else ()", "if row.best else ()"),
+        ("cost_trick", "card_costs.append(CardCost(k // 4 + 1,", "card_costs.append(CardCost(k // 4,"),
+        ("played_by_trick", "    return [((len(before) + k) // 4 + 1, seat, c)", "    return [(k // 4 + 1, seat, c)"),
+        ("moon_flag_before", "            mover_flag = flags[mover_side][k] and _moon(budget, after, mover_side)",
+         "            mover_flag = flags[mover_side][k] and _moon(budget, p, mover_side)"),
+        ("moon_flag_others", "                flags[side].append(True)     # the others'",
+         "                flags[side].append(False)     # the others'"),
+        ("moon_at_end", "        return p.moon_state == side + 1\n", "        return True\n"),
+        ("lost_with_last", "k is None or k == len(self.cards) else", "k is None or k == len(self.cards) - 1 else"),
+        ("segments_split", "if f and runs and runs[-1][1] == k - 1:", "if f and runs and runs[-1][1] == k - 2:"),
+        ("report_position", "self.moon[s].forceable[k + 1] for s in Seat", "self.moon[s].forceable[k] for s in Seat"),
+        ("foot_none_missed", "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
+         "if 0 <= total - points <= min(FOOT_MARGIN, total // 4):"),
+        ("foot_quarter", "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
+         "if 0 < total - points <= FOOT_MARGIN:"),
+        ("moon_split", "end.moon_total <= 0 or state in (0, 7):", "end.moon_total <= 0 or state in (0,):"),
+    ]),
 ]
 
 
