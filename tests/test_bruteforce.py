@@ -66,6 +66,8 @@ RULE_SETS: dict[str, dict] = {
     "every-card-counts": {"values": {"S": 1, "D": 1, "C": 5}, "moon": "subtract", "trick_points": 3},
     # scores near the engine's limit (SCORE_LIMIT): 28 000 within reach
     "large-values": {"values": {"H": 1000, "SQ": 1000}},
+    # at the limit itself, a shot scoring -M (test_rules: reach 29 000, M 9 666)
+    "at-the-limit": {"values": {"H": 700, "SA": 566, "SQ": 0, "DJ": -2}, "moon": "subtract"},
 }
 
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from solver.cards import DECK, Card, cards_of
 from solver.errors import RulesError
-from solver.rules import (KEYS, PRESET_DESCRIPTIONS, PRESETS, RULE_KEYS, VALUE_LIMIT, Rules, catalogue,
-                          whole_value)
+from solver.rules import (KEYS, PRESET_DESCRIPTIONS, PRESETS, RULE_KEYS, SCORE_LIMIT, VALUE_LIMIT, Rules,
+                          catalogue, whole_value)
 from strategies import PROPERTY, RULE_FIELDS, rule_specs
 
 HEARTS = [c for c in cards_of(DECK) if c.suit == 1]
@@ -202,6 +202,43 @@ def test_scores_beyond_the_engine_limit_are_a_one_line_error() -> None:
     with pytest.raises(RulesError):
         Rules.parse({"values": {"H": 1000, "S": 1000}, "trick_points": 1000, "moon": "none"})
     assert Rules.parse({"values": {"H": 1000}}).moon_total == 13013
+
+
+def test_the_score_limit_is_reached_and_not_passed() -> None:
+    """Rules that can reach SCORE_LIMIT exactly are solved, one point more is refused: counting
+    every value (a negative one too), 13 tricks' points, and the moon's M once to add it and
+    twice to subtract it."""
+    cases = [  # (rules, what they can reach)
+        ({"values": {"H": 1000, "S": 1000, "DA": 1000, "DK": 1000, "DQ": 1000}, "moon": "none"}, 29000),
+        ({"values": {"H": 1000, "S": 1000, "DA": 1000, "DK": 1000, "DQ": 1000, "DJ": -1},
+          "moon": "none"}, 29001),
+        ({"values": {"H": 1000, "S": 1000, "DA": 1000, "DK": 1000, "DQ": 1000},
+          "trick_points": -1, "moon": "none"}, 29013),
+        ({"values": {"H": 1000, "SA": 1000, "SK": 500, "SQ": 0}}, 29000),                    # M 14 500
+        ({"values": {"H": 1000, "SA": 1000, "SK": 501, "SQ": 0}}, 29002),
+        ({"values": {"H": 700, "SA": 566, "SQ": 0, "DJ": -2}, "moon": "subtract"}, 29000),   # M 9 666
+        ({"values": {"H": 700, "SA": 566, "SQ": 0, "DJ": -3}, "moon": "subtract"}, 29001),
+    ]
+    for spec, reach in cases:
+        if reach <= SCORE_LIMIT:
+            Rules.parse(spec)
+        else:
+            with pytest.raises(RulesError, match=f"could reach {reach} points"):
+                Rules.parse(spec)
+
+
+@pytest.mark.parametrize("spec, field, read", [
+    ({"preset": " OMNIBUS "}, "preset", "omnibus"),
+    ({"preset": "Black-Maria"}, "preset", "black-maria"),
+    ({"moon": "Subtract"}, "moon", "subtract"),
+    ({"hearts_break": " QUEEN"}, "hearts_break", "queen"),
+    ({"first_lead": "c2"}, "first_lead", "C2"),
+    ({"first_lead": "FREE "}, "first_lead", "free"),
+])
+def test_a_setting_s_words_are_read_in_any_case_and_spacing(spec: dict, field: str, read: str) -> None:
+    """Presets and the string settings are names a person types: any case, spaces around."""
+    assert getattr(Rules.parse(spec), field) == read
+    assert Rules.parse(spec) == Rules.parse({**spec, field: read})
 
 
 @pytest.mark.parametrize("change, words", [
