@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from hypothesis import given
@@ -270,6 +271,20 @@ def test_the_pbn_moon_table_says_at_start_and_at_end_in_their_columns(played):
     rows = [line.split() for line in lines[head + 1:head + 5]]
     yes = {True: "Yes", False: "No"}
     assert [r[:3] for r in rows] == [[s, yes[m["at_start"]], yes[m["at_end"]]] for s, m in moon.items()]
+
+
+def test_a_lost_moon_is_given_as_trick_and_card_in_csv_and_pbn(played):
+    """``<seat>_moon_lost`` and the moon table's LostWith say ``trick:card`` (``5:HQ``) for the
+    card that lost the seat its moon, empty (``-`` in the table) for a seat that lost none."""
+    record, result = played
+    lost = {s: f"{m['lost_with']['trick']}:{m['lost_with']['card']}"
+            for s, m in result["review"]["moon"].items() if m["lost_with"]}
+    assert list(lost) == ["E"] and re.fullmatch(r"(1[0-3]|[1-9]):[SHDC][2-9TJQKA]", lost["E"])
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    assert {s: row[f"{s}_moon_lost"] for s in "NESW"} == {s: lost.get(s, "") for s in "NESW"}
+    lines = written(PbnWriter, record, result).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsMoonTable "))
+    assert [line.split()[4] for line in lines[head + 1:head + 5]] == [lost.get(s, "-") for s in "NESW"]
 
 
 def test_pbn_table_columns_grow_to_their_widest_value():
