@@ -57,6 +57,17 @@ def test_sample_file_annotates_cleanly_as_jsonl():
         assert r["review"]["complete"]
 
 
+def test_no_review_leaves_out_the_review_alone():
+    """``--no-review``: each record as a reviewed run gives it, its play too, but with a null
+    ``review``."""
+    reviewed = [json.loads(line) for line in run("annotate", str(SAMPLE), "-j", "1").stdout.splitlines()]
+    p = run("annotate", str(SAMPLE), "-j", "1", "--no-review")
+    assert p.returncode == 0 and summary(p) == (len(reviewed), len(reviewed), 0)
+    plain = [json.loads(line) for line in p.stdout.splitlines()]
+    assert all(r["review"] is not None and r["play"] for r in reviewed)
+    assert plain == [{**r, "review": None} for r in reviewed]
+
+
 def test_a_thousand_records_give_identical_output_with_1_and_2_jobs_and_local_dask(tmp_path):
     pytest.importorskip("dask.distributed")
     source = tmp_path / "thousand.pbn"
