@@ -323,6 +323,19 @@ def test_defaults_apply_to_lines_without_rules_or_player() -> None:
     assert second["moves"] == []
 
 
+def test_the_command_s_rules_and_player_are_the_defaults_of_its_lines() -> None:
+    """``analyze --input --rules --player``: as the library's defaults, for the lines that give
+    neither."""
+    lines = [{"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK"},
+             {"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK", "rules": "standard", "player": "W"}]
+    p = run("analyze", "--input", "-", "--rules", "omnibus", "--player", "e",
+            stdin="".join(json.dumps(line) + "\n" for line in lines))
+    assert p.returncode == 0, p.stderr
+    first, second = map(json.loads, p.stdout.splitlines())
+    assert first["rules"]["preset"] == "omnibus" and list(first["players"]) == ["E"]
+    assert second["rules"]["preset"] == "standard" and list(second["players"]) == ["W"]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_with_a_time_limit_a_position_out_of_time_is_one_lines_error(threads: int) -> None:
     """The limit holds for each position: those after one that ran out still get their own."""
