@@ -1,20 +1,25 @@
 """Mutation check of the tests: small faults put into the engine and the Python around it one
 at a time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
-dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review), each
-run against the tests of its part (``Fault.tests``: the engine's by default), which must fail. A fault they let through is either harmless (the line it changes never
-decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three (the
-first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims at the
-start of a hand, and the trick under way in the root's moon floor, by test_bruteforce.py's
-tricks after a moon already shot), and one more among the faults of a play's review (the moon
-timeline's flag after the last card, by test_review.py's deal without point cards).
+dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review; the
+rule sets, deals and cards as read; hand records, their outputs and resuming them; the command
+line and the HTTP API), each run against the tests of its part (``Fault.tests``: the engine's
+by default), which must fail. A fault they let through is either harmless (the line it changes
+never decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three
+(the first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims
+at the start of a hand, and the trick under way in the root's moon floor, by
+test_bruteforce.py's tricks after a moon already shot), one more among the faults of a play's
+review (the moon timeline's flag after the last card, by test_review.py's deal without point
+cards), and four among those of the rules, records and outputs (the score limit's edge and the
+names of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
+test_writers.py; ``--no-review``, by test_cli_records.py).
 
-It rewrites ``solver/`` and rebuilds the engine for each fault in it (a fault in Python runs
-as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a build,
-then the tests: most faults fail them within a minute, a harmless one runs them whole, about
-3 minutes)::
+It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
+Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
+build, then the tests: most faults fail them within a minute, a harmless one runs them whole,
+about 3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
-    .venv/bin/python tests/mutation.py              # every fault (about 2 hours)
+    .venv/bin/python tests/mutation.py              # every fault (about 3 hours)
     .venv/bin/python tests/mutation.py duck_tie     # some by name
 
 A fault whose text no longer appears in the source is reported stale: update it with the code.
@@ -40,6 +45,21 @@ POSITION_TESTS = ("tests/test_position.py", "tests/test_sampling.py", *TESTS)
 SAMPLING_TESTS = ("tests/test_sampling.py",)
 #: The tests of a play's review, on the engine's answers.
 REVIEW_TESTS = ("tests/test_review.py", "tests/test_cli_records.py", "tests/test_api_records.py")
+#: The tests of reading rules, deals and cards (with the modules' doctests), and of the CLI and
+#: the API that read them.
+RULES_TESTS = ("tests/test_rules.py", "solver/rules.py", "tests/test_cli_cases.py",
+               "tests/test_cli_errors.py", "tests/test_api_schema.py")
+DEAL_TESTS = ("tests/test_deal.py", "tests/test_cards.py", "solver/deal.py", "solver/cards.py",
+              "tests/test_cli_errors.py", "tests/test_cli_cases.py")
+#: The tests of hand records: reading them, annotating them, writing and resuming the output.
+RECORD_TESTS = ("tests/test_pbn.py", "solver/pbn.py", "tests/test_writers.py", "solver/writers.py",
+                "tests/test_batch.py", "tests/test_checkpoint.py", "tests/test_cli_records.py",
+                "tests/test_api_records.py")
+#: The tests of the command line and of the HTTP API over the library.
+CLI_TESTS = ("tests/test_cli_cases.py", "tests/test_cli_errors.py", "tests/test_position_lines.py",
+             "tests/test_cli_status.py")
+API_TESTS = ("tests/test_api.py", "tests/test_api_solving.py", "tests/test_api_app.py",
+             "tests/test_api_records.py")
 
 
 class Fault(NamedTuple):
@@ -58,6 +78,9 @@ def _faults(path: str, tests: tuple[str, ...], faults: list[tuple[str, str, str]
 
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
 A, P, R, N = "solver/analysis.py", "solver/position.py", "solver/review.py", "solver/sampling.py"
+RU, D, C = "solver/rules.py", "solver/deal.py", "solver/cards.py"
+PB, W, BA, CK = "solver/pbn.py", "solver/writers.py", "solver/batch.py", "solver/checkpoint.py"
+CL, AK, AP, AS = "solver/cli.py", "api/kinds.py", "api/positions.py", "api/solving.py"
 FAULTS = [
     # static bounds (_bounds.pxd)
     Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
@@ -238,6 +261,109 @@ FAULTS = [
          "if 0 < total - points <= FOOT_MARGIN:"),
         ("moon_split", "end.moon_total <= 0 or state in (0, 7):", "end.moon_total <= 0 or state in (0,):"),
     ]),
+    # rule sets (solver/rules.py): the presets' values, the keys and their checks
+    *_faults(RU, RULES_TESTS, [
+        ("spot_face_value", "spot[int(c)] = c.rank + 2", "spot[int(c)] = c.rank + 1"),
+        ("maria_spade_ace", 'maria[int(Card.parse("SA"))] = 7', 'maria[int(Card.parse("SA"))] = 6'),
+        ("omnibus_jack_sign", 'omni[int(Card.parse("DJ"))] = -10', 'omni[int(Card.parse("DJ"))] = 10'),
+        ("suit_beats_card", "            cards.append((int(card), val))", "            values[int(card)] = val"),
+        ("unknown_key_ignored", "            if key not in KEYS:\n", "            if 0:\n"),
+        ("negative_point_cards", "return sum(m for v, m in self._value_masks if v > 0)",
+         "return sum(m for v, m in self._value_masks if v != 0)"),
+        ("score_limit_off", "        if reach > SCORE_LIMIT:", "        if reach > SCORE_LIMIT + 1:"),
+        ("subtract_reach_once", '{"add": 1, "subtract": 2}', '{"add": 1, "subtract": 1}'),
+        ("choice_case", "            if v.strip().lower() == o.lower():", "            if v == o:"),
+        ("whole_float_refused", "        if not (isinstance(v, float) and v.is_integer()):", "        if 1:"),
+        ("shortest_every_setting", "if key not in (\"preset\", \"values\") and value != theirs[key])",
+         "if key not in (\"preset\", \"values\"))"),
+    ]),
+    # deals, hands, cards and seats (solver/deal.py, cards.py)
+    *_faults(D, DEAL_TESTS, [
+        ("card_in_two_hands", "            dup = seen & hand\n", "            dup = 0\n"),
+        ("card_twice_in_hand", "            if mask & bit:\n", "            if 0:\n"),
+        ("first_seat_ignored", "            seat = first.next(i)\n", "            seat = Seat(i)\n"),
+        ("dash_any_size", 'if any(bin(h).count("1") != 13 for h in known):', "if 0:"),
+        ("hand_low_first", "range(12, -1, -1) if lane >> r & 1", "range(13) if lane >> r & 1"),
+        ("three_suits_a_hand", "    if len(suits) != 4:", "    if len(suits) > 4:"),
+        ("ten_unread", 'ascii_upper(ranks).replace("10", "T")', "ascii_upper(ranks)"),
+    ]),
+    *_faults(C, DEAL_TESTS, [
+        ("suit_last_unread", "        elif len(t) >= 2 and t[-1] in SUITS:", "        elif 0:"),
+        ("partner_next", "        return _SEAT_ORDER[(self + 2) % 4]", "        return _SEAT_ORDER[(self + 1) % 4]"),
+        ("seat_case", "        t = ascii_upper(str(text).strip())", "        t = str(text).strip()"),
+    ]),
+    # hand records (solver/pbn.py): inheritance, deals, play, passing, the Hearts tags
+    *_faults(PB, RECORD_TESTS, [
+        ("inherit_nothing", '                value = context.last.get(t.name, "")\n', '                value = ""\n'),
+        ("defaults_dropped", "    resolved.update(context.defaults)", "    pass"),
+        ("tag_twice_last", "        if t.name in resolved:\n", "        if 0:\n"),
+        ("dash_hand_unfilled", "    if len(missing) == 1 and sizes == {13}:", "    if 0:"),
+        ("board_forgotten", "        same = context.boards.get(board) if board else None", "        same = None"),
+        ("play_unpadded", '    while len(slots) % 4:\n        slots.append("-")', "    pass"),
+        ("play_past_star", "            if ended:\n", "            if 0:\n"),
+        ("pass_reversed", "        return seat.next(PASS_DIRECTIONS[self.direction])",
+         "        return seat.next(-PASS_DIRECTIONS[self.direction])"),
+        ("pass_fewer", "            if n != 3:", "            if n > 3:"),
+        ("new_file_inherits", "            context = _Context()\n", "            pass\n"),
+        ("leader_tag_ignored", "            record.leader = Seat.parse(leader)", "            Seat.parse(leader)"),
+        ("rules_tag_ignored", "            record.rules = Rules.parse(rules)", "            Rules.parse(rules)"),
+        ("header_is_a_game", "    return bool(seen)\n", "    return False\n"),
+    ]),
+    # the outputs (solver/writers.py)
+    *_faults(W, RECORD_TESTS, [
+        ("csv_cost_of_others", 'if c["seat"] == seat)', 'if c["seat"] != seat)'),
+        ("csv_lost_card_first", "f\"{lost['trick']}:{lost['card']}\" if lost else \"\"",
+         "f\"{lost['card']}:{lost['trick']}\" if lost else \"\""),
+        ("csv_formula_kept", "return f\"'{printable(value)}\" if _FORMULA.match(value) else printable(value)",
+         "return printable(value)"),
+        ("pbn_old_tags_kept", "    raw = _without(record.raw, record.annotation_spans)", "    raw = record.raw"),
+        ("pbn_tags_in_comment", "    if not lines or record.open_comment:", "    if not lines:"),
+        ("pbn_no_file_mark", "                and not starts_a_file(data):", "                and 0:"),
+        ("pbn_games_run_together", "        if not ends_a_game(self._tail):", "        if 0:"),
+        ("pbn_resume_blind", '        self._tail = (b"\\n\\n" + tail)[-TAIL:]', '        self._tail = b"\\n\\n"'),
+        ("text_legend_each", 'head = "" if self.headed else', 'head = "" if not self.headed else'),
+        ("csv_header_each", "        if not self.headed:\n            self.csv.writeheader()",
+         "        if 1:\n            self.csv.writeheader()"),
+    ]),
+    # annotating (solver/batch.py)
+    *_faults(BA, RECORD_TESTS, [
+        ("unknown_rules_solved", "    if record.rules_unknown:\n", "    if 0:\n"),
+        ("option_rules_first", "    rules = record.rules or options.rules or STANDARD",
+         "    rules = options.rules or record.rules or STANDARD"),
+        ("review_unasked", "if record.play is not None and (options.review or options.moon_only):",
+         "if record.play is not None:"),
+    ]),
+    # resuming (solver/checkpoint.py)
+    *_faults(CK, RECORD_TESTS, [
+        ("input_changed_unseen", 'if digest.hexdigest() != held["input_sha256"]:', "if 0:"),
+        ("output_changed_unseen", 'if self._output.hexdigest() != held["output_sha256"]:', "if 0:"),
+        ("unsaved_tail_kept", '        self.out.truncate(held["bytes"])', "        pass"),
+        ("other_run_taken", 'for k, v in self.run.items() if state["run"].get(k) != v]',
+         "for k, v in self.run.items() if 0]"),
+        ("annotated_miscounted", 'd.annotated + (result["players"] is not None)', "d.annotated + 1"),
+        ("output_unlocked", "                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n",
+         "                pass\n"),
+        ("short_output_unseen", "            elif st.st_size < held_bytes:", "            elif 0:"),
+    ]),
+    # the command line (solver/cli.py) and the HTTP API (api/)
+    *_faults(CL, CLI_TESTS, [
+        ("player_ignored", "    seats = [Seat.parse(player)] if player else None", "    seats = None"),
+        ("input_player_ignored", "Seat.parse(player) if player else None))", "None))"),
+        ("timeout_status", "out_of_time(time_limit)), code=3)", "out_of_time(time_limit)), code=1)"),
+        ("leader_option_ignored", "Deal.parse(deal_text), rules, play, leader)", "Deal.parse(deal_text), rules, play, None)"),
+    ]),
+    *_faults(AK, API_TESTS, [
+        ("bad_deal_400", '"invalid-deal": (422,', '"invalid-deal": (400,'),
+        ("budget_503", '"budget-exceeded": (422,', '"budget-exceeded": (503,'),
+    ]),
+    *_faults(AP, API_TESTS, [
+        ("api_player_ignored", "    seats = None if body.player is None else [Seat.parse(body.player)]", "    seats = None"),
+        ("leader_named_deal", '_read("leader", "invalid-leader"', '_read("deal", "invalid-leader"'),
+        ("analyses_limit_off", "    if len(body.positions) > limit:", "    if len(body.positions) >= limit:"),
+    ]),
+    *_faults(AS, API_TESTS, [
+        ("lock_newest_first", "self._waiters.popleft().release()", "self._waiters.pop().release()"),
+    ]),
 ]
 
 
@@ -286,8 +412,8 @@ def try_fault(fault: Fault) -> str:
 
 
 def main(names: list[str]) -> int:
-    if run(["git", "diff", "--quiet", "--", "solver"]).returncode != 0:
-        print("solver/ has changes of its own: run this in a clone (see its docstring)")
+    if run(["git", "diff", "--quiet", "--", "solver", "api"]).returncode != 0:
+        print("solver/ or api/ has changes of its own: run this in a clone (see its docstring)")
         return 2
     repeated = sorted({f.name for f in FAULTS if [g.name for g in FAULTS].count(f.name) > 1})
     if repeated:
