@@ -1,17 +1,19 @@
 """Mutation check of the tests: small faults put into the engine and the Python around it one
 at a time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
 dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review; the
-rule sets, deals and cards as read; hand records, their outputs and resuming them; the command
-line and the HTTP API), each run against the tests of its part (``Fault.tests``: the engine's
-by default), which must fail. A fault they let through is either harmless (the line it changes
-never decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three
-(the first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims
+rule sets, deals and cards as read; hand records, their outputs and resuming them; the answers'
+JSON and report, and the words of bad input; the command line and the HTTP API), each run
+against the tests of its part (``Fault.tests``: the engine's by default), which must fail. A
+fault they let through is either harmless (the line it changes never decides an answer; say
+why below) or a gap in the tests: on 2026-12-07 this found three (the first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims
 at the start of a hand, and the trick under way in the root's moon floor, by
 test_bruteforce.py's tricks after a moon already shot), one more among the faults of a play's
 review (the moon timeline's flag after the last card, by test_review.py's deal without point
-cards), and four among those of the rules, records and outputs (the score limit's edge and the
-names of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
-test_writers.py; ``--no-review``, by test_cli_records.py).
+cards), and seven among those of the Python around it (the score limit's edge and the names
+of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
+test_writers.py; ``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
+test_position_lines.py; the bidi isolates and the length of a long message, by
+test_errors.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -60,6 +62,13 @@ CLI_TESTS = ("tests/test_cli_cases.py", "tests/test_cli_errors.py", "tests/test_
              "tests/test_cli_status.py")
 API_TESTS = ("tests/test_api.py", "tests/test_api_solving.py", "tests/test_api_app.py",
              "tests/test_api_records.py")
+#: The tests of the answers as they are given: their JSON, the report, the lines of positions,
+#: and the messages of bad input.
+ANSWER_TESTS = ("tests/test_results.py", "solver/results.py", "tests/test_report.py", "solver/report.py",
+                "tests/test_cli_cases.py", "tests/test_position_lines.py", "tests/test_cli_errors.py")
+ERROR_TESTS = ("tests/test_errors.py", "solver/errors.py", "tests/test_cli_errors.py",
+               "tests/test_position_lines.py", "tests/test_writers.py", "tests/test_rules.py",
+               "tests/test_api.py")
 
 
 class Fault(NamedTuple):
@@ -81,6 +90,7 @@ A, P, R, N = "solver/analysis.py", "solver/position.py", "solver/review.py", "so
 RU, D, C = "solver/rules.py", "solver/deal.py", "solver/cards.py"
 PB, W, BA, CK = "solver/pbn.py", "solver/writers.py", "solver/batch.py", "solver/checkpoint.py"
 CL, AK, AP, AS = "solver/cli.py", "api/kinds.py", "api/positions.py", "api/solving.py"
+RE, RP, PL, E = "solver/results.py", "solver/report.py", "solver/position_lines.py", "solver/errors.py"
 FAULTS = [
     # static bounds (_bounds.pxd)
     Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
@@ -363,6 +373,33 @@ FAULTS = [
     ]),
     *_faults(AS, API_TESTS, [
         ("lock_newest_first", "self._waiters.popleft().release()", "self._waiters.pop().release()"),
+    ]),
+    # the answers as given (solver/results.py, report.py, position_lines.py) and bad input's words
+    *_faults(RE, ANSWER_TESTS, [
+        ("trick_after_end", '"trick": p.trick_number if not p.is_over else None,', '"trick": p.trick_number,'),
+        ("points_taken_wrong_side", "p.raw_points(p.side(seat)) for seat in Seat}", "p.raw_points(seat & 1) for seat in Seat}"),
+        ("proven_words_swapped", 'span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"',
+         'span = f"at most {e.low}" if e.low is not None else f"at least {e.high}"'),
+        ("line_without_seats", 'f"{st.seat}:{st.card}" for st in steps', 'f"{st.card}" for st in steps'),
+    ]),
+    *_faults(RP, ANSWER_TESTS, [
+        ("best_star_elsewhere", '("*" if m.best else " ")', '(" " if m.best else "*")'),
+        ("hearts_broken_words", '"; hearts broken" if p.broken else "; hearts not broken yet"',
+         '"; hearts not broken yet" if p.broken else "; hearts broken"'),
+        ("trick_line_leader_only", '"  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))',
+         '"  ".join(f"{p.leader} {c}" for i, c in enumerate(p.trick))'),
+    ]),
+    *_faults(PL, ANSWER_TESTS, [
+        ("default_player_first", "        if player is None:\n            player = default_player",
+         "        if True:\n            player = default_player"),
+        ("null_id_dropped", "        if item.has_id:\n", "        if item.id is not None:\n"),
+        ("unknown_field_read", "        if unknown:\n", "        if 0:\n"),
+    ]),
+    *_faults(E, ERROR_TESTS, [
+        ("bidi_shown", "\\u2028-\\u202e\\u2066-\\u2069]", "\\u2028-\\u202e]"),
+        ("nan_read", "return json.loads(text, parse_constant=_not_json, parse_float=_finite)",
+         "return json.loads(text, parse_float=_finite)"),
+        ("long_messages_whole", "    if len(message) <= limit:", "    if len(message) <= 2 * limit:"),
     ]),
 ]
 
