@@ -1,19 +1,19 @@
-"""Mutation check of the tests: small faults put into the engine and the Python around it one
-at a time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
+"""Mutation check of the tests: small faults put into the engine and the Python around it one at a
+time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
 dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review; the
 rule sets, deals and cards as read; hand records, their outputs and resuming them; the answers'
 JSON and report, and the words of bad input; the command line and the HTTP API), each run
 against the tests of its part (``Fault.tests``: the engine's by default), which must fail. A
-fault they let through is either harmless (the line it changes never decides an answer; say
-why below) or a gap in the tests: on 2026-12-07 this found three (the first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims
-at the start of a hand, and the trick under way in the root's moon floor, by
-test_bruteforce.py's tricks after a moon already shot), one more among the faults of a play's
-review (the moon timeline's flag after the last card, by test_review.py's deal without point
-cards), and seven among those of the Python around it (the score limit's edge and the names
-of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
-test_writers.py; ``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
-test_position_lines.py; the bidi isolates and the length of a long message, by
-test_errors.py).
+fault they let through is either harmless (the line it changes never decides an answer; say why
+below) or a gap in the tests: on 2026-12-07 this found three (the first-trick tests of the duck
+and the moon guard, now covered by test_bounds.py's claims at the start of a hand, and the trick
+under way in the root's moon floor, by test_bruteforce.py's tricks after a moon already shot),
+one more among the faults of a play's review (the moon timeline's flag after the last card, by
+test_review.py's deal without point cards), and seven among those of the Python around it (the
+score limit's edge and the names of settings in any case, by test_rules.py; a lost moon's
+``trick:card`` in the csv, by test_writers.py; ``--no-review``, by test_cli_records.py;
+``analyze --input --player``, by test_position_lines.py; the bidi isolates and the length of a
+long message, by test_errors.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
