@@ -1,19 +1,19 @@
 """Mutation check of the tests: small faults put into the engine and the Python around it one at a
 time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
 dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review; the
-rule sets, deals and cards as read; hand records, their outputs and resuming them; the answers'
-JSON and report, and the words of bad input; the command line and the HTTP API), each run
-against the tests of its part (``Fault.tests``: the engine's by default), which must fail. A
-fault they let through is either harmless (the line it changes never decides an answer; say why
-below) or a gap in the tests: on 2026-12-07 this found three (the first-trick tests of the duck
-and the moon guard, now covered by test_bounds.py's claims at the start of a hand, and the trick
-under way in the root's moon floor, by test_bruteforce.py's tricks after a moon already shot),
-one more among the faults of a play's review (the moon timeline's flag after the last card, by
-test_review.py's deal without point cards), and seven among those of the Python around it (the
-score limit's edge and the names of settings in any case, by test_rules.py; a lost moon's
-``trick:card`` in the csv, by test_writers.py; ``--no-review``, by test_cli_records.py;
-``analyze --input --player``, by test_position_lines.py; the bidi isolates and the length of a
-long message, by test_errors.py).
+rule sets, deals and cards as read; hand records, their outputs and resuming them; the answers
+as the solver assembles them, their JSON and report, and the words of bad input; the command
+line and the HTTP API), each run against the tests of its part (``Fault.tests``: the engine's by
+default), which must fail. A fault they let through is either harmless (the line it changes
+never decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three
+(the first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims at
+the start of a hand, and the trick under way in the root's moon floor, by test_bruteforce.py's
+tricks after a moon already shot), one more among the faults of a play's review (the moon
+timeline's flag after the last card, by test_review.py's deal without point cards), and seven
+among those of the Python around it (the score limit's edge and the names of settings in any
+case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by test_writers.py;
+``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
+test_position_lines.py; the bidi isolates and the length of a long message, by test_errors.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -66,6 +66,9 @@ API_TESTS = ("tests/test_api.py", "tests/test_api_solving.py", "tests/test_api_a
 #: and the messages of bad input.
 ANSWER_TESTS = ("tests/test_results.py", "solver/results.py", "tests/test_report.py", "solver/report.py",
                 "tests/test_cli_cases.py", "tests/test_position_lines.py", "tests/test_cli_errors.py")
+#: The tests of the solver's Python side: its answers assembled, lines, bounds carried.
+ANALYSIS_TESTS = ("tests/test_analysis.py", "tests/test_results.py", "tests/test_cli_cases.py",
+                  "tests/test_consistency.py", "tests/test_dds_list100.py")
 ERROR_TESTS = ("tests/test_errors.py", "solver/errors.py", "tests/test_cli_errors.py",
                "tests/test_position_lines.py", "tests/test_writers.py", "tests/test_rules.py",
                "tests/test_api.py")
@@ -394,6 +397,16 @@ FAULTS = [
          "        if True:\n            player = default_player"),
         ("null_id_dropped", "        if item.has_id:\n", "        if item.id is not None:\n"),
         ("unknown_field_read", "        if unknown:\n", "        if 0:\n"),
+    ]),
+    *_faults(A, ANALYSIS_TESTS, [
+        ("line_keeps_tie", "return v < beta if minimizing else v >= beta", "return v <= beta if minimizing else v >= beta"),
+        ("line_beta_off", "beta = value - raw + (1 if minimizing else 0)", "beta = value - raw"),
+        ("tighter_low_lower", "second.low if first.low is None else max(first.low, second.low)",
+         "second.low if first.low is None else min(first.low, second.low)"),
+        ("carry_unswapped", "    if sign < 0:\n        low, high = high, low", "    if 0:\n        low, high = high, low"),
+        ("moves_low_first", "key=lambda r: (r.card.suit, -r.card.rank))", "key=lambda r: (r.card.suit, r.card.rank))"),
+        ("points_left_no_tricks", "    return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)",
+         "    return p.rules.points_of(cards)"),
     ]),
     *_faults(E, ERROR_TESTS, [
         ("bidi_shown", "\\u2028-\\u202e\\u2066-\\u2069]", "\\u2028-\\u202e]"),
