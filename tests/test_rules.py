@@ -214,9 +214,9 @@ def test_the_score_limit_is_reached_and_not_passed() -> None:
           "moon": "none"}, 29001),
         ({"values": {"H": 1000, "S": 1000, "DA": 1000, "DK": 1000, "DQ": 1000},
           "trick_points": -1, "moon": "none"}, 29013),
-        ({"values": {"H": 1000, "SA": 1000, "SK": 500, "SQ": 0}}, 29000),                    # M 14 500
+        ({"values": {"H": 1000, "SA": 1000, "SK": 500, "SQ": 0}}, 29000),  # M 14 500
         ({"values": {"H": 1000, "SA": 1000, "SK": 501, "SQ": 0}}, 29002),
-        ({"values": {"H": 700, "SA": 566, "SQ": 0, "DJ": -2}, "moon": "subtract"}, 29000),   # M 9 666
+        ({"values": {"H": 700, "SA": 566, "SQ": 0, "DJ": -2}, "moon": "subtract"}, 29000),  # M 9 666
         ({"values": {"H": 700, "SA": 566, "SQ": 0, "DJ": -3}, "moon": "subtract"}, 29001),
     ]
     for spec, reach in cases:
