@@ -62,13 +62,13 @@ CLI_TESTS = ("tests/test_cli_cases.py", "tests/test_cli_errors.py", "tests/test_
              "tests/test_cli_status.py")
 API_TESTS = ("tests/test_api.py", "tests/test_api_solving.py", "tests/test_api_app.py",
              "tests/test_api_records.py")
-#: The tests of the answers as they are given: their JSON, the report, the lines of positions,
-#: and the messages of bad input.
+#: The tests of the answers as they are given: their JSON, the report, the lines of positions.
 ANSWER_TESTS = ("tests/test_results.py", "solver/results.py", "tests/test_report.py", "solver/report.py",
                 "tests/test_cli_cases.py", "tests/test_position_lines.py", "tests/test_cli_errors.py")
 #: The tests of the solver's Python side: its answers assembled, lines, bounds carried.
 ANALYSIS_TESTS = ("tests/test_analysis.py", "tests/test_results.py", "tests/test_cli_cases.py",
                   "tests/test_consistency.py", "tests/test_dds_list100.py")
+#: The tests of the messages of bad input, and of what they may echo.
 ERROR_TESTS = ("tests/test_errors.py", "solver/errors.py", "tests/test_cli_errors.py",
                "tests/test_position_lines.py", "tests/test_writers.py", "tests/test_rules.py",
                "tests/test_api.py")
