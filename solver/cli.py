@@ -461,17 +461,43 @@ def _stop(signum: int, frame: object) -> None:
     if _stopped_at:
         if time.monotonic() - _stopped_at[0] < REPEAT_GRACE:
             return
-        for part in list(temporary_files):         # (no unwinding will remove them)
-            with suppress(OSError):
-                os.unlink(part)
-        with suppress(OSError):
-            os.write(2, (error_line("stopped at once (signalled again)") + "\n").encode())
-        os._exit(128 + signum)
+        _stop_at_once(signum, "signalled again")
     _stopped_at.append(time.monotonic())
     raise Stopped(signum)
 
 
+def _stop_at_once(signum: int, why: str) -> None:
+    """End the command now, without unwinding: the output being written removed, one line."""
+    for part in list(temporary_files):         # (no unwinding will remove them)
+        with suppress(OSError):
+            os.unlink(part)
+    with suppress(OSError):
+        os.write(2, (error_line(f"stopped at once ({why})") + "\n").encode())
+    os._exit(128 + signum)
+
+
 stop_handlers.add(_stop)       # (ignored once annotate's output is whole: cli_common.output_whole)
+
+#: Seconds before a stop dropped by a finaliser is signalled again (``_stop_dropped``).
+REDELIVER_AFTER = 0.01
+
+
+def _stop_dropped(unraisable: sys.UnraisableHookArgs) -> None:
+    """``sys.unraisablehook``: a stop that the handler raised inside a finaliser (a Dask
+    future's ``__del__``, run by the garbage collector between two lines of the run) is
+    dropped by Python, which printed "Exception ignored in" and a traceback, and the run went on
+    as if never stopped. It is signalled again a moment later, once the finaliser has returned,
+    and no longer counts as a first signal to repeat."""
+    if not isinstance(unraisable.exc_value, Stopped):
+        sys.__unraisablehook__(unraisable)
+        return
+    signum = unraisable.exc_value.signum
+    _stopped_at.clear()
+    try:
+        # (from a thread: a signal raised here would be handled inside this hook, and dropped)
+        threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
+    except RuntimeError:        # (no thread to be had: no unwinding either)
+        _stop_at_once(signum, "no thread to unwind with")
 
 
 def _no_thread(e: BaseException | None) -> bool:
@@ -503,6 +529,18 @@ def _usage_hint(command: str, message: str) -> str:
     return ""
 
 
+def _install_handlers() -> None:
+    """The command's handlers: of the stop signals (each unless it was ignored when the command
+    started), of a thread's exception, and of one dropped in a finaliser."""
+    for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL,
+                                         signal.SIG_DFL)):
+        if signal.getsignal(signum) is unset:
+            signal.signal(signum, _stop)
+            watch_signal(signum)
+    threading.excepthook = _thread_failed
+    sys.unraisablehook = _stop_dropped
+
+
 def main() -> None:
     """Entry point: click's own usage errors are also reduced to one line, exit 2; Ctrl-C,
     SIGTERM and SIGHUP stop a search at once and exit 128 + the signal's number (unless they
@@ -510,12 +548,7 @@ def main() -> None:
     a Ctrl-C before the handlers are set (a KeyboardInterrupt) or after (``Stopped``) is one line
     however early it comes."""
     try:
-        for signum, unset in zip(_STOPPING, (signal.default_int_handler, signal.SIG_DFL, signal.SIG_DFL,
-                                             signal.SIG_DFL)):
-            if signal.getsignal(signum) is unset:
-                signal.signal(signum, _stop)
-                watch_signal(signum)
-        threading.excepthook = _thread_failed
+        _install_handlers()
         standard_streams()
         plain_where_needed()
         cli.main(standalone_mode=False)

@@ -31,6 +31,7 @@ from signals import as_in_a_terminal, busy, exited_cpu, handling
 from strategies import PROPERTY
 
 COMMAND = Path(sys.executable).with_name("hearts-dd")
+ROOT = Path(__file__).resolve().parent.parent
 DEAL = "N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4"
 
 
@@ -444,6 +445,41 @@ def test_a_signal_long_after_the_first_ends_a_hanging_stop_at_once(
         command._stop(signal.SIGTERM, None)
     assert exits == [143] and not part.exists()
     assert capfd.readouterr().err == "hearts-dd: error: stopped at once (signalled again)\n"
+
+
+#: A program that stops as the command does, whose stop comes while a finaliser runs (as a Dask
+#: future's ``__del__`` did, when the garbage collector ran it between two lines of a run).
+STOPPED_IN_A_FINALISER = """
+import os, signal, time
+from solver import cli
+cli._install_handlers()
+
+
+class Finalised:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):       # the handler runs here, inside the finaliser
+            pass
+
+
+try:
+    Finalised()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+    print("went on")
+except cli.Stopped as e:
+    print("stopped", e.signum)
+"""
+
+
+def test_a_stop_that_comes_inside_a_finaliser_still_stops_the_run() -> None:
+    """Python drops an exception raised in a finaliser (printing "Exception ignored in" and a
+    traceback): the stop was lost, and a Ctrl-C of ``annotate --dask`` let the run go on. It
+    is signalled again once the finaliser is done, and stops the run as any other."""
+    p = subprocess.run([sys.executable, "-c", STOPPED_IN_A_FINALISER], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (p.stdout, p.stderr) == (f"stopped {int(signal.SIGINT)}\n", "")
 
 
 @pytest.mark.parametrize("closed, args, status, out, err", [
