@@ -478,7 +478,8 @@ def test_a_stop_that_comes_inside_a_finaliser_still_stops_the_run() -> None:
     traceback): the stop was lost, and a Ctrl-C of ``annotate --dask`` let the run go on. It
     is signalled again once the finaliser is done, and stops the run as any other."""
     p = subprocess.run([sys.executable, "-c", STOPPED_IN_A_FINALISER], capture_output=True, text=True,
-                       timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                       timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                       preexec_fn=as_in_a_terminal)   # (a run in the background ignores Ctrl-C)
     assert (p.stdout, p.stderr) == (f"stopped {int(signal.SIGINT)}\n", "")
 
 
