@@ -89,11 +89,7 @@ def _faults(path: str, tests: tuple[str, ...], faults: list[tuple[str, str, str]
 
 
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
-A, P, R, N = "solver/analysis.py", "solver/position.py", "solver/review.py", "solver/sampling.py"
-RU, D, C = "solver/rules.py", "solver/deal.py", "solver/cards.py"
-PB, W, BA, CK = "solver/pbn.py", "solver/writers.py", "solver/batch.py", "solver/checkpoint.py"
-CL, AK, AP, AS = "solver/cli.py", "api/kinds.py", "api/positions.py", "api/solving.py"
-RE, RP, PL, E = "solver/results.py", "solver/report.py", "solver/position_lines.py", "solver/errors.py"
+A, P = "solver/analysis.py", "solver/position.py"
 FAULTS = [
     # static bounds (_bounds.pxd)
     Fault("cannot_win_top", B, "if msb(m) > ctz(t):", "if msb(m) > msb(t):"),
@@ -246,7 +242,7 @@ FAULTS = [
          "    return bool(won & HEART_MASK)"),
     ]),
     # the deals a seat cannot tell apart (solver/sampling.py)
-    *_faults(N, SAMPLING_TESTS, [
+    *_faults("solver/sampling.py", SAMPLING_TESTS, [
         ("sample_void_ignored", "                if not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):",
          "                if 0 and not c.mask & legal_cards(rules, later | u.mask, trick, first_trick, broken, forced):"),
         ("sample_known_kept", "            if t != s:\n                allowed[t] &= ~mask", "            if 0:\n                allowed[t] &= ~mask"),
@@ -255,7 +251,7 @@ FAULTS = [
         ("sample_low_club", "        known = {**known, leader0: known.get(leader0, 0) | low.mask}", "        pass"),
     ]),
     # a play's review (solver/review.py)
-    *_faults(R, REVIEW_TESTS, [
+    *_faults("solver/review.py", REVIEW_TESTS, [
         ("cost_sign", "        return self.guarantee - self.best\n", "        return self.best - self.guarantee\n"),
         ("best_cards_of_best", "if not row.best else ()", "if row.best else ()"),
         ("cost_trick", "card_costs.append(CardCost(k // 4 + 1,", "card_costs.append(CardCost(k // 4,"),
@@ -275,7 +271,7 @@ FAULTS = [
         ("moon_split", "end.moon_total <= 0 or state in (0, 7):", "end.moon_total <= 0 or state in (0,):"),
     ]),
     # rule sets (solver/rules.py): the presets' values, the keys and their checks
-    *_faults(RU, RULES_TESTS, [
+    *_faults("solver/rules.py", RULES_TESTS, [
         ("spot_face_value", "spot[int(c)] = c.rank + 2", "spot[int(c)] = c.rank + 1"),
         ("maria_spade_ace", 'maria[int(Card.parse("SA"))] = 7', 'maria[int(Card.parse("SA"))] = 6'),
         ("omnibus_jack_sign", 'omni[int(Card.parse("DJ"))] = -10', 'omni[int(Card.parse("DJ"))] = 10'),
@@ -291,7 +287,7 @@ FAULTS = [
          "if key not in (\"preset\", \"values\"))"),
     ]),
     # deals, hands, cards and seats (solver/deal.py, cards.py)
-    *_faults(D, DEAL_TESTS, [
+    *_faults("solver/deal.py", DEAL_TESTS, [
         ("card_in_two_hands", "            dup = seen & hand\n", "            dup = 0\n"),
         ("card_twice_in_hand", "            if mask & bit:\n", "            if 0:\n"),
         ("first_seat_ignored", "            seat = first.next(i)\n", "            seat = Seat(i)\n"),
@@ -300,13 +296,13 @@ FAULTS = [
         ("three_suits_a_hand", "    if len(suits) != 4:", "    if len(suits) > 4:"),
         ("ten_unread", 'ascii_upper(ranks).replace("10", "T")', "ascii_upper(ranks)"),
     ]),
-    *_faults(C, DEAL_TESTS, [
+    *_faults("solver/cards.py", DEAL_TESTS, [
         ("suit_last_unread", "        elif len(t) >= 2 and t[-1] in SUITS:", "        elif 0:"),
         ("partner_next", "        return _SEAT_ORDER[(self + 2) % 4]", "        return _SEAT_ORDER[(self + 1) % 4]"),
         ("seat_case", "        t = ascii_upper(str(text).strip())", "        t = str(text).strip()"),
     ]),
     # hand records (solver/pbn.py): inheritance, deals, play, passing, the Hearts tags
-    *_faults(PB, RECORD_TESTS, [
+    *_faults("solver/pbn.py", RECORD_TESTS, [
         ("inherit_nothing", '                value = context.last.get(t.name, "")\n', '                value = ""\n'),
         ("defaults_dropped", "    resolved.update(context.defaults)", "    pass"),
         ("tag_twice_last", "        if t.name in resolved:\n", "        if 0:\n"),
@@ -323,7 +319,7 @@ FAULTS = [
         ("header_is_a_game", "    return bool(seen)\n", "    return False\n"),
     ]),
     # the outputs (solver/writers.py)
-    *_faults(W, RECORD_TESTS, [
+    *_faults("solver/writers.py", RECORD_TESTS, [
         ("csv_cost_of_others", 'if c["seat"] == seat)', 'if c["seat"] != seat)'),
         ("csv_lost_card_first", "f\"{lost['trick']}:{lost['card']}\" if lost else \"\"",
          "f\"{lost['card']}:{lost['trick']}\" if lost else \"\""),
@@ -339,7 +335,7 @@ FAULTS = [
          "        if 1:\n            self.csv.writeheader()"),
     ]),
     # annotating (solver/batch.py)
-    *_faults(BA, RECORD_TESTS, [
+    *_faults("solver/batch.py", RECORD_TESTS, [
         ("unknown_rules_solved", "    if record.rules_unknown:\n", "    if 0:\n"),
         ("option_rules_first", "    rules = record.rules or options.rules or STANDARD",
          "    rules = options.rules or record.rules or STANDARD"),
@@ -347,7 +343,7 @@ FAULTS = [
          "if record.play is not None:"),
     ]),
     # resuming (solver/checkpoint.py)
-    *_faults(CK, RECORD_TESTS, [
+    *_faults("solver/checkpoint.py", RECORD_TESTS, [
         ("input_changed_unseen", 'if digest.hexdigest() != held["input_sha256"]:', "if 0:"),
         ("output_changed_unseen", 'if self._output.hexdigest() != held["output_sha256"]:', "if 0:"),
         ("unsaved_tail_kept", '        self.out.truncate(held["bytes"])', "        pass"),
@@ -359,40 +355,40 @@ FAULTS = [
         ("short_output_unseen", "            elif st.st_size < held_bytes:", "            elif 0:"),
     ]),
     # the command line (solver/cli.py) and the HTTP API (api/)
-    *_faults(CL, CLI_TESTS, [
+    *_faults("solver/cli.py", CLI_TESTS, [
         ("player_ignored", "    seats = [Seat.parse(player)] if player else None", "    seats = None"),
         ("input_player_ignored", "Seat.parse(player) if player else None))", "None))"),
         ("timeout_status", "out_of_time(time_limit)), code=3)", "out_of_time(time_limit)), code=1)"),
         ("leader_option_ignored", "Deal.parse(deal_text), rules, play, leader)", "Deal.parse(deal_text), rules, play, None)"),
     ]),
-    *_faults(AK, API_TESTS, [
+    *_faults("api/kinds.py", API_TESTS, [
         ("bad_deal_400", '"invalid-deal": (422,', '"invalid-deal": (400,'),
         ("budget_503", '"budget-exceeded": (422,', '"budget-exceeded": (503,'),
     ]),
-    *_faults(AP, API_TESTS, [
+    *_faults("api/positions.py", API_TESTS, [
         ("api_player_ignored", "    seats = None if body.player is None else [Seat.parse(body.player)]", "    seats = None"),
         ("leader_named_deal", '_read("leader", "invalid-leader"', '_read("deal", "invalid-leader"'),
         ("analyses_limit_off", "    if len(body.positions) > limit:", "    if len(body.positions) >= limit:"),
     ]),
-    *_faults(AS, API_TESTS, [
+    *_faults("api/solving.py", API_TESTS, [
         ("lock_newest_first", "self._waiters.popleft().release()", "self._waiters.pop().release()"),
     ]),
     # the answers as given (solver/results.py, report.py, position_lines.py) and bad input's words
-    *_faults(RE, ANSWER_TESTS, [
+    *_faults("solver/results.py", ANSWER_TESTS, [
         ("trick_after_end", '"trick": p.trick_number if not p.is_over else None,', '"trick": p.trick_number,'),
         ("points_taken_wrong_side", "p.raw_points(p.side(seat)) for seat in Seat}", "p.raw_points(seat & 1) for seat in Seat}"),
         ("proven_words_swapped", 'span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"',
          'span = f"at most {e.low}" if e.low is not None else f"at least {e.high}"'),
         ("line_without_seats", 'f"{st.seat}:{st.card}" for st in steps', 'f"{st.card}" for st in steps'),
     ]),
-    *_faults(RP, ANSWER_TESTS, [
+    *_faults("solver/report.py", ANSWER_TESTS, [
         ("best_star_elsewhere", '("*" if m.best else " ")', '(" " if m.best else "*")'),
         ("hearts_broken_words", '"; hearts broken" if p.broken else "; hearts not broken yet"',
          '"; hearts not broken yet" if p.broken else "; hearts broken"'),
         ("trick_line_leader_only", '"  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))',
          '"  ".join(f"{p.leader} {c}" for i, c in enumerate(p.trick))'),
     ]),
-    *_faults(PL, ANSWER_TESTS, [
+    *_faults("solver/position_lines.py", ANSWER_TESTS, [
         ("default_player_first", "        if player is None:\n            player = default_player",
          "        if True:\n            player = default_player"),
         ("null_id_dropped", "        if item.has_id:\n", "        if item.id is not None:\n"),
@@ -408,7 +404,7 @@ FAULTS = [
         ("points_left_no_tricks", "    return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)",
          "    return p.rules.points_of(cards)"),
     ]),
-    *_faults(E, ERROR_TESTS, [
+    *_faults("solver/errors.py", ERROR_TESTS, [
         ("bidi_shown", "\\u2028-\\u202e\\u2066-\\u2069]", "\\u2028-\\u202e]"),
         ("nan_read", "return json.loads(text, parse_constant=_not_json, parse_float=_finite)",
          "return json.loads(text, parse_float=_finite)"),
