@@ -311,11 +311,14 @@ def test_lines_of_anything_but_text_are_one_clear_error(given: object, words: st
         list(read_position_lines(given))  # type: ignore[arg-type]
 
 
+#: A line without rules or player, and one with its own.
+DEFAULTED = [{"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK"},
+             {"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK", "rules": "standard", "player": "W"}]
+
+
 def test_defaults_apply_to_lines_without_rules_or_player() -> None:
     omnibus = Rules.parse("omnibus")
-    lines = [json.dumps({"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK"}),
-             json.dumps({"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK", "rules": "standard",
-                         "player": "W"})]
+    lines = [json.dumps(line) for line in DEFAULTED]
     first, second = answer_lines(Solver(table_mb=32), read_position_lines(lines, omnibus, Seat.E))
     assert first["rules"]["preset"] == "omnibus" and list(first["players"]) == ["E"]
     assert [m["card"] for m in first["moves"]] == ["SA"]
@@ -326,10 +329,8 @@ def test_defaults_apply_to_lines_without_rules_or_player() -> None:
 def test_the_command_s_rules_and_player_are_the_defaults_of_its_lines() -> None:
     """``analyze --input --rules --player``: as the library's defaults, for the lines that give
     neither."""
-    lines = [{"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK"},
-             {"deal": FULL, "play": "C2 CA C5 C4 D4 D2 DK D7 S5 SK", "rules": "standard", "player": "W"}]
     p = run("analyze", "--input", "-", "--rules", "omnibus", "--player", "e",
-            stdin="".join(json.dumps(line) + "\n" for line in lines))
+            stdin="".join(json.dumps(line) + "\n" for line in DEFAULTED))
     assert p.returncode == 0, p.stderr
     first, second = map(json.loads, p.stdout.splitlines())
     assert first["rules"]["preset"] == "omnibus" and list(first["players"]) == ["E"]

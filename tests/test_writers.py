@@ -247,6 +247,13 @@ def written(writer: type[Writer], record: Record, result: dict) -> str:
     return out.getvalue().decode()
 
 
+def moon_table(record: Record, result: dict) -> list[str]:
+    """The pbn output's ``HeartsMoonTable`` tag and its four rows."""
+    lines = written(PbnWriter, record, result).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsMoonTable "))
+    return lines[head:head + 5]
+
+
 def test_the_csv_cost_of_a_seat_is_the_sum_of_its_cards_costs(played):
     """``<seat>_cost`` adds up the points each of the seat's cards cost it, not how many of
     its cards cost something (the two agree only while every cost is 0 or 1)."""
@@ -265,10 +272,9 @@ def test_the_pbn_moon_table_says_at_start_and_at_end_in_their_columns(played):
     moon = result["review"]["moon"]
     assert {s for s, m in moon.items() if m["at_start"] and not m["at_end"]} == {"E"}
     assert {s for s, m in moon.items() if m["at_end"] and not m["at_start"]} == {"S"}
-    lines = written(PbnWriter, record, result).splitlines()
-    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsMoonTable "))
-    assert lines[head] == '[HeartsMoonTable "Seat;AtStart;AtEnd;LastForceable\\2R;LostWith"]'
-    rows = [line.split() for line in lines[head + 1:head + 5]]
+    table = moon_table(record, result)
+    assert table[0] == '[HeartsMoonTable "Seat;AtStart;AtEnd;LastForceable\\2R;LostWith"]'
+    rows = [line.split() for line in table[1:]]
     yes = {True: "Yes", False: "No"}
     assert [r[:3] for r in rows] == [[s, yes[m["at_start"]], yes[m["at_end"]]] for s, m in moon.items()]
 
@@ -282,9 +288,7 @@ def test_a_lost_moon_is_given_as_trick_and_card_in_csv_and_pbn(played):
     assert list(lost) == ["E"] and re.fullmatch(r"(1[0-3]|[1-9]):[SHDC][2-9TJQKA]", lost["E"])
     [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
     assert {s: row[f"{s}_moon_lost"] for s in "NESW"} == {s: lost.get(s, "") for s in "NESW"}
-    lines = written(PbnWriter, record, result).splitlines()
-    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsMoonTable "))
-    assert [line.split()[4] for line in lines[head + 1:head + 5]] == [lost.get(s, "-") for s in "NESW"]
+    assert [line.split()[4] for line in moon_table(record, result)[1:]] == [lost.get(s, "-") for s in "NESW"]
 
 
 def test_pbn_table_columns_grow_to_their_widest_value():
