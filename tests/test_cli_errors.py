@@ -315,6 +315,8 @@ def test_ctrl_c_while_the_command_loads_is_one_line(raised: BaseException, sigin
         raised.__cause__ = KeyboardInterrupt()
 
     def interrupted(name: str) -> None:
+        if name != "main":          # (pytest's report of a failure looks for ``__file__``)
+            raise AttributeError(name)
         raise raised
 
     loading = types.ModuleType("solver.cli")
@@ -330,6 +332,8 @@ def test_another_error_while_the_command_loads_is_not_taken_for_ctrl_c(
     from solver import launch
 
     def broken(name: str) -> None:
+        if name != "main":
+            raise AttributeError(name)
         raise RuntimeError("a bug")
 
     loading = types.ModuleType("solver.cli")
