@@ -444,5 +444,11 @@ class Tally(Generic[T]):
 
 
 def os_error_line(e: OSError) -> str:
-    """An input or output error as one line: the file, then what went wrong."""
+    """An input or output error as one line: the file, then what went wrong.
+
+    >>> os_error_line(FileNotFoundError(2, "No such file or directory", "games.pbn"))
+    'games.pbn: No such file or directory'
+    >>> os_error_line(OSError(28, "No space left on device"))
+    'No space left on device'
+    """
     return f"{e.filename or ''}: {e.strerror or e}".lstrip(": ")
