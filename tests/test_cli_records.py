@@ -777,31 +777,40 @@ def test_records_to_the_terminal_are_shown_as_they_are_done(tmp_path, output):
     assert time.monotonic() - arrived[0] > 1, "record 0 came only with the end of the run"
 
 
-@pytest.mark.parametrize("command, first", [
-    (["annotate", "--format", "jsonl"], b'{"index": 0,'), (["annotate", "--format", "csv"], b"\n0,"),
-    (["annotate", "--format", "text"], b"Record 0 "), (["moon", "--json"], b'{"index": 0,')])
-def test_records_to_a_pipe_go_out_as_they_are_done(command, first):
+@pytest.mark.parametrize("command, first, channel", [
+    (["annotate", "--format", "jsonl"], b'{"index": 0,', "pipe"),
+    (["annotate", "--format", "csv"], b"\n0,", "pipe"), (["annotate", "--format", "text"], b"Record 0 ", "pipe"),
+    (["moon", "--json"], b'{"index": 0,', "pipe"), (["annotate", "--format", "jsonl"], b'{"index": 0,', "socket")])
+def test_records_to_a_pipe_go_out_as_they_are_done(command, first, channel):
     """A program that reads the records through a pipe (a bot writing its games to standard
     input, ``| jq``) got nothing until 8 KB were buffered or the run ended: a record at the
-    head of an input held open never came out."""
+    head of an input held open never came out. The same through a socket (a service that
+    starts the command with its connection as standard output)."""
     import select
+    ours, theirs = socket.socketpair() if channel == "socket" else (None, None)
     proc = subprocess.Popen([sys.executable, "-m", "solver.cli", *command, "-", "-j", "1",
                              "--chunk-size", "1"], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
+                            stdout=subprocess.PIPE if theirs is None else theirs,
+                            stderr=subprocess.DEVNULL, bufsize=0,
                             env={**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
                                  "PYTHONPATH": str(ROOT)})     # (as a user's Python buffers)
-    assert proc.stdin is not None and proc.stdout is not None
+    if theirs is not None:
+        theirs.close()
+    reader = proc.stdout if ours is None else ours
+    assert proc.stdin is not None and reader is not None
     seen = b""
     with finished(proc):
         try:
             proc.stdin.write(endgame_file(4, seed=3, hand_size=3) + b"\n")     # (kept open)
             deadline = time.monotonic() + 30
-            while first not in seen and select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))[0]:
-                seen += proc.stdout.read(1 << 16)
+            while first not in seen and select.select([reader], [], [], max(0, deadline - time.monotonic()))[0]:
+                seen += reader.read(1 << 16) if ours is None else ours.recv(1 << 16)
         finally:
             proc.stdin.close()
             proc.wait(timeout=60)
-    assert first in seen, "no record came out while the input was open"
+            if ours is not None:
+                ours.close()
+    assert first in seen, f"no record came out while the input was open (to a {channel})"
 
 
 @pytest.mark.parametrize("jobs", ["2"])
