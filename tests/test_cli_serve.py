@@ -450,6 +450,28 @@ def test_files_gunicorn_can_open_are_taken(monkeypatch, tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.ini"]      # (nothing created)
 
 
+def test_a_file_there_that_cannot_be_written_is_refused(monkeypatch, tmp_path) -> None:
+    """A pid file left read-only by an earlier run: gunicorn said so only once it had started.
+    (Root may write any file: for it, the kernel's answer is stood in for, as for another user.)"""
+    pid = tmp_path / "x.pid"
+    pid.write_text("")
+    pid.chmod(0o444)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: access(path, mode) and not (
+        Path(path) == pid and mode & os.W_OK))
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--pid {pid}")
+    with pytest.raises(ValueError, match=f"^--pid {pid}: not writable$"):
+        gunicorn_env_args()
+
+
+@pytest.mark.parametrize("host, bind", [("127.0.0.1", "127.0.0.1:8000"), ("::1", "[::1]:8000"),
+                                        ("localhost", "localhost:8000")])
+def test_gunicorn_is_bound_to_the_host_and_port_an_ipv6_address_in_brackets(host, bind) -> None:
+    argv = gunicorn_argv(host, 8000, 3)
+    assert argv[argv.index("--bind") + 1] == bind and argv[-2:] == ["--workers", "3"]
+    assert "--workers" not in gunicorn_argv(host, 8000, None)
+
+
 def test_no_writable_temporary_directory_is_refused_unless_one_is_given(monkeypatch, tmp_path) -> None:
     """With /tmp, /var/tmp and the working directory read-only (a read-only container), gunicorn
     logged a page of traceback as it forked the first worker (its heartbeat file) and stopped,
@@ -490,10 +512,11 @@ def test_the_arbiter_imports_none_of_the_app() -> None:
 def test_threads_the_workers_would_not_run_are_refused(monkeypatch) -> None:
     """gunicorn runs threads for its sync worker by name only: ``--threads 4`` started the
     service's workers as before, one request at a time each, unsaid."""
-    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 4")
-    with pytest.raises(ValueError, match="^--threads 4: each worker serves one request at a time "
-                                         r"\(give serve --workers instead\)$"):
-        gunicorn_env_args()
+    for threads in (2, 4):
+        monkeypatch.setenv("GUNICORN_CMD_ARGS", f"--threads {threads}")
+        with pytest.raises(ValueError, match=f"^--threads {threads}: each worker serves one request "
+                                             r"at a time \(give serve --workers instead\)$"):
+            gunicorn_env_args()
     monkeypatch.setenv("GUNICORN_CMD_ARGS", "--threads 1")
     gunicorn_env_args()     # (taken: no ValueError)
 
@@ -532,7 +555,7 @@ REFUSALS = [([], {"HEARTS_DD_SOLVER_TIME_LIMIT": "abc"}, "setting SOLVER_TIME_LI
             ([], {"GUNICORN_CMD_ARGS": "--worker-class nosuch"}, "no such worker class"),
             ([], {"GUNICORN_CMD_ARGS": "--bind 127.0.0.1:1"}, "give serve's --host and --port"),
             ([], {"HEARTS_DD_SOLVER_TIMELIMT": "5"}, "did you mean HEARTS_DD_SOLVER_TIME_LIMIT"),
-            (["--host", ""], {}, "--host is empty"),
+            (["--host", ""], {}, "--host is empty"), (["--host", " "], {}, "--host is empty"),
             (["--host", "999.1.1.1"], {}, "cannot resolve --host '999.1.1.1'"),
             (["--host", "[fe80::zz]"], {}, "cannot resolve --host 'fe80::zz'")]
 
