@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api import create_app
-from api.config import checked, from_environment
+from api.config import SETTINGS, checked, from_environment
 
 
 def test_a_setting_misspelt_in_the_environment_is_refused(monkeypatch):
@@ -37,6 +37,16 @@ def test_bad_settings_are_refused_with_one_line(settings, words):
         create_app(settings)
 
 
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_each_setting_takes_both_ends_of_its_range_and_nothing_past_them(name):
+    setting = SETTINGS[name]
+    for end in (setting.low, setting.high):
+        assert checked({name: setting.kind(end)})[name] == end
+    for past in (setting.low - 1, setting.high + 1):
+        with pytest.raises(ValueError, match=f"^setting {name}: {setting.kind(past)!r} is out of range"):
+            checked({name: setting.kind(past)})
+
+
 def test_a_worker_timeout_of_0_is_none():
     """gunicorn's ``--timeout 0`` never kills a worker: only the graceful timeout bounds the
     budgets then (it was refused as "5 s below the worker timeout (0 s)")."""
@@ -47,6 +57,14 @@ def test_a_worker_timeout_of_0_is_none():
         "request budgets (SOLVER_TIME_LIMIT 10 s, ANNOTATE_TIME_LIMIT 20 s) must be set (not 0) and "
         "at least 5 s below the graceful timeout (20 s)")
     assert "worker timeout (12 s)" in budget_problem(budgets, 12, 30, 5)
+
+
+def test_budgets_the_margin_below_both_timeouts_are_taken_and_no_higher():
+    from api.config import budget_problem
+    assert budget_problem({"SOLVER_TIME_LIMIT": 25, "ANNOTATE_TIME_LIMIT": 15}, 30, 40, 5) is None
+    assert budget_problem({"SOLVER_TIME_LIMIT": 25.5, "ANNOTATE_TIME_LIMIT": 15}, 30, 40, 5)
+    assert budget_problem({"SOLVER_TIME_LIMIT": 10, "ANNOTATE_TIME_LIMIT": 25}, 40, 30, 5) is None
+    assert budget_problem({"SOLVER_TIME_LIMIT": 10, "ANNOTATE_TIME_LIMIT": 25.5}, 40, 30, 5)
 
 
 def test_a_setting_of_nan_from_the_environment_is_no_number(monkeypatch) -> None:
