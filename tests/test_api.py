@@ -372,6 +372,8 @@ def test_wrong_method_or_path_is_a_problem(base_url, method, path, status):
         allowed = resp.headers["Allow"]
         assert "POST" in allowed or "GET" in allowed
         assert body["detail"] == f"{method} is not allowed here; allowed: {allowed}"
+    else:
+        assert body["detail"] == f"no resource at {path}"
 
 
 def raw_request(base_url: str, head: bytes, body: bytes, half_close: bool = False) -> tuple[float, int, dict]:

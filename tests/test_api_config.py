@@ -22,6 +22,14 @@ def test_a_setting_misspelt_in_the_environment_is_refused(monkeypatch):
     assert app.config["SOLVER_TIME_LIMIT"] == 5.0 and app.config["SPEC_FORMAT"] == "json"
 
 
+def test_the_settings_given_to_create_app_win_over_the_environment_s(monkeypatch):
+    """As the module says: defaults, then the environment, then the mapping given (a test's,
+    an embedding program's)."""
+    monkeypatch.setenv("HEARTS_DD_SOLVER_TIME_LIMIT", "5")
+    assert create_app({"SOLVER_TIME_LIMIT": 7}).config["SOLVER_TIME_LIMIT"] == 7.0
+    assert create_app({"SOLVER_NODE_LIMIT": 9}).config["SOLVER_TIME_LIMIT"] == 5.0
+
+
 @pytest.mark.parametrize("settings, words", [
     ({"SOLVER_TIME_LIMIT": -1}, "SOLVER_TIME_LIMIT: -1 is out of range"),
     ({"SOLVER_TABLE_MB": "lots"}, "SOLVER_TABLE_MB: expected an integer"),
