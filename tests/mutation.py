@@ -1,19 +1,25 @@
 """Mutation check of the tests: small faults put into the engine and the Python around it one at a
-time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field
-dropped, a moon state miscounted; the rules of play in Python, sampling, a play's review; the
-rule sets, deals and cards as read; hand records, their outputs and resuming them; the answers
-as the solver assembles them, their JSON and report, and the words of bad input; the command
-line and the HTTP API), each run against the tests of its part (``Fault.tests``: the engine's by
-default), which must fail. A fault they let through is either harmless (the line it changes
-never decides an answer; say why below) or a gap in the tests: on 2026-12-07 this found three
-(the first-trick tests of the duck and the moon guard, now covered by test_bounds.py's claims at
-the start of a hand, and the trick under way in the root's moon floor, by test_bruteforce.py's
-tricks after a moon already shot), one more among the faults of a play's review (the moon
-timeline's flag after the last card, by test_review.py's deal without point cards), and seven
-among those of the Python around it (the score limit's edge and the names of settings in any
+time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, a key field dropped,
+a moon state miscounted; the rules of play in Python, sampling, a play's review; the rule sets,
+deals and cards as read; hand records, their outputs and resuming them; the answers as the solver
+assembles them, their JSON and report, and the words of bad input; the command line, its shared
+parts and ``serve``; the HTTP API, its settings, problems and document), each run against the tests
+of its part (``Fault.tests``: the engine's by default), which must fail. A fault they let through is
+either harmless (the line it changes never decides an answer; say why below) or a gap in the tests:
+on 2026-12-07 this found three (the first-trick tests of the duck and the moon guard, now covered by
+test_bounds.py's claims at the start of a hand, and the trick under way in the root's moon floor, by
+test_bruteforce.py's tricks after a moon already shot), one more among the faults of a play's review
+(the moon timeline's flag after the last card, by test_review.py's deal without point cards), and
+seven among those of the Python around it (the score limit's edge and the names of settings in any
 case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by test_writers.py;
-``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
-test_position_lines.py; the bidi isolates and the length of a long message, by test_errors.py).
+``--no-review``, by test_cli_records.py; ``analyze --input --player``, by test_position_lines.py;
+the bidi isolates and the length of a long message, by test_errors.py), and in a second run that day
+twelve more (a line whose last block is blank, by test_bounded_lines.py; records to a socket, by
+test_cli_records.py; an error's file name, by cli_common's doctest; ``--threads 2``, a blank
+``--host``, a file there that cannot be written and an IPv6 ``--bind``, by test_cli_serve.py; both
+ends of each setting's range, the budgets' margin and the settings given over the environment's, by
+test_api_config.py; a 404's path, by test_api.py; bodies required in the document, by
+test_api_app.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -21,7 +27,7 @@ build, then the tests: most faults fail them within a minute, a harmless one run
 about 3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
-    .venv/bin/python tests/mutation.py              # every fault (about 3 hours)
+    .venv/bin/python tests/mutation.py              # every fault (3 to 4 hours)
     .venv/bin/python tests/mutation.py duck_tie     # some by name
 
 A fault whose text no longer appears in the source is reported stale: update it with the code.
@@ -72,6 +78,17 @@ ANALYSIS_TESTS = ("tests/test_analysis.py", "tests/test_results.py", "tests/test
 ERROR_TESTS = ("tests/test_errors.py", "solver/errors.py", "tests/test_cli_errors.py",
                "tests/test_position_lines.py", "tests/test_writers.py", "tests/test_rules.py",
                "tests/test_api.py")
+#: The tests of reading lines of bounded length (records, position lines).
+LINES_TESTS = ("tests/test_bounded_lines.py", "solver/bounded_lines.py", "tests/test_pbn.py",
+               "tests/test_position_lines.py")
+#: The tests of the commands' shared parts and of annotate's command (its files and resuming).
+COMMAND_TESTS = ("solver/cli_common.py", "tests/test_cli_completion.py", *CLI_TESTS,
+                 "tests/test_cli_records.py", "tests/test_checkpoint.py")
+#: The tests of ``hearts-dd serve`` and of the service's settings.
+SERVE_TESTS = ("tests/test_cli_serve.py", "tests/test_api_config.py")
+#: The tests of the service as a whole: its app, schemas, problems, records and health.
+SERVICE_TESTS = ("tests/test_api_schema.py", "tests/test_api_config.py", "tests/test_api_health.py",
+                 *API_TESTS)
 
 
 class Fault(NamedTuple):
@@ -83,9 +100,11 @@ class Fault(NamedTuple):
     tests: tuple[str, ...] = TESTS
 
 
-def _faults(path: str, tests: tuple[str, ...], faults: list[tuple[str, str, str]]) -> list[Fault]:
-    """Faults of one file, each ``(name, old, new)``, run against ``tests``."""
-    return [Fault(name, path, old, new, tests=tests) for name, old, new in faults]
+def _faults(path: str, tests: tuple[str, ...],
+            faults: list[tuple[str, str, str] | tuple[str, str, str, str]]) -> list[Fault]:
+    """Faults of one file, each ``(name, old, new)`` or ``(name, old, new, harmless)``, run
+    against ``tests``."""
+    return [Fault(name, path, old, new, "".join(harmless), tests) for name, old, new, *harmless in faults]
 
 
 B, S, M, T = "solver/_bounds.pxd", "solver/_search.pyx", "solver/_movegen.pxd", "solver/_ttable.pyx"
@@ -409,6 +428,90 @@ FAULTS = [
         ("nan_read", "return json.loads(text, parse_constant=_not_json, parse_float=_finite)",
          "return json.loads(text, parse_float=_finite)"),
         ("long_messages_whole", "    if len(message) <= limit:", "    if len(message) <= 2 * limit:"),
+    ]),
+    *_faults("solver/bounded_lines.py", LINES_TESTS, [
+        ("line_at_limit_cut", "if len(line) <= limit or line.endswith(newline):",
+         "if len(line) < limit or line.endswith(newline):"),
+        ("cut_line_loses_cr", "end = cr + newline if (rest[:-1] or last).endswith(cr) else newline",
+         "end = newline"),
+        ("long_line_uncounted", "count += content or bool(part.strip())", "count += bool(part.strip())"),
+        ("last_line_uncounted", "    return count + content", "    return count"),
+    ]),
+    *_faults("solver/launch.py", CLI_TESTS, [
+        ("wrapped_interrupt_unseen", "        e = e.__cause__\n", "        e = None\n"),
+        ("interrupted_status", "    sys.exit(130)", "    sys.exit(1)"),
+    ]),
+    *_faults("solver/cli_common.py", COMMAND_TESTS, [
+        ("seconds_nan_taken", "        if math.isnan(number):", "        if 0:"),
+        ("counted_always_plural", 'return f"{n} {noun}" if n == 1 else f"{n} {noun}s"', 'return f"{n} {noun}s"'),
+        ("completion_case", "startswith(incomplete.lower())]", "startswith(incomplete)]"),
+        ("reader_gone_status", "        sys.exit(PIPE_STATUS)", "        sys.exit(1)"),
+        ("socket_no_pipe", "return stat.S_ISFIFO(kind) or stat.S_ISSOCK(kind)", "return stat.S_ISFIFO(kind)"),
+        ("tally_never_ends", "            self.ended = True\n", "            pass\n"),
+        ("os_error_unnamed", "return f\"{e.filename or ''}: {e.strerror or e}\".lstrip(\": \")",
+         "return f\"{e.strerror or e}\""),
+    ]),
+    *_faults("solver/cli_records.py", COMMAND_TESTS, [
+        ("status_ignores_inputs", "return 1 if failed or unreadable or gameless else 0", "return 1 if failed else 0"),
+        ("sources_unnamed", "                    if len(paths) > 1:\n", "                    if len(paths) > 2:\n"),
+        ("stdin_twice_taken", '    if paths.count("-") > 1:', '    if 0:'),
+        ("gameless_unsaid", "        if index == first:\n", "        if 0:\n"),
+        ("resume_any_review", '"review": options.review,', ""),
+        ("resume_to_stdout", 'if path in (None, "-") or descriptor_named(path) is not None:\n        fail("--resume',
+         'if path is None:\n        fail("--resume'),
+    ]),
+    *_faults("solver/cli_serve.py", SERVE_TESTS, [
+        ("ipv6_unbracketed", 'bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"', 'bind = f"{host}:{port}"'),
+        ("no_workers_taken", '    if getattr(args, "workers", None) == 0:', "    if 0:"),
+        ("threads_of_two_taken", "threads is not None and threads > 1 and", "threads is not None and threads > 2 and"),
+        ("unwritable_file_taken", 'return None if os.access(target, os.W_OK) else "not writable"', "return None"),
+        ("blank_host_taken", "    if not host.strip():", "    if not host:"),
+        ("bind_in_env_taken", '    if getattr(args, "bind", None):', "    if 0:"),
+    ]),
+    *_faults("api/config.py", SERVE_TESTS, [
+        ("setting_top_refused", "        if not low <= number <= high:", "        if not low <= number < high:"),
+        ("setting_fraction_cut", "        if number != value and not isinstance(value, str):", "        if 0:"),
+        ("setting_typo_ignored", "n=1, cutoff=0.85)", "n=1, cutoff=0.999)"),
+        ("budget_at_margin_refused", "0 < seconds <= deadline - margin", "0 < seconds < deadline - margin"),
+        ("no_timeout_as_zero", "min(timeout, graceful_timeout) if timeout > 0 else graceful_timeout",
+         "min(timeout, graceful_timeout)"),
+    ]),
+    *_faults("api/records.py", SERVICE_TESTS, [
+        ("query_twice_taken", "        if len(request.args.getlist(name)) > 1:", "        if 0:"),
+        ("records_limit_off", "if games_up_to(io.BytesIO(body), limit) > limit:", "if games_up_to(io.BytesIO(body), limit) >= limit:"),
+        ("record_limit_own_always", "    if not left or 0 < own <= left:", "    if 1:"),
+        ("query_null_documented", "    if len(values) != 1 or len(branches) != 2:", "    if 1:"),
+        ("stream_buffered_by_proxy", 'headers={"X-Accel-Buffering": "no"})', "headers={})"),
+    ]),
+    *_faults("api/problems.py", SERVICE_TESTS, [
+        ("problems_unlimited", "              for e in found[:MAX_PROBLEMS]]", "              for e in found]"),
+        ("shape_tags_shown", "        if part in _TAGS:\n            continue\n", "        if 0:\n            continue\n"),
+        ("index_as_field", 'path += f"[{part}]"', 'path += f".{part}"',
+         "no request model validates the items of a list (/analyses reads its positions one by "
+         "one, each named positions[i] by api.positions), so no error's location holds an index"),
+        ("short_body_taken", "        if declared is not None and len(data) < declared:", "        if 0:"),
+        ("field_path_whole", "return shortened(path, _FIELD_LIMIT) if path", "return path if path"),
+        ("not_found_unnamed", '            detail = f"no resource at {request.path}"', "            pass"),
+    ]),
+    *_faults("api/schemas.py", SERVICE_TESTS, [
+        ("seat_case_refused", "by_key.get(v.strip().lower(), v)", "by_key.get(v, v)"),
+        ("seed_past_2_53", "and abs(v) <= 2 ** 53 else v)", "else v)"),
+        ("count_past_1000", "Field(ge=1, le=1000), _WHOLE]", "Field(ge=1, le=10000), _WHOLE]"),
+        ("share_of_one", "share: Optional[float] = Field(None, ge=0, lt=1,", "share: Optional[float] = Field(None, ge=0, le=1,"),
+        ("position_unknown_field", 'model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={\n        "examples": [{"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"}]})',
+         'model_config = ConfigDict(extra="ignore", strict=True, json_schema_extra={\n        "examples": [{"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"}]})'),
+    ]),
+    *_faults("api/app.py", SERVICE_TESTS, [
+        ("env_over_config", "    app.config.update(from_environment(os.environ))\n    app.config.update(config or {})\n",
+         "    app.config.update(config or {})\n    app.config.update(from_environment(os.environ))\n"),
+        ("sniffing_allowed", '    resp.headers.setdefault("X-Content-Type-Options", "nosniff")\n', ""),
+        ("docs_scripts_unhashed", "for script in _INLINE_SCRIPT.findall(page))", "for script in [])"),
+        ("positions_cap_undocumented", 'analyses["properties"]["positions"]["maxItems"] = config["ANALYSES_MAX_POSITIONS"]', "pass"),
+        ("bodies_optional", '                operation["requestBody"]["required"] = True', "                pass"),
+    ]),
+    *_faults("api/service.py", SERVICE_TESTS, [
+        ("health_unchecked", "        if got != HEALTH_ANSWER:", "        if 0:"),
+        ("health_no_table", "        allocate()\n", "        pass\n"),
     ]),
 ]
 
