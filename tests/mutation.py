@@ -3,23 +3,23 @@ time (a bound off by one, a relied-on card dropped, a rule of trick 1 left out, 
 a moon state miscounted; the rules of play in Python, sampling, a play's review; the rule sets,
 deals and cards as read; hand records, their outputs and resuming them; the answers as the solver
 assembles them, their JSON and report, and the words of bad input; the command line, its shared
-parts and ``serve``; the HTTP API, its settings, problems and document), each run against the tests
-of its part (``Fault.tests``: the engine's by default), which must fail. A fault they let through is
-either harmless (the line it changes never decides an answer; say why below) or a gap in the tests:
-on 2026-12-07 this found three (the first-trick tests of the duck and the moon guard, now covered by
-test_bounds.py's claims at the start of a hand, and the trick under way in the root's moon floor, by
-test_bruteforce.py's tricks after a moon already shot), one more among the faults of a play's review
-(the moon timeline's flag after the last card, by test_review.py's deal without point cards), and
-seven among those of the Python around it (the score limit's edge and the names of settings in any
-case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by test_writers.py;
-``--no-review``, by test_cli_records.py; ``analyze --input --player``, by test_position_lines.py;
-the bidi isolates and the length of a long message, by test_errors.py), and in a second run that day
-twelve more (a line whose last block is blank, by test_bounded_lines.py; records to a socket, by
-test_cli_records.py; an error's file name, by cli_common's doctest; ``--threads 2``, a blank
-``--host``, a file there that cannot be written and an IPv6 ``--bind``, by test_cli_serve.py; both
-ends of each setting's range, the budgets' margin and the settings given over the environment's, by
-test_api_config.py; a 404's path, by test_api.py; bodies required in the document, by
-test_api_app.py).
+parts and ``serve``; the HTTP API, its settings, problems, document and gunicorn worker), each run
+against the tests of its part (``Fault.tests``: the engine's by default), which must fail. A fault
+they let through is either harmless (the line it changes never decides an answer; say why below) or
+a gap in the tests: on 2026-12-07 this found three (the first-trick tests of the duck and the moon
+guard, now covered by test_bounds.py's claims at the start of a hand, and the trick under way in the
+root's moon floor, by test_bruteforce.py's tricks after a moon already shot), one more among the
+faults of a play's review (the moon timeline's flag after the last card, by test_review.py's deal
+without point cards), and seven among those of the Python around it (the score limit's edge and the
+names of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
+test_writers.py; ``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
+test_position_lines.py; the bidi isolates and the length of a long message, by test_errors.py), and
+in a second run that day thirteen more (a line whose last block is blank, by test_bounded_lines.py;
+records to a socket, by test_cli_records.py; an error's file name, by cli_common's doctest;
+``--threads 2``, a blank ``--host``, a file there that cannot be written and an IPv6 ``--bind``, by
+test_cli_serve.py; both ends of each setting's range, the budgets' margin and the settings given
+over the environment's, by test_api_config.py; a 404's path, by test_api.py; bodies required in the
+document, by test_api_app.py; gunicorn's 500 page as an internal error, by test_api_worker.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -89,6 +89,11 @@ SERVE_TESTS = ("tests/test_cli_serve.py", "tests/test_api_config.py")
 #: The tests of the service as a whole: its app, schemas, problems, records and health.
 SERVICE_TESTS = ("tests/test_api_schema.py", "tests/test_api_config.py", "tests/test_api_health.py",
                  *API_TESTS)
+#: The tests of the service's gunicorn worker, and of the service as gunicorn runs it.
+WORKER_TESTS = ("tests/test_api_worker.py", "tests/test_cli_serve.py", "tests/test_api.py")
+#: The tests of the OpenAPI document.
+DOCUMENT_TESTS = ("tests/test_api_app.py", "tests/test_api_schema.py", "tests/test_api_worker.py",
+                  "tests/test_api_records.py", "tests/test_api.py")
 
 
 class Fault(NamedTuple):
@@ -512,6 +517,28 @@ FAULTS = [
     *_faults("api/service.py", SERVICE_TESTS, [
         ("health_unchecked", "        if got != HEALTH_ANSWER:", "        if 0:"),
         ("health_no_table", "        allocate()\n", "        pass\n"),
+    ]),
+    *_faults("api/worker.py", WORKER_TESTS, [
+        ("bare_lf_head_waits", 'b"\\r\\n\\r\\n" in head or b"\\n\\n" in head or', 'b"\\r\\n\\r\\n" in head or'),
+        ("no_http_waited_for", "    return None if not first or first in _TOKEN else first[0]", "    return None"),
+        ("tls_unhinted", 'tls = "; a TLS handshake? this service speaks plain HTTP" if first == 0x16 else ""',
+         'tls = ""'),
+        ("head_time_unbounded", "            client.settimeout(max(left, 0.001))\n", "            pass\n"),
+        ("refusals_all_malformed", 'return "internal-error" if status >= 500 and status != 501 else "malformed-request"',
+         'return "malformed-request"'),
+        ("log_problem_unnamed", '        atoms["problem"] = type_ or "-"', '        atoms["problem"] = "-"'),
+        ("log_unescaped", "        return {k: printable(v) if isinstance(v, str) else v for k, v in atoms.items()}",
+         "        return atoms"),
+    ]),
+    *_faults("api/docs.py", DOCUMENT_TESTS, [
+        ("no_503_documented", "for s in sorted({*statuses, 503})}", "for s in sorted(set(statuses))}"),
+        ("differing_copies_merged", "if model not in schemas and all(schemas[n] == first for n in names):",
+         "if model not in schemas:"),
+        ("refs_in_lists_kept", "    elif isinstance(node, list):\n        for value in node:\n            _point_refs(value, renamed)",
+         "    elif 0:\n        for value in node:\n            _point_refs(value, renamed)"),
+        ("problem_types_unlisted", 'schema["description"] = (schema.get("description", "") + " Types: " + kinds + "; other HTTP "',
+         'schema["description"] = (schema.get("description", "") + "; other HTTP "'),
+        ("docstrings_left_out", "    if sys.flags.optimize < 2:\n        return\n", "    return\n"),
     ]),
 ]
 

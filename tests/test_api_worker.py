@@ -168,6 +168,22 @@ def test_requests_gunicorn_refuses_are_problems(address, head: bytes, status: in
     assert body["type"].endswith("malformed-request")
 
 
+@pytest.mark.parametrize("status, reason, kind", [
+    (400, "Bad Request", "malformed-request"), (501, "Not Implemented", "malformed-request"),
+    (500, "Internal Server Error", "internal-error")])
+def test_each_error_page_of_gunicorn_is_a_problem_of_its_kind(status: int, reason: str, kind: str) -> None:
+    """gunicorn writes every page of its own through ``util.write_error``: a 500 (with no
+    message) for an error in itself, which is no fault of the request."""
+    from api.kinds import TYPE_PREFIX
+    from api.worker import _write_problem
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        _write_problem(theirs, status, reason, "")
+        theirs.shutdown(socket.SHUT_WR)
+        got, body = response(ours)
+    assert (got, body["type"], body["title"], body["detail"]) == (status, TYPE_PREFIX + kind, reason, reason)
+
+
 def test_the_document_names_the_statuses_of_those_refusals() -> None:
     """It gave the kind's status alone, 400, where gunicorn's refusals keep theirs (414 above)."""
     text = create_app().test_client().get("/openapi.json").get_json()["components"]["schemas"][
