@@ -14,12 +14,14 @@ without point cards), and seven among those of the Python around it (the score l
 names of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
 test_writers.py; ``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
 test_position_lines.py; the bidi isolates and the length of a long message, by test_errors.py), and
-in a second run that day thirteen more (a line whose last block is blank, by test_bounded_lines.py;
+in a second run that day fifteen more (a line whose last block is blank, by test_bounded_lines.py;
 records to a socket, by test_cli_records.py; an error's file name, by cli_common's doctest;
 ``--threads 2``, a blank ``--host``, a file there that cannot be written and an IPv6 ``--bind``, by
 test_cli_serve.py; both ends of each setting's range, the budgets' margin and the settings given
 over the environment's, by test_api_config.py; a 404's path, by test_api.py; bodies required in the
-document, by test_api_app.py; gunicorn's 500 page as an internal error, by test_api_worker.py).
+document, by test_api_app.py; gunicorn's 500 page as an internal error, by test_api_worker.py; a
+record's passing in its object, by test_batch.py; ``analyze --input`` with ``--leader`` or
+``--line``, by test_position_lines.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -365,6 +367,17 @@ FAULTS = [
          "    rules = options.rules or record.rules or STANDARD"),
         ("review_unasked", "if record.play is not None and (options.review or options.moon_only):",
          "if record.play is not None:"),
+        ("pass_left_out", '    if record.passing is not None:\n        out["pass"]', '    if 0:\n        out["pass"]'),
+        ("bad_leader_unsolved", "        start = start_position(deal, rules, None, play_seat)\n",
+         "        return out, errors, None, ()\n"),
+        ("play_error_at_record", "errors.append(f\"line {record.play.line_of(played.trick) or record.line}: [Play]",
+         "errors.append(f\"line {record.line}: [Play]"),
+        ("review_stage_unsaid", '            stage = " (in the review of the play)"', '            stage = ""'),
+        ("memory_error_ends_chunk", "        except MemoryError as e:    # the table (--table-mb)",
+         "        except ZeroDivisionError as e:    # the table (--table-mb)"),
+        ("full_deals_chunked", "    return max(1, AUTO_CHUNK >> max(0, cards - 4))", "    return AUTO_CHUNK"),
+        ("unannotated_unread", "        out, errors, _, _ = _read(record, options or AnnotateOptions())",
+         "        out, errors = _unanswered(record), list(record.errors)"),
     ]),
     # resuming (solver/checkpoint.py)
     *_faults("solver/checkpoint.py", RECORD_TESTS, [
@@ -384,6 +397,21 @@ FAULTS = [
         ("input_player_ignored", "Seat.parse(player) if player else None))", "None))"),
         ("timeout_status", "out_of_time(time_limit)), code=3)", "out_of_time(time_limit)), code=1)"),
         ("leader_option_ignored", "Deal.parse(deal_text), rules, play, leader)", "Deal.parse(deal_text), rules, play, None)"),
+    ]),
+    *_faults("solver/cli.py", (*CLI_TESTS, "tests/test_sampling.py", "tests/test_results.py"), [
+        ("deal_and_input_together", "for given in (deal_text, input_file, hand)) > 1:", "for given in (deal_text, input_file, hand)) > 2:"),
+        ("hand_without_samples", "    if hand is not None and samples is None:", "    if 0:"),
+        ("input_with_leader", "(play or leader or line_for or samples):", "(play or samples):"),
+        ("samples_with_player", "    if samples is not None and (player or line_for):", "    if 0:"),
+        ("seed_without_samples", "    if (seed is not None or known) and samples is None:", "    if 0:"),
+        ("known_seat_twice_last", 'return {seat: "".join(f" {cards}" for cards in sets) for seat, sets in out.items()}',
+         "return {seat: sets[-1] for seat, sets in out.items()}"),
+        ("seat_cards_no_colon", "    if not colon:\n        fail(", "    if 0:\n        fail("),
+        ("text_line_left_out", "        if answer.target is not None and answer.line is not None:", "        if 0:"),
+        ("leader_hint_left_out", 'fail(f"{e} (--leader SEAT)")', "fail(str(e))"),
+        ("no_seed_with_samples", '            out["seed"] = seed', "            pass"),
+        ("cut_short_proof_dropped", "        if not any(low is not None or high is not None for low, high in self.bounds.values()):",
+         "        if 1:"),
     ]),
     *_faults("api/kinds.py", API_TESTS, [
         ("bad_deal_400", '"invalid-deal": (422,', '"invalid-deal": (400,'),

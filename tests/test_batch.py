@@ -78,6 +78,16 @@ def test_an_illegal_recorded_card_is_an_error_but_the_deal_is_still_annotated(so
     assert result["review"]["complete"] is False                # ... reviewed as far as it goes
 
 
+def test_the_passing_a_record_gives_is_in_its_object(solver):
+    """``[HeartsPass]`` and ``[HeartsPassed]``: who gave which cards, for the writers to show."""
+    deal = "N:AKQ.AKQJT.AK.AKQ JT9.987.QJT9.JT9 8765.654.876.876 432.32.5432.5432"
+    passed = "N:J..Q.J 8.6.8. 4..5.5 A.K..A"
+    result = one(f'[Deal "{deal}"]\n[HeartsPass "left"]\n[HeartsPassed "{passed}"]\n', solver)
+    assert result["error"] is None and result["pass"] == {"direction": "left", "cards": {
+        "N": "SJ DQ CJ", "E": "S8 H6 D8", "S": "S4 D5 C5", "W": "SA HK CA"}}
+    assert "pass" not in one(f'[Deal "{deal}"]\n', solver)
+
+
 def test_rules_come_from_the_tag_then_the_option_then_standard(solver):
     deal = '[Deal "N:A.K.. K.A.. .Q.3. ..2.2"]\n'
     assert one(deal, solver)["rules"] == "standard"

@@ -386,6 +386,8 @@ def test_a_bad_line_makes_exit_1_with_every_answer_written(tmp_path: Path) -> No
     (["--input", "-", "--deal", FULL], "--deal, --input and --hand cannot be given together"),
     (["--input", "-", "--play", "C2"], "--play, --leader, --line and --samples go with --deal"),
     (["--input", "-", "--samples", "3"], "--play, --leader, --line and --samples go with --deal"),
+    (["--input", "-", "--leader", "N"], "--play, --leader, --line and --samples go with --deal"),
+    (["--input", "-", "--line", "E"], "--play, --leader, --line and --samples go with --deal"),
     (["--input", "/no/such/file.jsonl"], "/no/such/file.jsonl"),
     (["--input", "-", "--rules", "nonsense"], "nonsense"),
     (["--input", "-", "--time-limit", "nan"], "'nan' is not a number of seconds"),
