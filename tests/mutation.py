@@ -421,9 +421,21 @@ FAULTS = [
         ("api_player_ignored", "    seats = None if body.player is None else [Seat.parse(body.player)]", "    seats = None"),
         ("leader_named_deal", '_read("leader", "invalid-leader"', '_read("deal", "invalid-leader"'),
         ("analyses_limit_off", "    if len(body.positions) > limit:", "    if len(body.positions) >= limit:"),
+        ("api_line_ignored", "    target = None if body.line is None else Seat.parse(body.line)", "    target = None"),
+        ("analyses_share_ignored", "share=body.share or 0.0))", "share=0.0))"),
+        ("analyses_player_ignored", "    player = None if body.player is None else Seat.parse(body.player)\n    items",
+         "    player = None\n    items"),
+        ("samples_seed_ignored", "    seed = fresh_seed() if body.seed is None else body.seed", "    seed = fresh_seed()"),
+        ("samples_seat_ignored", "            seat = seat if seat is not None else position.to_move",
+         "            seat = position.to_move"),
+        ("hand_with_deal_taken", "            if body.deal is not None or seat is None:", "            if seat is None:"),
+        ("play_named_deal", '_read("play", "illegal-play"', '_read("deal", "illegal-play"'),
     ]),
-    *_faults("api/solving.py", API_TESTS, [
+    *_faults("api/solving.py", (*API_TESTS, "tests/test_cli_serve.py", "tests/test_api_health.py"), [
         ("lock_newest_first", "self._waiters.popleft().release()", "self._waiters.pop().release()"),
+        ("earlier_limits_kept", "    solver.thread_limits = (None, None)\n", "    pass\n"),
+        ("node_limit_dropped", '                  config["SOLVER_NODE_LIMIT"])', "                  0)"),
+        ("client_gone_unmarked", "                environ[CLIENT_GONE_KEY] = True\n", "                pass\n"),
     ]),
     # the answers as given (solver/results.py, report.py, position_lines.py) and bad input's words
     *_faults("solver/results.py", ANSWER_TESTS, [
