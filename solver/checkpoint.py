@@ -324,6 +324,8 @@ class Checkpoint:
         if self.replaced:       # (stopped as it ended: OUT is whole)
             with suppress(OSError):
                 os.unlink(self.state_path)
+            with suppress(OSError):
+                self.out.close()
             return None
         if self.verified and self.failed is None:
             with suppress(OSError, ValueError):
