@@ -14,14 +14,16 @@ without point cards), and seven among those of the Python around it (the score l
 names of settings in any case, by test_rules.py; a lost moon's ``trick:card`` in the csv, by
 test_writers.py; ``--no-review``, by test_cli_records.py; ``analyze --input --player``, by
 test_position_lines.py; the bidi isolates and the length of a long message, by test_errors.py), and
-in a second run that day fifteen more (a line whose last block is blank, by test_bounded_lines.py;
+in a second run that day twenty more (a line whose last block is blank, by test_bounded_lines.py;
 records to a socket, by test_cli_records.py; an error's file name, by cli_common's doctest;
 ``--threads 2``, a blank ``--host``, a file there that cannot be written and an IPv6 ``--bind``, by
 test_cli_serve.py; both ends of each setting's range, the budgets' margin and the settings given
 over the environment's, by test_api_config.py; a 404's path, by test_api.py; bodies required in the
 document, by test_api_app.py; gunicorn's 500 page as an internal error, by test_api_worker.py; a
 record's passing in its object, by test_batch.py; ``analyze --input`` with ``--leader`` or
-``--line``, by test_position_lines.py).
+``--line`` and a line's missing leader, by test_position_lines.py; a checkpoint's negative byte
+count, another user's data file, and runs stopped before their first record or as their output was
+renamed, by test_checkpoint.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -390,6 +392,14 @@ FAULTS = [
         ("output_unlocked", "                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n",
          "                pass\n"),
         ("short_output_unseen", "            elif st.st_size < held_bytes:", "            elif 0:"),
+        ("negative_count_taken", "if not all(type(n) is int and n >= 0 for n in counts) or", "if not all(type(n) is int for n in counts) or"),
+        ("more_annotated_than_read", 'max(state["annotated"], state["errors"]) > state["records"]:',
+         'max(state["annotated"], state["errors"]) > state["records"] + 1:'),
+        ("others_output_taken", "if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():",
+         "if not stat.S_ISREG(st.st_mode):"),
+        ("nothing_done_kept", "        if self.created and records == 0:\n", "        if 0:\n"),
+        ("ended_run_checkpoint_kept", "        if self.replaced:       # (stopped as it ended: OUT is whole)\n            with suppress(OSError):\n                os.unlink(self.state_path)\n",
+         "        if self.replaced:       # (stopped as it ended: OUT is whole)\n            with suppress(OSError):\n                pass\n"),
     ]),
     # the command line (solver/cli.py) and the HTTP API (api/)
     *_faults("solver/cli.py", CLI_TESTS, [
@@ -457,6 +467,17 @@ FAULTS = [
          "        if True:\n            player = default_player"),
         ("null_id_dropped", "        if item.has_id:\n", "        if item.id is not None:\n"),
         ("unknown_field_read", "        if unknown:\n", "        if 0:\n"),
+        ("blank_line_read", "        elif not text.strip(BLANKS):    # (as", "        elif not text:    # (as"),
+        ("cut_line_parsed", "        if is_cut(text):\n            yield PositionLine", "        if 0:\n            yield PositionLine"),
+        ("line_index_kept", "            yield _read_line(text, index, number, known, player)\n        index += 1\n",
+         "            yield _read_line(text, index, number, known, player)\n"),
+        ("leader_hint_unsaid", """error=f'{where}: {e} ("leader" in the line)')""", 'error=f"{where}: {e}")'),
+        ("non_string_field_taken", "            if obj.get(key) is not None and not isinstance(obj[key], str):", "            if 0:"),
+        ("rules_cache_loses_default", '            known[""] = default\n', "            pass\n"),
+        ("cr_line_end_unhinted", """if "\\r" in line and str(e).startswith("Extra data") else "")""", 'if 0 else "")'),
+        ("waits_for_a_full_chunk", "        if len(batch) >= chunk or (more_now is not None and not more_now()):",
+         "        if len(batch) >= chunk:"),
+        ("undecoded_byte_off", 'not UTF-8 text (byte {byte + 1})")', 'not UTF-8 text (byte {byte})")'),
     ]),
     *_faults(A, ANALYSIS_TESTS, [
         ("line_keeps_tie", "return v < beta if minimizing else v >= beta", "return v <= beta if minimizing else v >= beta"),

@@ -415,6 +415,8 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
     (b'{"hearts-dd checkpoint": 1}', "not a hearts-dd checkpoint of this version"),   # without the data's hash
     (b'{"hearts-dd checkpoint": 2, "records": -1, "annotated": 0, "errors": 0, "bytes": 0, '
      b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),
+    (b'{"hearts-dd checkpoint": 2, "records": 0, "annotated": 0, "errors": 0, "bytes": -1, '
+     b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),
     (b'{"hearts-dd checkpoint": 2, "records": 1, "annotated": 2, "errors": 0, "bytes": 0, '
      b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),   # its summary said 2
     (b'{"hearts-dd checkpoint": 2, "records": true, "annotated": 0, "errors": 0, "bytes": 0, '
@@ -461,6 +463,34 @@ def test_a_checkpoint_whose_data_is_gone_or_short_is_refused(tmp_path, inputs):
     part.unlink()
     p = run(*inputs, "-o", str(out), "--resume")
     assert p.returncode == 2 and "out.jsonl.part, the output it describes, is missing" in p.stderr.decode()
+
+
+def test_a_checkpoint_whose_data_is_another_users_is_refused(tmp_path, inputs):
+    """An OUT.part of another user's (a shared folder, a link's target made so): resumed, the
+    run would write into their file."""
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    out, _ = _checkpointed(tmp_path, inputs)
+    os.chown(f"{out}.part", 4321, -1)
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, _snapshot(out),
+             f"{out}.part is not a regular file of yours")
+
+
+def test_a_run_stopped_before_its_first_record_leaves_nothing_behind(tmp_path):
+    """Nothing done, nothing to resume: no OUT.part, no checkpoint and no word of records kept
+    (standard input held open, no record yet)."""
+    out = tmp_path / "out.jsonl"
+    child = subprocess.Popen(command("-", "-o", str(out), "--resume"), cwd=ROOT, env=ENV,
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             start_new_session=True, preexec_fn=as_in_a_terminal)
+    deadline = time.monotonic() + 60
+    while not Path(f"{out}.part").exists():
+        assert child.poll() is None and time.monotonic() < deadline, child.stderr.read()  # type: ignore[union-attr]
+        time.sleep(0.02)
+    os.kill(child.pid, signal.SIGTERM)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 143 and b"kept in" not in err, err
+    assert files(tmp_path) == []
 
 
 def test_a_checkpoint_whose_data_or_byte_count_was_edited_is_refused(tmp_path, inputs):
@@ -536,6 +566,26 @@ def test_the_records_counted_off_move_the_progress_bar(tmp_path):
     last, _ = again.begin(iter(records), lambda: counted.append(1))
     assert len(counted) == 25 and last is records[24]
     again.finish()
+
+
+def test_a_stop_as_the_output_is_renamed_keeps_nothing_to_resume(tmp_path):
+    """A program of its own that lets a stop through ``finish`` (the command ignores one from
+    the rename on): OUT is whole, so ``keep`` removes the checkpoint and says nothing is kept."""
+    records = list(read_records(io.BytesIO(endgame_file(5, seed=1, hand_size=1))))
+    target = str(tmp_path / "out.jsonl")
+    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
+    cp.begin(iter(records))
+    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
+    for record in records:
+        write(record, {"players": {}, "error": None})
+
+    def stopped() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cp.finish(stopped)
+    assert cp.keep() is None
+    assert files(tmp_path) == ["out.jsonl"] and Path(target).read_bytes() == b"x\n" * 5
 
 
 def test_resume_to_a_folder_that_does_not_exist_is_one_line_and_leaves_nothing(tmp_path, inputs):

@@ -207,6 +207,8 @@ def test_the_progress_bar_counts_the_positions_of_a_wide_input(tmp_path: Path, e
     (json.dumps({**SMALL, "rules": {"mooon": "add"}}), "line 2: unknown rule key 'mooon'"),
     (json.dumps({**SMALL, "play": "D3"}), "line 2: trick 1: N cannot play D3: it is E's card"),
     (json.dumps({**SMALL, "leader": "X"}), "line 2: leader: unknown seat 'X'"),
+    (json.dumps({**SMALL, "leader": None}), 'line 2: the rules have a free first lead: give the '
+                                            'leader ("leader" in the line)'),
     (json.dumps({**SMALL, "player": "north"}), "line 2: player: unknown seat 'north'"),
 ])
 def test_a_bad_line_is_its_own_answer_and_the_others_go_on(text: str, words: str) -> None:
