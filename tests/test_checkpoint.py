@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from benchmarks.record_files import endgame_file
 from signals import WHOLE_THEN_STOPPED, as_in_a_terminal
 from solver import checkpoint as checkpoint_module
 from solver.checkpoint import Checkpoint
-from solver.pbn import read_records
+from solver.pbn import Record, read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = re.compile(r"^hearts-dd: (\d+) records?, (\d+) annotated, (\d+) with errors, [\d.]+ s$")
@@ -528,19 +529,30 @@ def test_resume_without_a_regular_output_file_is_one_line_and_exit_2(tmp_path, i
     assert "--resume needs -o FILE" in err[0]
 
 
+def _written(tmp_path: Path, count: int, written: int | None = None) -> tuple[str, Checkpoint, list[Record]]:
+    """A checkpointed run to out.jsonl of ``count`` small endgames, the first ``written`` of
+    them (all, by default) written ("x" a line): its target, checkpoint and records."""
+    records = list(read_records(io.BytesIO(endgame_file(count, seed=1, hand_size=1))))
+    target = str(tmp_path / "out.jsonl")
+    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
+    cp.begin(iter(records))
+
+    def line(record: Record, result: dict[str, Any]) -> None:
+        cp.out.write(b"x\n")
+
+    write = cp.writing(line)
+    for record in records[:written]:
+        write(record, {"players": {}, "error": None})
+    return target, cp, records
+
+
 def test_checkpoints_are_saved_once_a_second_not_once_a_record(tmp_path, monkeypatch):
     """A million small endgames must not wait on the disk for each: 3000 records written at
     once make a checkpoint at the start and few after, and it holds them all."""
     synced: list[int] = []
     real_fsync = os.fsync
     monkeypatch.setattr(checkpoint_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
-    records = list(read_records(io.BytesIO(endgame_file(3000, seed=1, hand_size=1))))
-    target = str(tmp_path / "out.jsonl")
-    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
-    cp.begin(iter(records))
-    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
-    for record in records:
-        write(record, {"players": {}, "error": None})
+    target, cp, _ = _written(tmp_path, 3000)
     time.sleep(checkpoint_module.INTERVAL * 1.5)
     # (each checkpoint syncs the data, the sidecar and their folder: 3 at the start, 3 after)
     assert len(synced) <= 9
@@ -553,13 +565,7 @@ def test_checkpoints_are_saved_once_a_second_not_once_a_record(tmp_path, monkeyp
 def test_the_records_counted_off_move_the_progress_bar(tmp_path):
     """Counting off the records done (read and hashed, not solved) takes minutes for millions:
     the bar showed nothing meanwhile. ``begin`` now counts each (``annotate`` steps its bar)."""
-    records = list(read_records(io.BytesIO(endgame_file(40, seed=1, hand_size=1))))
-    target = str(tmp_path / "out.jsonl")
-    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
-    cp.begin(iter(records))
-    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
-    for record in records[:25]:
-        write(record, {"players": {}, "error": None})
+    target, cp, records = _written(tmp_path, 40, 25)
     assert cp.keep()
     again = Checkpoint(target, {"format": "jsonl"}, 0o644)
     counted: list[int] = []
@@ -571,13 +577,7 @@ def test_the_records_counted_off_move_the_progress_bar(tmp_path):
 def test_a_stop_as_the_output_is_renamed_keeps_nothing_to_resume(tmp_path):
     """A program of its own that lets a stop through ``finish`` (the command ignores one from
     the rename on): OUT is whole, so ``keep`` removes the checkpoint and says nothing is kept."""
-    records = list(read_records(io.BytesIO(endgame_file(5, seed=1, hand_size=1))))
-    target = str(tmp_path / "out.jsonl")
-    cp = Checkpoint(target, {"format": "jsonl"}, 0o644)
-    cp.begin(iter(records))
-    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
-    for record in records:
-        write(record, {"players": {}, "error": None})
+    target, cp, _ = _written(tmp_path, 5)
 
     def stopped() -> None:
         raise KeyboardInterrupt
