@@ -204,6 +204,30 @@ def test_utf8_outside_tag_values_and_suit_symbols_in_the_play():
 
 def test_a_dos_end_of_file_mark_is_no_game():
     assert len(read(DEAL_TAG + "\x1a")) == 1 and read(DEAL_TAG + "\n\x1a\n")[0].errors == []
+    # (files joined as they were, each with its mark: the mark's line ends the game before it)
+    assert [r.line for r in read(DEAL_TAG + "\x1a\n" + DEAL_TAG)] == [1, 3]
+
+
+def test_a_percent_line_opens_no_comment():
+    """Its ``{`` is text: the blank line after it ends the game, and the next game's comment
+    is a comment of its own."""
+    records = read(DEAL_TAG + "% a note {\n\n{ the next\ngame }\n" + DEAL_TAG)
+    assert [(r.line, r.errors) for r in records] == [(1, []), (4, [])]
+
+
+def test_an_empty_deal_tag_is_said_to_be_empty():
+    [r] = read('[Deal ""]\n')
+    assert r.errors == [] and r.missing_deal() == "line 1: the [Deal] is empty"
+
+
+def test_a_comment_open_past_its_lines_keeps_the_game_going_no_more(monkeypatch):
+    """Past ``MAX_COMMENT_LINES`` a blank line ends the game again: the text after it is read
+    (here an error of its own record), not taken silently as more of the comment."""
+    monkeypatch.setattr(pbn, "MAX_COMMENT_LINES", 5)
+    records = read(DEAL_TAG + "{ never closed\n" + "x\n" * 6 + "\ny\n\n" + DEAL_TAG)
+    assert [(r.line, r.errors) for r in records] == [
+        (1, ["line 2: { comment is not closed (a '}' missing?)"]),
+        (10, ["line 10: text outside a tag: 'y'"]), (12, [])]
 
 
 def test_a_long_string_reads_in_little_memory():
@@ -452,6 +476,19 @@ def test_partial_deal_only_borrows_an_agreeing_deal_of_the_same_board():
     assert records[3].deal is None
 
 
+@pytest.mark.parametrize("deal, words", [
+    ("N:... - - -", "no cards"),                # (not "gives only the hands of N": it gives none)
+    ("N:AKQJT98765432... .AKQJT98765432.. .AKQJT98765432.. -", "card HA appears twice"),
+    ("N:AKQJT98765432... - - AKQJT98765432...", "card SA appears twice"),
+])
+def test_a_deal_with_a_hand_missing_is_checked_as_a_whole_one(deal, words):
+    """The hands given are checked before a missing hand is filled in or the deal is left
+    partial: a card given twice is named (a hand filled in would get the rest of the deck),
+    and hands given empty hold no cards (not "only the hands of N")."""
+    [r] = read(f'[Deal "{deal}"]\n')
+    assert r.deal is None and any(words in e for e in r.errors), r.errors
+
+
 def test_a_game_without_a_deal_takes_none():
     [r] = read('[Event "x"]\n')
     assert r.deal is None and r.missing_deal() == "line 1: the game has no [Deal]"
@@ -484,10 +521,45 @@ def test_play_columns_annotations_and_the_end_marks():
     ("SA * HA", "after the closing '*'"),
     ('"SA"', "unexpected string"),
     ("S10 ^X", "bad irregularity"),
+    ("SA ! ?", "more than one suffix"),
+    ("SA $7 $8", "more than one suffix"),         # (NAGs 7 to 12 are suffixes)
+    ("SA $256", "bad NAG '$256'"),
+    ("SA $6", "NAG $6 is for calls"),
+    ("SA =33=", "bad note reference '=33='"),
+    ("SA =1= =2=", "more than one note reference"),
+    ("SA HA DA ^R", "^R at the end of the section"),
+    ("SA ^R - DA", "^R must precede a card, not '-'"),
 ])
 def test_play_section_errors(section, words):
     [r] = read(f'[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\n{section}\n')
     assert any(words in e for e in r.errors), r.errors
+
+
+@pytest.mark.parametrize("section", [
+    "SA! $255 =32= HA $7 =1= DA ^R CA",      # each mark at the top of its range, one a card
+    "^R SA ^L H10 D10 C10",                  # an irregularity marks one card only; 10 for T
+    "SA HA DA CA\n+ - - -",
+])
+def test_play_sections_within_the_rules_read_without_error(section):
+    [r] = read(f'[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\n{section}\n')
+    assert r.errors == [] and r.play.tricks[0][0] == Card.parse("SA")
+
+
+def test_an_empty_play_tag_without_a_section_is_no_play():
+    [r] = read('[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play ""]\n')
+    assert r.errors == [] and r.play is None
+
+
+def test_cards_after_the_closing_star_are_one_error():
+    [r] = read('[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\nSA * HA DA CA\n')
+    assert [e for e in r.errors if "after the closing" in e] == ["line 3: [Play] 'HA' after the closing '*'"]
+
+
+def test_a_bad_card_of_the_play_keeps_its_place_in_the_trick():
+    """The cards after it stay with the seats that played them."""
+    [r] = read('[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\nSA HX DA CA\n')
+    assert any("bad card 'HX'" in e for e in r.errors), r.errors
+    assert r.play.tricks == ((Card.parse("SA"), "-", Card.parse("DA"), Card.parse("CA")),)
 
 
 def test_a_string_left_open_in_the_play_at_a_crlf_line_end_is_an_error_of_one_line():
