@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 import pytest
@@ -107,6 +108,8 @@ def test_the_play_goes_by_tricks_and_says_where_it_stops():
     tricks = [t.split() for line in play for t in line.removeprefix("  Play:").split("|") if t.strip()]
     assert [len(t) for t in tricks] == [4] * 10 + [2]     # tricks are never split
     assert "  (the recorded play stops after 2 cards of trick 11: no final scores)" in lines
+    whole = text_report(result([], cards[:3 * 8 - 1], None))    # two tricks, all four cards
+    assert "  (the recorded play stops after trick 2: no final scores)" in whole
 
 
 def test_each_trick_of_the_play_follows_the_seat_that_led_it(played):
@@ -279,6 +282,18 @@ def test_the_pbn_moon_table_says_at_start_and_at_end_in_their_columns(played):
     assert [r[:3] for r in rows] == [[s, yes[m["at_start"]], yes[m["at_end"]]] for s, m in moon.items()]
 
 
+def test_the_pbn_cost_table_gives_each_card_its_seven_columns(played):
+    """A best card has no better cards to name: ``-`` keeps its row's columns."""
+    record, result = played
+    cards = result["review"]["cards"]
+    lines = written(PbnWriter, record, result).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsPlayCostTable "))
+    rows = [line.split() for line in lines[head + 1:head + 1 + len(cards)]]
+    assert [len(r) for r in rows] == [7] * len(cards)
+    assert [r[6] for r in rows] == [",".join(c["best_cards"]) or "-" for c in cards]
+    assert any(r[6] == "-" for r in rows) and any(r[6] != "-" for r in rows)
+
+
 def test_a_lost_moon_is_given_as_trick_and_card_in_csv_and_pbn(played):
     """``<seat>_moon_lost`` and the moon table's LostWith say ``trick:card`` (``5:HQ``) for the
     card that lost the seat its moon, empty (``-`` in the table) for a seat that lost none."""
@@ -302,6 +317,11 @@ def test_pbn_table_columns_grow_to_their_widest_value():
     assert narrow[:2] == ['[HeartsOptimumTable "Seat;Guarantee\\3R;MoonPossible"]', "N   7 Yes"]
 
 
+def test_the_pbn_tags_of_a_moon_only_run_leave_the_guarantees_out():
+    """The ``moon`` command asks no guarantee: no optimum table of half its columns."""
+    assert annotation_lines({"players": {s: {"moon_possible": s == "W"} for s in "NESW"}}) == []
+
+
 def test_the_moon_line_says_who_shot_the_moon():
     shot = {**result([], "C2", {"N": 0, "E": 26, "S": 26, "W": 26}, moon=["N"]), "players": None}
     assert moon_line(shot).endswith("nobody could force one during the recorded play; N shot the moon")
@@ -321,6 +341,33 @@ def test_the_moon_line_names_partners_who_can_force_one_as_their_side():
     alone = {"moon_possible": False}
     partners = {**result([], "C2", None), "players": {"N": alone, "E": both, "S": alone, "W": both}}
     assert moon_line(partners).startswith("Record 0 (line 1): at the start: E/W; ")
+    nobody = {**partners, "players": {s: alone for s in "NESW"}}
+    assert moon_line(nobody).startswith("Record 0 (line 1): at the start: nobody; ")
+
+
+def test_pbn_games_of_files_that_end_without_a_newline_stay_apart():
+    """The game after such a file's last line starts two line ends on: one ends that line, a
+    blank line ends its game."""
+    files = [b'[Deal "N:A... .A.. ..A. ...A"]', b'[Deal "N:.A.. ..A. ...A A..."]']
+    out = io.BytesIO()
+    w = PbnWriter(out)
+    for data in files:
+        [record] = read_records(io.BytesIO(data))
+        w.write(record, {})
+    w.close()
+    again = list(read_records(io.BytesIO(out.getvalue())))
+    assert [(r.errors, r.deal) for r in again] == [([], r.deal) for data in files
+                                                   for r in read_records(io.BytesIO(data))]
+
+
+def test_annotations_follow_a_game_s_last_line_and_its_encoding():
+    """Tags after a game that ends without a line end start a line of their own, and are
+    written in the game's encoding (a Latin-1 file stays Latin-1)."""
+    [record] = read_records(io.BytesIO('[Event "café"]\n[Deal "N:A... .A.. ..A. ...A"]'.encode("latin-1")))
+    out = annotated_game(record, {"error": "a note on the café"})
+    assert out == record.raw + '\n[HeartsError "a note on the café"]\n'.encode("latin-1")
+    [again] = read_records(io.BytesIO(out))
+    assert again.deal == record.deal and again.tags["HeartsError"] == "a note on the café"
 
 
 def test_an_unknown_format_is_named():
@@ -359,9 +406,29 @@ def test_csv_text_that_a_spreadsheet_would_run_as_a_formula_is_escaped(played):
     risky = {**result, "board": '=HYPERLINK("http://x","y")', "file": "@SUM(A1)"}
     [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, risky)))
     assert row["board"] == "'" + risky["board"] and row["file"] == "'@SUM(A1)"
+    tabbed = {**result, "board": "\t=1+2"}    # (a tab or CR first, which some spreadsheets skip)
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, tabbed)))
+    assert row["board"].startswith("'")
     plain = {**result, "board": "12", "file": "-", "players": {"N": {"guarantee": -3}}}
     [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, plain)))
     assert (row["board"], row["file"], row["N_guarantee"]) == ("12", "-", "-3")
+
+
+def test_the_csv_gives_each_seat_s_score_and_who_shot(played):
+    record, result = played
+    rv = result["review"]
+    assert rv["scores"] is not None
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    assert {s: int(row[f"{s}_score"]) for s in "NESW"} == rv["scores"]
+    assert (row["shot_the_moon"], row["shot_the_foot"]) == (" ".join(rv["shot_the_moon"]),
+                                                            " ".join(rv["shot_the_foot"]))
+
+
+def test_a_csv_rules_cell_holds_a_rule_object_as_json(played):
+    record, result = played
+    ruled = {**result, "rules": {"preset": "standard", "moon": "old"}}
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, ruled)))
+    assert json.loads(row["rules"]) == ruled["rules"]
 
 
 ESC, BEL = chr(27), chr(7)
