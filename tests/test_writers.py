@@ -16,8 +16,8 @@ from solver.batch import AnnotateOptions, annotate_record, not_annotated
 from solver.errors import HeartsError
 from solver.pbn import Record, read_records
 from solver.writers import (TEXT_LEGEND, CsvWriter, PbnWriter, TextWriter, Writer, _without,
-                            annotated_game, annotation_lines, make_writer, moon_line, moon_story,
-                            rules_text, text_report)
+                            annotated_game, annotation_lines, format_for, make_writer, moon_line,
+                            moon_story, rules_text, text_report)
 
 NEVER = {"at_start": False, "at_end": False, "last_forceable": None, "lost_with": None, "segments": []}
 
@@ -368,6 +368,12 @@ def test_annotations_follow_a_game_s_last_line_and_its_encoding():
     assert out == record.raw + '\n[HeartsError "a note on the café"]\n'.encode("latin-1")
     [again] = read_records(io.BytesIO(out))
     assert again.deal == record.deal and again.tags["HeartsError"] == "a note on the café"
+
+
+@pytest.mark.parametrize("name, fmt", [("OUT.CSV", "csv"), ("a.Txt", "text"), ("x.json", "jsonl"),
+                                       ("x.pbn", "pbn"), ("x.tsv", "jsonl"), (None, "jsonl")])
+def test_an_output_s_format_follows_its_name_in_any_case(name, fmt):
+    assert format_for(name) == fmt
 
 
 def test_an_unknown_format_is_named():
