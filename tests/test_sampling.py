@@ -464,6 +464,7 @@ SOUTH = "AK32.A2.A2.AKQJ5"
     (dict(hand="SA SK SA"), "hand", "hand: card SA appears twice"),
     (dict(hand="AK32.A2.A2.AKQJX"), "hand", "hand: hand 'AK32.A2.A2.AKQJX': unknown rank 'X'"),
     (dict(hand=5.5), "hand", "hand: expected cards, got 5.5"),
+    (dict(hand=(1 << 13) - 1 | 1 << 13), "hand", "hand: 0x3fff holds bits that are no card"),
     (dict(seat="Q"), "seat", "seat: unknown seat 'Q'"),
     (dict(rules={"moon": "maybe"}), "rules", "rules: "),
     (dict(play="C2 C3 CX"), "play", "play card 3 (trick 1): cannot read card 'CX'"),
