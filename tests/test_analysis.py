@@ -357,6 +357,7 @@ class NodeClock:
 
         @contextlib.contextmanager
         def engine(solver: Solver, p: Position) -> Any:
+            clock._all_started()
             with real_engine(solver, p) as e:
                 clock._nodes()
                 clock._local.held.append([e, e.nodes])
@@ -409,6 +410,17 @@ class NodeClock:
 
     def monotonic(self) -> float:
         return self._nodes() / self.RATE
+
+    def _all_started(self) -> None:
+        """In a parallel run, a thread's search waits until every thread of the run has taken
+        an item, as each takes its first at the run's start however late it really starts.
+        Else a thread started late (on a loaded machine; a pool thread held back 1 s does it
+        every time) found the other had taken every item, each on a later clock and so with a
+        smaller share, and the last, easy question got none: a whole suite's run failed so."""
+        with self._turns:
+            if threading.get_ident() in self._at:
+                assert self._turns.wait_for(lambda: not (self._absent and self._unstarted), timeout=120), \
+                    f"a thread of the run never took an item: {self._absent} to start"
 
     def sleep(self, seconds: float) -> None:
         """``time.sleep`` on this thread's clock. In a parallel run it returns only once no
