@@ -516,6 +516,12 @@ def test_play_columns_annotations_and_the_end_marks():
     assert r.play.line == 2
 
 
+def with_play(section: str, first: str = "N"):
+    """The one record of a small deal with ``[Play "first"]`` and ``section``."""
+    [r] = read(f'[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "{first}"]\n{section}\n')
+    return r
+
+
 @pytest.mark.parametrize("section, words", [
     ("SA HA DA CA\nSK HK DK CK + - - -\nS2", "in a trick after the '+'"),
     ("SA * HA", "after the closing '*'"),
@@ -531,7 +537,7 @@ def test_play_columns_annotations_and_the_end_marks():
     ("SA ^R - DA", "^R must precede a card, not '-'"),
 ])
 def test_play_section_errors(section, words):
-    [r] = read(f'[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\n{section}\n')
+    r = with_play(section)
     assert any(words in e for e in r.errors), r.errors
 
 
@@ -541,23 +547,23 @@ def test_play_section_errors(section, words):
     "SA HA DA CA\n+ - - -",
 ])
 def test_play_sections_within_the_rules_read_without_error(section):
-    [r] = read(f'[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\n{section}\n')
+    r = with_play(section)
     assert r.errors == [] and r.play.tricks[0][0] == Card.parse("SA")
 
 
 def test_an_empty_play_tag_without_a_section_is_no_play():
-    [r] = read('[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play ""]\n')
+    r = with_play("", first="")
     assert r.errors == [] and r.play is None
 
 
 def test_cards_after_the_closing_star_are_one_error():
-    [r] = read('[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\nSA * HA DA CA\n')
+    r = with_play("SA * HA DA CA")
     assert [e for e in r.errors if "after the closing" in e] == ["line 3: [Play] 'HA' after the closing '*'"]
 
 
 def test_a_bad_card_of_the_play_keeps_its_place_in_the_trick():
     """The cards after it stay with the seats that played them."""
-    [r] = read('[Deal "N:AK... .AK.. ..AK. ...AK"]\n[Play "N"]\nSA HX DA CA\n')
+    r = with_play("SA HX DA CA")
     assert any("bad card 'HX'" in e for e in r.errors), r.errors
     assert r.play.tricks == ((Card.parse("SA"), "-", Card.parse("DA"), Card.parse("CA")),)
 

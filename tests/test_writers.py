@@ -250,11 +250,22 @@ def written(writer: type[Writer], record: Record, result: dict) -> str:
     return out.getvalue().decode()
 
 
+def csv_row_of(record: Record, result: dict) -> dict[str, str]:
+    """The csv output's one row, by column."""
+    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    return row
+
+
+def pbn_table(record: Record, result: dict, name: str, rows: int) -> list[str]:
+    """The pbn output's table tag ``name`` and its first ``rows`` rows."""
+    lines = written(PbnWriter, record, result).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith(f"[{name} "))
+    return lines[head:head + 1 + rows]
+
+
 def moon_table(record: Record, result: dict) -> list[str]:
     """The pbn output's ``HeartsMoonTable`` tag and its four rows."""
-    lines = written(PbnWriter, record, result).splitlines()
-    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsMoonTable "))
-    return lines[head:head + 5]
+    return pbn_table(record, result, "HeartsMoonTable", 4)
 
 
 def test_the_csv_cost_of_a_seat_is_the_sum_of_its_cards_costs(played):
@@ -264,7 +275,7 @@ def test_the_csv_cost_of_a_seat_is_the_sum_of_its_cards_costs(played):
     cards = result["review"]["cards"]
     costs = {seat: [c["cost"] for c in cards if c["seat"] == seat] for seat in "NESW"}
     assert any(sum(c) != sum(1 for x in c if x) for c in costs.values()), "no cost above 1 to tell"
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    row = csv_row_of(record, result)
     assert {seat: int(row[f"{seat}_cost"]) for seat in "NESW"} == {s: sum(c) for s, c in costs.items()}
 
 
@@ -286,9 +297,7 @@ def test_the_pbn_cost_table_gives_each_card_its_seven_columns(played):
     """A best card has no better cards to name: ``-`` keeps its row's columns."""
     record, result = played
     cards = result["review"]["cards"]
-    lines = written(PbnWriter, record, result).splitlines()
-    head = next(i for i, line in enumerate(lines) if line.startswith("[HeartsPlayCostTable "))
-    rows = [line.split() for line in lines[head + 1:head + 1 + len(cards)]]
+    rows = [line.split() for line in pbn_table(record, result, "HeartsPlayCostTable", len(cards))[1:]]
     assert [len(r) for r in rows] == [7] * len(cards)
     assert [r[6] for r in rows] == [",".join(c["best_cards"]) or "-" for c in cards]
     assert any(r[6] == "-" for r in rows) and any(r[6] != "-" for r in rows)
@@ -301,7 +310,7 @@ def test_a_lost_moon_is_given_as_trick_and_card_in_csv_and_pbn(played):
     lost = {s: f"{m['lost_with']['trick']}:{m['lost_with']['card']}"
             for s, m in result["review"]["moon"].items() if m["lost_with"]}
     assert list(lost) == ["E"] and re.fullmatch(r"(1[0-3]|[1-9]):[SHDC][2-9TJQKA]", lost["E"])
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    row = csv_row_of(record, result)
     assert {s: row[f"{s}_moon_lost"] for s in "NESW"} == {s: lost.get(s, "") for s in "NESW"}
     assert [line.split()[4] for line in moon_table(record, result)[1:]] == [lost.get(s, "-") for s in "NESW"]
 
@@ -410,13 +419,13 @@ def test_csv_text_that_a_spreadsheet_would_run_as_a_formula_is_escaped(played):
     input) stay as they are."""
     record, result = played
     risky = {**result, "board": '=HYPERLINK("http://x","y")', "file": "@SUM(A1)"}
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, risky)))
+    row = csv_row_of(record, risky)
     assert row["board"] == "'" + risky["board"] and row["file"] == "'@SUM(A1)"
     tabbed = {**result, "board": "\t=1+2"}    # (a tab or CR first, which some spreadsheets skip)
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, tabbed)))
+    row = csv_row_of(record, tabbed)
     assert row["board"].startswith("'")
     plain = {**result, "board": "12", "file": "-", "players": {"N": {"guarantee": -3}}}
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, plain)))
+    row = csv_row_of(record, plain)
     assert (row["board"], row["file"], row["N_guarantee"]) == ("12", "-", "-3")
 
 
@@ -424,7 +433,7 @@ def test_the_csv_gives_each_seat_s_score_and_who_shot(played):
     record, result = played
     rv = result["review"]
     assert rv["scores"] is not None
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, result)))
+    row = csv_row_of(record, result)
     assert {s: int(row[f"{s}_score"]) for s in "NESW"} == rv["scores"]
     assert (row["shot_the_moon"], row["shot_the_foot"]) == (" ".join(rv["shot_the_moon"]),
                                                             " ".join(rv["shot_the_foot"]))
@@ -433,7 +442,7 @@ def test_the_csv_gives_each_seat_s_score_and_who_shot(played):
 def test_a_csv_rules_cell_holds_a_rule_object_as_json(played):
     record, result = played
     ruled = {**result, "rules": {"preset": "standard", "moon": "old"}}
-    [row] = csv.DictReader(io.StringIO(written(CsvWriter, record, ruled)))
+    row = csv_row_of(record, ruled)
     assert json.loads(row["rules"]) == ruled["rules"]
 
 
