@@ -130,7 +130,7 @@ def _short_deal(p: Position) -> list[str]:
     if size >= 13 or not p.first_trick:
         return []
     rules = []
-    if p.rules.first_lead == "C2" and p.forced_lead is not None:
+    if p.forced_lead is not None:
         rules.append(f"{p.forced_lead}, the lowest club, leads")
     if not p.rules.first_trick_points:
         rules.append("no point card on it unless a hand has nothing else")
@@ -256,7 +256,7 @@ def status_line(bounds: Mapping[str, tuple[int | None, int | None]], seats: list
     each of ``seats``' guarantee, its bounds while it is searched; how many of the mover's
     ``cards`` (questions that are not seats) are valued; the time taken, if ``seconds``.
 
-    >>> status_line({"N": (6, 6), "E": (19, None), "S": (None, 12), "C2": (5, 5)},
+    >>> status_line({"N": (6, 6), "E": (19, None), "S": (None, 12), "C2": (5, 5), "C3": (4, None)},
     ...             ["N", "E", "S", "W"], 3, 14.2)
     'N 6 · E ≥ 19 · S ≤ 12 · W … · cards 1/3 · 14 s'
     """

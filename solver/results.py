@@ -21,8 +21,8 @@ class Bounds(NamedTuple):
     """What is proved of a guarantee: ``low <= guarantee <= high``, None for a side not
     proved; equal when it is solved (``Solver.guarantee_bounds``).
 
-    >>> Bounds(3, 3).exact, Bounds(3, None).exact
-    (True, False)
+    >>> Bounds(3, 3).exact, Bounds(3, None).exact, Bounds(None, None).exact
+    (True, False, False)
     """
     low: int | None
     high: int | None
@@ -48,8 +48,8 @@ class BySeat(dict[Seat, _V]):
     other call of the library takes a seat, so that ``analysis.players["N"]`` works.
 
     >>> d = BySeat({Seat.N: 3})
-    >>> d["N"], d["n"], d[0], d.get("E"), "N" in d, "X" in d
-    (3, 3, 3, None, True, False)
+    >>> d["N"], d["n"], d[0], d.get("E"), d.get("E", 0), "N" in d, "X" in d
+    (3, 3, 3, None, 0, True, False)
     >>> d["X"]
     Traceback (most recent call last):
     KeyError: 'X'
@@ -184,8 +184,8 @@ def proven_so_far(e: SearchAborted) -> str:
     """What a search cut short had proved of the guarantee asked, for its one-line message
     (or nothing).
 
-    >>> proven_so_far(SearchAborted("x", 6, None, "N"))
-    "; so far N's guarantee is at least 6"
+    >>> proven_so_far(SearchAborted("x", 6, None, "N")), proven_so_far(SearchAborted("x", None, None, "N"))
+    ("; so far N's guarantee is at least 6", '')
     """
     if e.who is None or (e.low is None and e.high is None):
         return ""

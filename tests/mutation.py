@@ -30,7 +30,15 @@ the DOS end mark between joined files and a comment open past its lines, by test
 outputs: a rule object, the scores and a tab-led cell in the csv, the pbn tags without guarantees
 and a best card's ``-``, files ending without a line end, annotations after such a line and in
 the game's encoding, a play stopping at a trick's end, "nobody" able to shoot, and a format named in
-capitals, by test_writers.py; a hand's mask with bits that are no card, by test_sampling.py).
+capitals, by test_writers.py; a hand's mask with bits that are no card, by test_sampling.py), and
+in a fourth run nineteen more (a forced choice's moon flag and the ends of the solver's ranges, by
+test_analysis.py; the report's E over East's suits, a deal of one card, a trick of -1 point, a line
+without cards on the table and the points taken of the seats asked, by test_report.py, and an open
+card in the status line, by report's doctest; a weighing cut short, by test_sampling.py; each
+card's ``best`` and the time's rounding, by test_results.py, and bounds of nothing, ``get``'s
+default and a search that proved nothing, by results' doctests; the count of errors of a record
+not annotated, a MemoryError without words, the jobs of the cores allowed and a worker's solver
+by table size, by test_batch.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -38,7 +46,7 @@ build, then the tests: most faults fail them within a minute, a harmless one run
 about 3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
-    .venv/bin/python tests/mutation.py              # every fault (4 to 5 hours)
+    .venv/bin/python tests/mutation.py              # every fault (5 to 6 hours)
     .venv/bin/python tests/mutation.py duck_tie     # some by name
 
 A fault whose text no longer appears in the source is reported stale: update it with the code.
@@ -82,6 +90,8 @@ API_TESTS = ("tests/test_api.py", "tests/test_api_solving.py", "tests/test_api_a
 #: The tests of the answers as they are given: their JSON, the report, the lines of positions.
 ANSWER_TESTS = ("tests/test_results.py", "solver/results.py", "tests/test_report.py", "solver/report.py",
                 "tests/test_cli_cases.py", "tests/test_position_lines.py", "tests/test_cli_errors.py")
+#: The tests of the reports: the answers', the cards weighed over samples', the status line's.
+REPORT_TESTS = (*ANSWER_TESTS, "tests/test_sampling.py", "tests/test_cli_status.py")
 #: The tests of the solver's Python side: its answers assembled, lines, bounds carried.
 ANALYSIS_TESTS = ("tests/test_analysis.py", "tests/test_results.py", "tests/test_cli_cases.py",
                   "tests/test_consistency.py", "tests/test_dds_list100.py")
@@ -557,6 +567,41 @@ FAULTS = [
         ("full_deals_chunked", "    return max(1, AUTO_CHUNK >> max(0, cards - 4))", "    return AUTO_CHUNK"),
         ("unannotated_unread", "        out, errors, _, _ = _read(record, options or AnnotateOptions())",
          "        out, errors = _unanswered(record), list(record.errors)"),
+        ("no_deal_unsaid", "        if problem:\n            errors.append(problem)",
+         "        if 0:\n            errors.append(problem)"),
+        ("leader_error_at_record", 'errors.append(f"line {record.leader_line}: [HeartsLeader] {e}")',
+         'errors.append(f"line {record.line}: [HeartsLeader] {e}")'),
+        ("start_error_unsaid", '            errors.append(f"line {record.line}: {e}")\n            return out, errors, None, ()',
+         "            return out, errors, None, ()"),
+        ("leader_unwritten", '    out["leader"] = str(start.to_move)', '    out["leader"] = None'),
+        ("play_unwritten", '        out["play"] = " ".join(str(c) for c in cards)',
+         '        out["play"] = None'),
+        ("moon_only_costed", "costs=not options.moon_only)", "costs=True)"),
+        ("budget_words_ignored", "        why = options.out_of_time or out_of_time(",
+         "        why = out_of_time("),
+        ("file_unwritten", '    if record.source is not None:\n        out["file"]',
+         '    if 0:\n        out["file"]'),
+        ("deal_unwritten", '    if record.deal is not None:\n        out["deal"]',
+         '    if 0:\n        out["deal"]'),
+        ("unannotated_more_dropped", '[*errors, f"line {record.line}: not annotated: {why}"], record.more_errors)',
+         '[*errors, f"line {record.line}: not annotated: {why}"])'),
+        ("chunk_size_ignored", "    if size is not None:\n        it = iter(records)",
+         "    if 0:\n        it = iter(records)"),
+        ("full_deal_joins_chunk", "        if chunk and len(chunk) >= min(least, limit):", "        if 0:"),
+        ("window_unbounded", "            while len(pending) >= window:",
+         "            while len(pending) >= 1000 * window:"),
+        ("five_cards_as_four", "AUTO_CHUNK >> max(0, cards - 4))", "AUTO_CHUNK >> max(0, cards - 5))"),
+        ("empty_message_blank", 'shortened(" ".join(str(e).split()) or type(e).__name__, 200)',
+         'shortened(" ".join(str(e).split()), 200)'),
+        ("files_limit_doubled", "    if soft == resource.RLIM_INFINITY or need <= soft:",
+         "    if soft == resource.RLIM_INFINITY or need <= 2 * soft:"),
+        ("start_hint_dropped", '        hint = _LIMIT_HINTS.get(e.errno or 0, "")', '        hint = ""'),
+        ("one_job_default", "        return max(1, len(os.sched_getaffinity(0)))", "        return 1"),
+        ("unannotated_standard_rules", "_read(record, options or AnnotateOptions())",
+         "_read(record, AnnotateOptions())"),
+        ("time_error_unplaced", 'errors.append(f"line {record.line}: {why}{stage}")',
+         'errors.append(f"{why}{stage}")'),
+        ("other_table_same_solver", "    if table_mb not in _SOLVERS:", "    if not _SOLVERS:"),
     ]),
     # resuming (solver/checkpoint.py)
     *_faults("solver/checkpoint.py", RECORD_TESTS, [
@@ -631,13 +676,82 @@ FAULTS = [
         ("proven_words_swapped", 'span = f"at least {e.low}" if e.low is not None else f"at most {e.high}"',
          'span = f"at most {e.low}" if e.low is not None else f"at least {e.high}"'),
         ("line_without_seats", 'f"{st.seat}:{st.card}" for st in steps', 'f"{st.card}" for st in steps'),
+        ("exact_of_nothing", "        return self.low is not None and self.low == self.high",
+         "        return self.low == self.high"),
+        ("any_seat_contained", "        return seat is not None and dict.__contains__(self, seat)",
+         "        return seat is not None"),
+        ("get_default_dropped", "return default if seat is None else dict.get(self, seat, default)",
+         "return default if seat is None else dict.get(self, seat)"),
+        ("to_move_none_as_text", '"to_move": str(p.to_move) if p.to_move is not None else None,',
+         '"to_move": str(p.to_move),'),
+        ("seconds_unrounded", '"seconds": round(self.seconds, 4),', '"seconds": self.seconds,'),
+        ("best_always_false", '"moon_possible": m.moon_possible, "best": m.best}',
+         '"moon_possible": m.moon_possible, "best": False}'),
+        ("node_limit_alone", "    if nodes and seconds:\n", "    if nodes:\n"),
+        ("nothing_proven_said", "    if e.who is None or (e.low is None and e.high is None):",
+         "    if e.who is None:"),
+        ("between_said_as_one", "    if e.low is not None and e.high is not None:\n        span",
+         "    if 0:\n        span"),
     ]),
-    *_faults("solver/report.py", ANSWER_TESTS, [
+    *_faults("solver/report.py", REPORT_TESTS, [
         ("best_star_elsewhere", '("*" if m.best else " ")', '(" " if m.best else "*")'),
         ("hearts_broken_words", '"; hearts broken" if p.broken else "; hearts not broken yet"',
          '"; hearts not broken yet" if p.broken else "; hearts broken"'),
         ("trick_line_leader_only", '"  ".join(f"{p.leader.next(i)} {c}" for i, c in enumerate(p.trick))',
          '"  ".join(f"{p.leader} {c}" for i, c in enumerate(p.trick))'),
+        ("east_column_moved", '    out.append("W" + " " * (EAST - 1) + "E")',
+         '    out.append("W" + " " * EAST + "E")'),
+        ("void_suit_blank", "{ranks or '-'}", "{ranks}"),
+        ("moon_words_swapped", "{'yes' if moon else 'no'}", "{'no' if moon else 'yes'}"),
+        ("over_shooters_unsaid", '(f"; {\'/\'.join(map(str, shooters))} shot the moon"', '(""'),
+        ("taken_on_trick_two_only", "        if p.trick_number > 1:\n", "        if p.trick_number > 2:\n"),
+        ("hearts_words_without_breaking", '("" if p.rules.hearts_break == "none" else', '("" if 0 else'),
+        ("footnote_when_over", "    if not p.is_over:\n        lines.append(guarantee_means",
+         "    if 1:\n        lines.append(guarantee_means"),
+        ("share_note_missing", "    elif p.rules.partnership:       #", "    elif 0:       #"),
+        ("not_valued_unsaid", "    elif p.to_move is not None:  # analyze", "    elif 0:  # analyze"),
+        ("moon_clause_with_sides", 'moon = rules.moon != "none" and not rules.partnership',
+         'moon = rules.moon != "none"'),
+        ("thirteen_called_short", "    if size >= 13 or not p.first_trick:",
+         "    if size > 13 or not p.first_trick:"),
+        ("short_deal_later_trick", "    if size >= 13 or not p.first_trick:", "    if size >= 13:"),
+        ("one_card_plural", "{'s' if size > 1 else ''}", "s"),
+        ("no_first_points_unsaid", "    if not p.rules.first_trick_points:\n", "    if 0:\n"),
+        ("weighing_in_time_unsaid", '(f", {w.answered} of them analysed in time:" if w.answered < w.drawn else ":")',
+         '(":")'),
+        ("weighing_seed_dropped", '(f" (seed{_UNBROKEN}{seed})" if seed is not None else "")', '("")'),
+        ("weighing_view_unsaid", '("that fit its cards and the play" if from_view else',
+         '("that fit its cards and the play" if 0 else'),
+        ("weighing_means_note_always", "    if w.answered < w.drawn:\n        lines.append",
+         "    if 1:\n        lines.append"),
+        ("minus_one_point_plural", "'' if abs(points) == 1 else 's'", "'' if points == 1 else 's'"),
+        ("zero_points_shown", '("" if not points else', '("" if 0 else'),
+        ("line_trick_points_dropped", "p.rules.points_of(mask_of(trick)) + p.rules.trick_points",
+         "p.rules.points_of(mask_of(trick))"),
+        ("line_final_scores_missing", "    if p.is_over:       # (a guarantee",
+         "    if 0:       # (a guarantee"),
+        ("on_table_key_always", "[_ON_TABLE, _WINNER] if start.trick else [_WINNER]", "[_ON_TABLE, _WINNER]"),
+        ("line_sides_single", "    if start.rules.partnership:\n        us, them",
+         "    if 0:\n        us, them"),
+        ("final_scores_raw", "end.score(end.side_seats(side)[0])", "end.raw_points(side)"),
+        ("span_exact_as_range", "    if low is not None and low == high:\n        return str(low)",
+         "    if 0:\n        return str(low)"),
+        ("status_counts_unsettled", "if q not in seats and low is not None and low == high)",
+         "if q not in seats)"),
+        ("status_counts_no_cards", "    if cards:\n        valued", "    if 1:\n        valued"),
+        ("catalogue_narrow", "    width = max(map(len, [*presets, *keys])) + 2",
+         "    width = max(map(len, [*presets, *keys])) + 1"),
+        ("integer_range_unsaid", 'return f"an integer from {-VALUE_LIMIT} to {VALUE_LIMIT}; standard: {standard}"',
+         'return f"an integer; standard: {standard}"'),
+        ("unbroken_space_shown", '[line.replace(_UNBROKEN, " ") for line in', "[line for line in"),
+        ("sides_words_single", '    if rules.partnership:\n        who, against, it = "a side"',
+         '    if 0:\n        who, against, it = "a side"'),
+        ("no_moon_words_swapped", '", which scores nothing special under these rules)" if rules.moon == "none" else ")"',
+         '")" if rules.moon == "none" else ", which scores nothing special under these rules)"'),
+        ("score_column_named_guarantee", 'column="Score" if p.is_over else "Guarantee"',
+         'column="Guarantee"'),
+        ("taken_by_every_side", "    sides = sorted({p.side(s) for s in a.players})",
+         "    sides = sorted({p.side(s) for s in Seat})"),
     ]),
     *_faults("solver/position_lines.py", ANSWER_TESTS, [
         ("default_player_first", "        if player is None:\n            player = default_player",
@@ -665,6 +779,24 @@ FAULTS = [
         ("moves_low_first", "key=lambda r: (r.card.suit, -r.card.rank))", "key=lambda r: (r.card.suit, r.card.rank))"),
         ("points_left_no_tricks", "    return p.rules.points_of(cards) + p.rules.trick_points * (cards.bit_count() // 4)",
          "    return p.rules.points_of(cards)"),
+        ("forced_choice_no_moon", "                values = [(base.guarantee, base.moon_possible)]",
+         "                values = [(base.guarantee, False)]"),
+        ("best_is_highest", "            best = min(r.guarantee for r in rows)",
+         "            best = max(r.guarantee for r in rows)"),
+        ("second_side_unmirrored", "                return total - self._value_to_go(p, 0, total - guess,",
+         "                return 0 + self._value_to_go(p, 0, total - guess,"),
+        ("moves_for_partner_only", "        if not moves or mover is None or p.side(mover) not in sides:",
+         "        if not moves or mover is None or mover not in wanted:"),
+        ("solver_setting_top_refused", "low <= value < high if below else low <= value <= high",
+         "low <= value < high"),
+        ("questions_forced_listed", "[str(rep) for rep, _ in groups] if len(groups) > 1 else []",
+         "[str(rep) for rep, _ in groups]"),
+        ("guarantee_raw_dropped", "            value = raw + self._value_to_go(p, side, 0 if guess is None else guess - raw,",
+         "            value = self._value_to_go(p, side, 0 if guess is None else guess - raw,"),
+        ("players_by_seat_side", "        players = BySeat({seat: by_side[p.side(seat)] for seat in wanted})",
+         "        players = BySeat({seat: by_side[sides[0]] for seat in wanted})"),
+        ("guess_unchecked", '            guess = _setting("guess", guess, -GUESS_RANGE, GUESS_RANGE)',
+         "            pass"),
     ]),
     *_faults("solver/errors.py", ERROR_TESTS, [
         ("bidi_shown", "\\u2028-\\u202e\\u2066-\\u2069]", "\\u2028-\\u202e]"),

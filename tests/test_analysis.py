@@ -77,6 +77,15 @@ def test_solver_settings_are_checked_when_it_is_made(settings: dict, words: str)
         Solver(**settings)
 
 
+def test_solver_settings_at_the_ends_of_their_ranges_are_taken() -> None:
+    solver = Solver(table_mb=1, threads=256, node_limit=2 ** 62, time_limit=math.inf)
+    assert (solver.node_limit, solver.time_limit) == (2 ** 62, math.inf)
+    pos = endgames({}, 1, "range ends")[0]
+    expected = Solver(table_mb=16).guarantee(pos, Seat.N)
+    for guess in (analysis.GUESS_RANGE, -analysis.GUESS_RANGE):
+        assert solver.guarantee(pos, Seat.N, guess=guess) == expected
+
+
 def test_numpy_numbers_are_numbers() -> None:
     """A Monte-Carlo player's settings often come out of numpy (float32 times, int64 sizes)."""
     np = pytest.importorskip("numpy")
@@ -197,6 +206,20 @@ def test_at_the_end_of_the_hand_the_guarantee_is_the_score() -> None:
     assert {s: r.guarantee for s, r in result.players.items()} == {s: pos.score(s) for s in Seat}
     out = result.to_json()
     assert out["to_move"] is None and out["moves"] == []
+
+
+def test_a_forced_choice_s_cards_carry_the_position_s_moon_flag() -> None:
+    """N's two hearts are one choice (its values are the seat's, not searched again), and
+    either takes both tricks with every point card: each card, like N, can force the moon."""
+    deal = Deal.parse("N:.AK.. .QJ.. ..AK. ..QJ.")
+    pos = Position.from_play(deal, Rules.parse({"first_lead": "free"}), "HQ DA DQ", "E")
+    solver = Solver(table_mb=16)
+    result = solver.analyze(pos)
+    assert result.players[Seat.N] == PlayerResult(0, True)
+    assert [m.card for m in result.moves] == [Card.parse("HA"), Card.parse("HK")]
+    for move in result.moves:
+        child = solver.analyze(pos.play(move.card), moves=False).players[Seat.N]
+        assert (move.guarantee, move.moon_possible) == (child.guarantee, child.moon_possible) == (0, True)
 
 
 @pytest.mark.parametrize("rules, taken", [

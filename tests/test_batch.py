@@ -471,11 +471,15 @@ def test_a_lost_dask_cluster_is_one_line_not_an_output_error():
         runner.submit(records, AnnotateOptions())()
 
 
-def test_a_dask_chunk_that_failed_on_its_worker_is_reported_in_its_records():
+@pytest.mark.parametrize("failure, why", [
+    (MemoryError("cannot allocate a transposition table"), "cannot allocate a transposition table"),
+    (MemoryError(), "MemoryError"),     # (as Python raises it: no words, and the error said none)
+])
+def test_a_dask_chunk_that_failed_on_its_worker_is_reported_in_its_records(failure, why):
     records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
-    runner = _dask_runner(_Failing(MemoryError("cannot allocate a transposition table"), "error"))
+    runner = _dask_runner(_Failing(failure, "error"))
     [lost] = runner.submit(records, AnnotateOptions())()
-    assert lost["error"] == "line 1: not annotated: cannot allocate a transposition table"
+    assert lost["error"] == f"line 1: not annotated: {why}"
 
 
 def test_a_dask_scheduler_whose_workers_all_left_is_one_line_not_a_wait_for_ever(quick_dask):
@@ -583,6 +587,34 @@ def test_a_record_whose_reading_fails_when_not_annotated_keeps_its_place(monkeyp
     lost = batch.not_annotated(record, "its worker process died")
     assert (lost["board"], lost["deal"], lost["rules"], lost["players"]) == ("3", "N:.A..2 .2..3 .3..4 .4..5", None, None)
     assert lost["error"] == "line 1: not annotated: its worker process died"
+
+
+def test_jobs_by_default_are_the_cores_this_process_may_use(monkeypatch) -> None:
+    """Not the machine's: a batch system's job (taskset, a cgroup's cpuset) may have fewer."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5, 7})
+    assert batch.default_jobs() == 3
+
+
+def test_a_worker_keeps_its_solver_across_chunks_but_not_across_table_sizes(monkeypatch) -> None:
+    """One solver a worker, its table allocated once; a later run in the same process that asks
+    for another table size (a library caller's) gets a solver of that size, not the last one's."""
+    monkeypatch.setattr(batch, "_SOLVERS", {})
+    first = batch._solver(1)
+    assert batch._solver(1) is first
+    assert batch._solver(2).table_mb == 2 and list(batch._SOLVERS) == [2]
+
+
+def test_a_record_not_annotated_keeps_the_count_of_its_errors_beyond_those_listed() -> None:
+    """A game of 25 repeated tags holds 20 errors and counts 4 more; left unannotated, its
+    error said nothing of those 4, as the record annotated does."""
+    text = '[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n' + '[A ""]\n' * 25
+    [record] = read_records(io.BytesIO(text.encode()))
+    assert record.more_errors == 4
+    annotated = batch.annotate_record(record, AnnotateOptions(), Solver(table_mb=1))["error"]
+    lost = batch.not_annotated(record, "its worker process died")["error"]
+    listed = annotated.removesuffix("; and 4 more errors")
+    assert lost == listed + "; line 1: not annotated: its worker process died; and 4 more errors"
 
 
 def test_a_worker_killed_while_the_next_chunk_is_sent_is_not_a_traceback() -> None:

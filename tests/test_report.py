@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from solver.analysis import Solver
 from solver.cards import Seat
 from solver.deal import Deal, hand_string
@@ -40,6 +42,8 @@ def test_the_seats_table_says_what_a_guarantee_is_and_what_was_taken():
     pos = Position.from_play(DEAL, Rules(), "C4 C8 S9 C5")
     text = render(solver.analyze(pos))
     assert "Points taken so far: N 0, E 0, S 0, W 0; hearts not broken yet\n" in text
+    only_east = render(solver.analyze(pos, seats=[Seat.E]))     # (as its table: the seats asked)
+    assert "Points taken so far: E 0; hearts not broken yet\n" in only_east
     assert "(guarantee: the fewest points a seat can make sure of" in text
     assert "Seat  Guarantee  Moon possible" in text
     over = pos.play_all([m.card for m in solver.line(pos, Seat.N)])
@@ -116,9 +120,10 @@ def test_a_hand_over_with_partnerships_says_the_partners_share_the_score():
 
 def test_the_diagram_has_west_on_the_left_and_east_on_the_right():
     """Under the "W … E" row each suit's line starts with West's cards and ends with East's
-    (a diagram with the two swapped read just as well)."""
+    (a diagram with the two swapped read just as well), and the E stands over East's suits."""
     lines = render(Solver(table_mb=16).analyze(Position.start(DEAL))).splitlines()
     row = next(i for i, line in enumerate(lines) if line.startswith("W ") and line.endswith(" E"))
+    assert lines[row].rindex("E") == lines[row + 1].rindex("♠")
     west, east = (hand_string(DEAL.hands[seat]).split(".") for seat in (Seat.W, Seat.E))
     for k, (symbol, w, e) in enumerate(zip("♠♥♦♣", west, east)):
         line = lines[row + 1 + k]
@@ -131,13 +136,16 @@ def points_by_the_rules(cards: list[str], trick_points: int) -> int:
     return sum(1 if c[0] == "H" else 13 if c == "SQ" else 0 for c in cards) + trick_points
 
 
-def test_a_line_s_tricks_carry_their_trick_points():
+@pytest.mark.parametrize("trick_points", [1, -1])
+def test_a_line_s_tricks_carry_their_trick_points(trick_points: int):
     """With ``trick_points`` every trick scores for its winner besides its cards (SPEC §2): the
-    line's "→ seat, N points" counts them, so a trick without a point card shows 1 point."""
-    pos = Position.start(DEAL, Rules.parse({"trick_points": 1}))
+    line's "→ seat, N points" counts them, so a trick without a point card shows 1 point (or
+    -1 point), and one whose points come to 0 none."""
+    pos = Position.start(DEAL, Rules.parse({"trick_points": trick_points}))
     solver = Solver(table_mb=16)
-    tricks = [line for line in render_line(pos, Seat.S, solver.line(pos, Seat.S)).splitlines()
-              if line.startswith("Trick ")]
+    lines = render_line(pos, Seat.S, solver.line(pos, Seat.S)).splitlines()
+    assert lines[-2] == "(after →: who takes the trick, and its points)"   # (no cards on the table)
+    tricks = [line for line in lines if line.startswith("Trick ")]
     assert len(tricks) == 7
     for line in tricks:
         played, _, taken = line.partition("  → ")
@@ -145,8 +153,9 @@ def test_a_line_s_tricks_carry_their_trick_points():
         assert len(seats_cards) == 4, line
         led = seats_cards[0][1][0]
         winner = max((sc for sc in seats_cards if sc[1][0] == led), key=lambda sc: RANKS.index(sc[1][1]))[0]
-        points = points_by_the_rules([card for _, card in seats_cards], 1)
-        assert taken == f"{winner}, {points} point{'' if points == 1 else 's'}", line
+        points = points_by_the_rules([card for _, card in seats_cards], trick_points)
+        assert taken == winner + ("" if points == 0 else
+                                  f", {points} point{'' if abs(points) == 1 else 's'}"), line
 
 
 def test_a_line_ends_with_the_final_scores_and_who_shot_the_moon():
@@ -282,6 +291,8 @@ def test_a_short_deal_says_its_first_trick_is_trick_1() -> None:
     assert "a whole hand" not in render(solver.analyze(Position.from_play(deal, Rules(), "C2 SA SK D3")))
     free = Rules.parse({"first_lead": "free", "first_trick_points": True, "hearts_break": "none"})
     assert "a whole hand" not in render(solver.analyze(Position.start(deal, free, "N")))
+    one = render(solver.analyze(Position.start(Deal.parse("N:...2 ...3 ...4 ...5"))))
+    assert "(a deal of 1 card a hand is a whole hand:" in one
     from solver.report import _short_deal
     assert _short_deal(Position.start(Deal.random(1))) == []     # (13 cards: a hand as dealt)
 

@@ -8,11 +8,11 @@ import pickle
 import pytest
 
 from solver.analysis import Solver
-from solver.cards import Seat
+from solver.cards import Card, Seat
 from solver.deal import Deal
 from solver.position import Position
 from solver.position_lines import read_position_lines
-from solver.results import AnalysisWithLine
+from solver.results import Analysis, AnalysisWithLine, BySeat, MoveResult
 from solver.rules import Rules
 
 DEAL = Deal.parse("N:A.2..2 K.3..3 Q.4..4 J.5..5")
@@ -40,6 +40,15 @@ def test_an_analysis_players_take_a_seat_as_the_library_takes_one() -> None:
         with pytest.raises(KeyError):
             a.players[missing]
     assert pickle.loads(pickle.dumps(a.players)) == a.players
+
+
+def test_each_card_says_whether_it_is_best_and_the_time_is_to_a_tenth_of_a_millisecond() -> None:
+    p = Position.from_play(DEAL, RULES, "", "N")
+    moves = [MoveResult(Card.parse("SA"), 0, True, True), MoveResult(Card.parse("H2"), 1, False)]
+    got = Analysis(p, BySeat(), moves, 7, 1.234567).to_json()
+    assert got["moves"] == [{"card": "SA", "guarantee": 0, "moon_possible": True, "best": True},
+                            {"card": "H2", "guarantee": 1, "moon_possible": False, "best": False}]
+    assert (got["nodes"], got["seconds"]) == (7, 1.2346)
 
 
 def test_points_taken_are_each_seats_side_so_far() -> None:

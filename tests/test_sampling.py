@@ -22,6 +22,7 @@ from solver.errors import HeartsError, SampleError
 from solver.position import Position
 from solver.rules import Rules
 from solver.analysis import Solver
+from solver.report import render_weighing
 from solver.results import Analysis, MoveResult
 from solver.cli import _known_cards, cli
 from solver.sampling import samples, samples_from_view, weigh_cards, weigh_deals, weigh_view
@@ -316,6 +317,9 @@ def test_cards_weighed_under_a_time_limit_leave_out_the_deals_not_analysed() -> 
     p = Position.start(Deal.random(2))       # its deals take seconds each
     w = weigh_cards(Solver(table_mb=16, time_limit=0.05), p, 4, seed=1)
     assert (w.drawn, w.answered, w.cards) == (4, 0, [])
+    text = " ".join(render_weighing(p, w).split())
+    assert "Its cards over 4 deals it cannot tell from this one, 0 of them analysed in time:" in text
+    assert "(the means leave out the deals not analysed in time, which are the harder)" in text
     with pytest.raises(HeartsError, match="the hand is over"):
         over = Position.from_play(Deal.parse("N:A... K... Q... J..."), {"first_lead": "free"},
                                   "SA SK SQ SJ", "N")
@@ -333,6 +337,7 @@ def test_analyze_samples_prints_the_weighing() -> None:
     assert result.exit_code == 0 and json.loads(result.output) == expected
     text = CliRunner().invoke(cli, args).output
     assert f"{p.to_move} to play, trick {p.trick_number}" in text and "(seed 3)" in text
+    assert "in time" not in text        # (every deal analysed: no deal left out to speak of)
     best = expected["cards"][0]
     assert f"{best['card']:<4}  {best['mean_guarantee']:>14.2f}  {best['best_in']} of 6" in text
 
