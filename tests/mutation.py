@@ -31,14 +31,15 @@ outputs: a rule object, the scores and a tab-led cell in the csv, the pbn tags w
 and a best card's ``-``, files ending without a line end, annotations after such a line and in
 the game's encoding, a play stopping at a trick's end, "nobody" able to shoot, and a format named in
 capitals, by test_writers.py; a hand's mask with bits that are no card, by test_sampling.py), and
-in a fourth run nineteen more (a forced choice's moon flag and the ends of the solver's ranges, by
+in a fourth run twenty-four more (a forced choice's moon flag and the ends of the solver's ranges, by
 test_analysis.py; the report's E over East's suits, a deal of one card, a trick of -1 point, a line
 without cards on the table and the points taken of the seats asked, by test_report.py, and an open
 card in the status line, by report's doctest; a weighing cut short, by test_sampling.py; each
 card's ``best`` and the time's rounding, by test_results.py, and bounds of nothing, ``get``'s
 default and a search that proved nothing, by results' doctests; the count of errors of a record
 not annotated, a MemoryError without words, the jobs of the cores allowed and a worker's solver
-by table size, by test_batch.py).
+by table size, by test_batch.py; request fields past their length, a seed at its limit and a typo
+in ``/analyses``' fields, by test_api.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -875,6 +876,29 @@ FAULTS = [
         ("share_of_one", "share: Optional[float] = Field(None, ge=0, lt=1,", "share: Optional[float] = Field(None, ge=0, le=1,"),
         ("position_unknown_field", 'model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={\n        "examples": [{"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"}]})',
          'model_config = ConfigDict(extra="ignore", strict=True, json_schema_extra={\n        "examples": [{"deal": EXAMPLE_DEAL, "play": EXAMPLE_PLAY, "rules": "standard"}]})'),
+        ("deal_unbounded", 'deal: str = Field(max_length=256, description="PBN deal: first seat',
+         'deal: str = Field(description="PBN deal: first seat'),
+        ("play_unbounded", "play: Optional[str] = Field(None, max_length=1024,",
+         "play: Optional[str] = Field(None,"),
+        ("hand_unbounded", "hand: Optional[str] = Field(None, max_length=256,",
+         "hand: Optional[str] = Field(None,"),
+        ("no_deals_counted", "count: Annotated[int, Field(ge=1,", "count: Annotated[int, Field(ge=0,"),
+        ("seed_at_limit", "Field(ge=0, lt=SEED_LIMIT)", "Field(ge=0, le=SEED_LIMIT)"),
+        ("request_seed_negative", "Field(ge=0, lt=SEED_LIMIT)", "Field(ge=-1, lt=SEED_LIMIT)"),
+        ("no_positions_taken", "positions: list[Any] = Field(min_length=1,", "positions: list[Any] = Field("),
+        ("share_negative", "share: Optional[float] = Field(None, ge=0, lt=1,",
+         "share: Optional[float] = Field(None, ge=-1, lt=1,"),
+        ("rule_value_unbounded", "RuleValue = Annotated[int, Field(ge=-VALUE_LIMIT, le=VALUE_LIMIT), BeforeValidator(whole_value)]",
+         "RuleValue = Annotated[int, BeforeValidator(whole_value)]"),
+        ("rule_object_loose", 'RuleSet.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)',
+         'RuleSet.__pydantic_config__ = ConfigDict(extra="ignore", strict=True)'),
+        ("annotate_query_loose", '    model_config = ConfigDict(extra="forbid")\n\n    format:',
+         '    model_config = ConfigDict(extra="ignore")\n\n    format:'),
+        ("analyses_loose", 'model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={\n        "examples": [{"positions"',
+         'model_config = ConfigDict(extra="ignore", strict=True, json_schema_extra={\n        "examples": [{"positions"'),
+        ("option_unstripped", "by_key.get(v.strip().lower(), v)", "by_key.get(v.lower(), v)"),
+        ("request_whole_float_refused", "_WHOLE = BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer()",
+         "_WHOLE = BeforeValidator(lambda v: v if isinstance(v, float) and v.is_integer()"),
     ]),
     *_faults("api/app.py", SERVICE_TESTS, [
         ("env_over_config", "    app.config.update(from_environment(os.environ))\n    app.config.update(config or {})\n",

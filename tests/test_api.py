@@ -193,6 +193,7 @@ def test_analyses_defaults_apply_to_positions_without_their_own(base_url):
     ({"positions": [{"deal": FULL_DEAL}], "player": "Q"}, "invalid-request", ["player"]),
     ({"positions": [{"deal": FULL_DEAL}], "share": 1}, "invalid-request", ["share"]),
     ({"positions": [{"deal": FULL_DEAL}], "share": "half"}, "invalid-request", ["share"]),
+    ({"positions": [{"deal": FULL_DEAL}], "plaer": "S"}, "invalid-request", ["plaer"]),   # (a typo)
 ])
 def test_analyses_request_faults_are_problems(base_url, body, kind, words):
     assert_problem(post(base_url, "analyses", json=body), 422, kind, *words)
@@ -565,12 +566,26 @@ def test_samples_from_a_hand_name_what_is_wrong(body: dict, field: str | None, w
     ({"seat": "X"}, "seat", "X"),
     ({"known": {"X": "SA"}}, "known", "unknown seat 'X'"),
     ({"play": "", "seat": "N", "known": {"E": "ZZ"}}, "known", "cannot read card 'ZZ'"),
+    ({"seed": 2 ** 63}, "seed", "less than 9223372036854775808"),
 ])
 def test_samples_name_what_is_wrong(extra, field, words):
     body = {"deal": FULL_DEAL, "play": "C2 C6 C5 CT", **extra}
     resp = create_app({}).test_client().post("/api/v1/samples", json=body)
     assert resp.status_code == 422
     assert resp.get_json()["detail"].startswith(f"{field}") and words in resp.get_json()["detail"]
+
+
+@pytest.mark.parametrize("path, body, field, limit", [
+    ("analyze", {"deal": "N:" + "A" * 300}, "deal", 256),
+    ("analyze", {"deal": FULL_DEAL, "play": "C2 " * 400}, "play", 1024),
+    ("samples", {"deal": "N:" + "A" * 300}, "deal", 256),
+    ("samples", {"hand": "A" * 300, "seat": "S"}, "hand", 256),
+])
+def test_a_field_past_its_length_is_refused_before_it_is_read(path, body, field, limit):
+    """As the document's maxLength says: refused naming the field, not read as a deal or a play."""
+    resp = create_app({}).test_client().post(f"/api/v1/{path}", json=body)
+    assert resp.status_code == 422
+    assert resp.get_json()["detail"] == f"{field}: string should have at most {limit} characters"
 
 
 def _request_examples() -> list[Any]:
