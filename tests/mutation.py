@@ -31,15 +31,15 @@ outputs: a rule object, the scores and a tab-led cell in the csv, the pbn tags w
 and a best card's ``-``, files ending without a line end, annotations after such a line and in
 the game's encoding, a play stopping at a trick's end, "nobody" able to shoot, and a format named in
 capitals, by test_writers.py; a hand's mask with bits that are no card, by test_sampling.py), and
-in a fourth run twenty-four more (a forced choice's moon flag and the ends of the solver's ranges, by
+in a fourth run twenty-five more (a forced choice's moon flag and the ends of the solver's ranges, by
 test_analysis.py; the report's E over East's suits, a deal of one card, a trick of -1 point, a line
 without cards on the table and the points taken of the seats asked, by test_report.py, and an open
 card in the status line, by report's doctest; a weighing cut short, by test_sampling.py; each
 card's ``best`` and the time's rounding, by test_results.py, and bounds of nothing, ``get``'s
 default and a search that proved nothing, by results' doctests; the count of errors of a record
 not annotated, a MemoryError without words, the jobs of the cores allowed and a worker's solver
-by table size, by test_batch.py; request fields past their length, a seed at its limit and a typo
-in ``/analyses``' fields, by test_api.py).
+by table size, by test_batch.py; request fields past their length, a seed at its limit, a typo
+in ``/analyses``' fields and the choices of an unknown value, by test_api.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -884,6 +884,31 @@ FAULTS = [
         ("short_body_taken", "        if declared is not None and len(data) < declared:", "        if 0:"),
         ("field_path_whole", "return shortened(path, _FIELD_LIMIT) if path", "return path if path"),
         ("not_found_unnamed", '            detail = f"no resource at {request.path}"', "            pass"),
+        ("problem_type_overridden", '        if key.lower() != "content-type":', "        if 1:"),
+        ("empty_body_as_bad_json", '        if not self.get_data(cache=True):\n            raise ApiProblem("invalid-json", "request body is empty',
+         '        if 0:\n            raise ApiProblem("invalid-json", "request body is empty'),
+        ("chunked_past_limit_taken", "        if declared is None and limit is not None and len(data) >= limit \\",
+         "        if 0 and limit is not None and len(data) >= limit \\"),
+        ("missing_as_code", '        return "is required"', "        return kind"),
+        ("unknown_field_as_code", '        return "is not a known field"', "        return kind"),
+        ("expected_as_pydantic", 'return f"expected {_EXPECTED[kind]}, got {json_type(given)}"',
+         'return err["msg"]'),
+        ("choices_unsaid", 'return f"unknown value {show_json(given)}; expected {err[\'ctx\'][\'expected\']}"',
+         'return f"unknown value {show_json(given)}"'),
+        ("message_capital_kept", "return shortened(msg[0].lower() + msg[1:]) if msg else kind",
+         "return shortened(msg) if msg else kind"),
+        ("more_problems_uncounted", '        detail += f"; and {len(found) - MAX_PROBLEMS} more problems"',
+         "        pass"),
+        ("node_budget_unsaid", 'f"{nodes} nodes per search" if nodes else ""]', '""]'),
+        ("allowed_methods_unsaid", "        if isinstance(e, MethodNotAllowed):", "        if 0:"),
+        ("cut_chunked_body_a_bug", "        if isinstance(e, (ParseException, NoMoreData, TimeoutError)):",
+         "        if 0:"),
+        ("no_memory_a_bug", 'problem_of("unavailable", "this worker is out of memory',
+         'problem_of("internal-error", "this worker is out of memory'),
+        ("disconnect_as_http", "        if isinstance(e, ClientDisconnected):", "        if 0:"),
+    ]),
+    *_faults("api/problems.py", WORKER_TESTS, [     # (a client gone: tested through serve)
+        ("gone_client_as_budget", "        if request.environ.get(CLIENT_GONE_KEY):", "        if 0:"),
     ]),
     *_faults("api/schemas.py", SERVICE_TESTS, [
         ("seat_case_refused", "by_key.get(v.strip().lower(), v)", "by_key.get(v, v)"),

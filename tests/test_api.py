@@ -189,7 +189,8 @@ def test_analyses_defaults_apply_to_positions_without_their_own(base_url):
 @pytest.mark.parametrize("body, kind, words", [
     ({}, "invalid-request", ["positions: is required"]),
     ({"positions": []}, "invalid-request", ["positions"]),
-    ({"positions": [{"deal": FULL_DEAL}], "rules": {"moon": "never"}}, "invalid-request", ["rules.moon"]),
+    ({"positions": [{"deal": FULL_DEAL}], "rules": {"moon": "never"}}, "invalid-request",
+     ["rules.moon: unknown value \"never\"; expected 'add', 'subtract' or 'none'"]),
     ({"positions": [{"deal": FULL_DEAL}], "player": "Q"}, "invalid-request", ["player"]),
     ({"positions": [{"deal": FULL_DEAL}], "share": 1}, "invalid-request", ["share"]),
     ({"positions": [{"deal": FULL_DEAL}], "share": "half"}, "invalid-request", ["share"]),
