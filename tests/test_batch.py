@@ -473,7 +473,7 @@ def test_a_lost_dask_cluster_is_one_line_not_an_output_error():
 
 @pytest.mark.parametrize("failure, why", [
     (MemoryError("cannot allocate a transposition table"), "cannot allocate a transposition table"),
-    (MemoryError(), "MemoryError"),     # (as Python raises it: no words, and the error said none)
+    (MemoryError(), "MemoryError"),     # (as Python raises it: no words, so its type's name)
 ])
 def test_a_dask_chunk_that_failed_on_its_worker_is_reported_in_its_records(failure, why):
     records = list(read_records(io.BytesIO(b'[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n')))
@@ -606,8 +606,8 @@ def test_a_worker_keeps_its_solver_across_chunks_but_not_across_table_sizes(monk
 
 
 def test_a_record_not_annotated_keeps_the_count_of_its_errors_beyond_those_listed() -> None:
-    """A game of 25 repeated tags holds 20 errors and counts 4 more; left unannotated, its
-    error said nothing of those 4, as the record annotated does."""
+    """A game of 25 repeated tags holds 20 errors and counts 4 more: left unannotated, its error
+    counts them too, as the annotated record's does."""
     text = '[Deal "N:.A..2 .2..3 .3..4 .4..5"]\n' + '[A ""]\n' * 25
     [record] = read_records(io.BytesIO(text.encode()))
     assert record.more_errors == 4
