@@ -31,7 +31,7 @@ outputs: a rule object, the scores and a tab-led cell in the csv, the pbn tags w
 and a best card's ``-``, files ending without a line end, annotations after such a line and in
 the game's encoding, a play stopping at a trick's end, "nobody" able to shoot, and a format named in
 capitals, by test_writers.py; a hand's mask with bits that are no card, by test_sampling.py), and
-in a fourth run twenty-five more (a forced choice's moon flag and the ends of the solver's ranges, by
+in a fourth run twenty-seven more (a forced choice's moon flag and the ends of the solver's ranges, by
 test_analysis.py; the report's E over East's suits, a deal of one card, a trick of -1 point, a line
 without cards on the table and the points taken of the seats asked, by test_report.py, and an open
 card in the status line, by report's doctest; a weighing cut short, by test_sampling.py; each
@@ -39,7 +39,8 @@ card's ``best`` and the time's rounding, by test_results.py, and bounds of nothi
 default and a search that proved nothing, by results' doctests; the count of errors of a record
 not annotated, a MemoryError without words, the jobs of the cores allowed and a worker's solver
 by table size, by test_batch.py; request fields past their length, a seed at its limit, a typo
-in ``/analyses``' fields and the choices of an unknown value, by test_api.py).
+in ``/analyses``' fields and the choices of an unknown value, by test_api.py; annotate's own limit
+on its body and the node limit under a request's budget, by test_api_records.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -895,6 +896,19 @@ FAULTS = [
         ("record_limit_own_always", "    if not left or 0 < own <= left:", "    if 1:"),
         ("query_null_documented", "    if len(values) != 1 or len(branches) != 2:", "    if 1:"),
         ("stream_buffered_by_proxy", 'headers={"X-Accel-Buffering": "no"})', "headers={})"),
+        ("annotate_body_unbounded", '    request.max_content_length = current_app.config["ANNOTATE_MAX_BYTES"]',
+         "    pass"),
+        ("query_rules_ignored", "    rules = Rules.parse(query.rules) if query.rules is not None else None",
+         "    rules = None"),
+        ("no_game_answered_empty", '    if first is None:\n        raise ApiProblem.for_field("invalid-pbn"',
+         '    if 0:\n        raise ApiProblem.for_field("invalid-pbn"'),
+        ("media_type_always_jsonl", "mimetype=MEDIA_TYPES[query.format],", 'mimetype="application/jsonl",'),
+        ("memory_logged_each_record", "                    if not short_of_memory:\n                        log_out_of_memory(e)",
+         "                    if 1:\n                        log_out_of_memory(e)"),
+        ("node_limit_unsaid_in_budget", '(f" (or the node limit of {nodes} nodes per search)"\n                                          if nodes else "")',
+         '("")'),
+        ("null_default_documented", 'if k != "anyOf" and not (k == "default" and v is None)}',
+         'if k != "anyOf"}'),
     ]),
     *_faults("api/problems.py", SERVICE_TESTS, [
         ("problems_unlimited", "              for e in found[:MAX_PROBLEMS]]", "              for e in found]"),

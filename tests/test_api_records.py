@@ -161,12 +161,18 @@ def test_records_past_the_request_budget_get_an_error_line_each():
     assert all(line["players"] is None for line in lines)
 
 
-def test_a_record_stopped_by_the_node_limit_says_so():
+@pytest.mark.parametrize("config, words", [
+    ({"SOLVER_TIME_LIMIT": 2.0}, "no answer within the limits of 2 s and 1000 nodes per search"),
+    ({"SOLVER_TIME_LIMIT": 0, "ANNOTATE_TIME_LIMIT": 100.0},     # (the request's budget its limit)
+     "the request's compute budget of 100 s ran out; send fewer records at a time (or the node "
+     "limit of 1000 nodes per search)"),
+])
+def test_a_record_stopped_by_the_node_limit_says_so(config, words):
     """It said "no answer within the time limit of 2 s" after a millisecond."""
-    app = create_app({"SOLVER_TIME_LIMIT": 2.0, "SOLVER_NODE_LIMIT": 1000})
+    app = create_app({**config, "SOLVER_NODE_LIMIT": 1000})
     body = f'[Deal "{Deal.random(19).pbn()}"]\n'.encode()
     [line] = [json.loads(x) for x in app.test_client().post("/api/v1/annotate", data=body).get_data().splitlines()]
-    assert line["error"] == "line 1: no answer within the limits of 2 s and 1000 nodes per search"
+    assert line["error"] == f"line 1: {words}"
 
 
 def test_a_stream_waiting_for_its_client_holds_no_solver():
@@ -267,6 +273,17 @@ def test_a_stream_says_its_worker_is_alive_between_reading_a_record_and_solving_
     resp = create_app({"ANNOTATE_TIME_LIMIT": 1e-6}).test_client().post("/api/v1/annotate",
                                                                           data=PBN)
     assert resp.get_data().count(b"\n") == 10 and events.count("beat") == 2   # (its start's too)
+
+
+def test_the_annotate_body_has_its_own_limit_not_the_json_bodies_one():
+    """``ANNOTATE_MAX_BYTES`` bounds a PBN body, whichever of the two limits is larger."""
+    short = len(PBN) - 1
+    for config, status in [({"ANNOTATE_MAX_BYTES": short}, 413),
+                           ({"ANNOTATE_MAX_BYTES": len(PBN), "MAX_CONTENT_LENGTH": short}, 200)]:
+        resp = create_app(config).test_client().post("/api/v1/annotate", data=PBN)
+        assert resp.status_code == status, config
+        if status == 413:
+            assert resp.get_json()["detail"] == f"request body is larger than the limit of {short} bytes"
 
 
 def test_a_body_of_more_games_than_the_setting_is_refused_before_any_is_read():
