@@ -31,7 +31,7 @@ outputs: a rule object, the scores and a tab-led cell in the csv, the pbn tags w
 and a best card's ``-``, files ending without a line end, annotations after such a line and in
 the game's encoding, a play stopping at a trick's end, "nobody" able to shoot, and a format named in
 capitals, by test_writers.py; a hand's mask with bits that are no card, by test_sampling.py), and
-in a fourth run twenty-seven more (a forced choice's moon flag and the ends of the solver's ranges, by
+in a fourth run twenty-nine more (a forced choice's moon flag and the ends of the solver's ranges, by
 test_analysis.py; the report's E over East's suits, a deal of one card, a trick of -1 point, a line
 without cards on the table and the points taken of the seats asked, by test_report.py, and an open
 card in the status line, by report's doctest; a weighing cut short, by test_sampling.py; each
@@ -40,7 +40,8 @@ default and a search that proved nothing, by results' doctests; the count of err
 not annotated, a MemoryError without words, the jobs of the cores allowed and a worker's solver
 by table size, by test_batch.py; request fields past their length, a seed at its limit, a typo
 in ``/analyses``' fields and the choices of an unknown value, by test_api.py; annotate's own limit
-on its body and the node limit under a request's budget, by test_api_records.py).
+on its body and the node limit under a request's budget, by test_api_records.py; an enumeration's
+component, described and not over a model of its name, by test_api_app.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -1009,6 +1010,15 @@ FAULTS = [
         ("problem_types_unlisted", 'schema["description"] = (schema.get("description", "") + " Types: " + kinds + "; other HTTP "',
          'schema["description"] = (schema.get("description", "") + "; other HTTP "'),
         ("docstrings_left_out", "    if sys.flags.optimize < 2:\n        return\n", "    return\n"),
+        ("enums_left_inline", '                if node.get("enum") == values and node.get("type", "string") == "string":',
+         "                if 0:"),
+        ("enum_type_kept_beside_ref", '                    node.pop("type", None)\n',
+         "                    pass\n"),
+        ("enum_component_overwritten", "for name, (values, _) in enums.items() if name not in schemas}",
+         "for name, (values, _) in enums.items()}"),
+        ("enum_undescribed", '"description": enums[name][1], "type": "string",', '"type": "string",'),
+        ("merged_refs_dangling", "    if renamed:\n        _point_refs(spec, renamed)",
+         "    if 0:\n        _point_refs(spec, renamed)"),
     ]),
 ]
 

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from api import create_app
-from api.docs import shared_schemas
+from api.docs import named_enums, shared_schemas
 from solver.rules import PRESETS, VALUE_LIMIT
 
 
@@ -242,6 +242,22 @@ def test_each_enumeration_is_listed_once_as_a_named_component() -> None:
     assert seat in schemas["AnalyzeResult"]["properties"]["to_move"]["anyOf"]
     assert schemas["AnalyzeResult"]["properties"]["players"]["propertyNames"] == seat
     assert schemas["RuleSet"]["properties"]["preset"]["$ref"] == "#/components/schemas/Preset"
+
+
+def test_an_enumeration_is_named_with_its_description_but_not_over_a_model_of_that_name() -> None:
+    """Each list of the values becomes a reference to one component that holds them and says
+    what they are; a model already of that name (a ``Seat`` model, say) keeps its component,
+    and the lists stay where they are rather than point at that model."""
+    spec: dict[str, Any] = {"player": {"type": "string", "enum": ["N", "S"]}}
+    named_enums(spec, {"Seat": (["N", "S"], "a seat")})
+    assert spec == {"components": {"schemas": {"Seat": {"title": "Seat", "description": "a seat",
+                                                        "type": "string", "enum": ["N", "S"]}}},
+                    "player": {"$ref": "#/components/schemas/Seat"}}
+    model = {"title": "Seat", "type": "object", "properties": {"name": {"type": "string"}}}
+    spec = {"components": {"schemas": {"Seat": model}}, "player": {"type": "string", "enum": ["N", "S"]}}
+    named_enums(spec, {"Seat": (["N", "S"], "a seat")})
+    assert spec == {"components": {"schemas": {"Seat": model}},
+                    "player": {"type": "string", "enum": ["N", "S"]}}
 
 
 def test_every_answer_says_not_to_guess_its_type() -> None:
