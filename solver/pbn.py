@@ -333,11 +333,22 @@ def _check_bytes(data: object) -> None:
 
 def _wide_lines(blocks: Iterable[bytes], encoding: str) -> Iterator[bytes]:
     """Lines of ``blocks`` of text in ``encoding``, as UTF-8, split and cut as ``_split_lines``
-    splits and cuts them (no character cut in two)."""
+    splits and cuts them (no character cut in two). A character cut short at the end is U+FFFD,
+    as any bad bytes are: the decoder is told the end once every block is decoded (told before,
+    as the lines were set up, it dropped them).
+
+    >>> data = ("[" + chr(10)).encode("utf-32-le") + bytes([1])
+    >>> list(_wide_lines([data], "utf-32-le")) == [b"[" + bytes([10]), chr(0xFFFD).encode()]
+    True
+    """
     decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    text = (decoder.decode(block).encode("utf-8") for block in chain(blocks, [b""]))
-    yield from _split_lines(chain(text, [decoder.decode(b"", final=True).encode("utf-8")]),
-                            whole_chars=True)
+
+    def text() -> Iterator[bytes]:
+        for block in blocks:
+            yield decoder.decode(block).encode("utf-8")
+        yield decoder.decode(b"", final=True).encode("utf-8")
+
+    yield from _split_lines(text(), whole_chars=True)
 
 
 class _Prefixed:

@@ -703,6 +703,7 @@ SAMPLE = (PBN / "correct_10.pbn").read_bytes()[:3000]
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.binary(max_size=400), st.lists(PIECES, max_size=80).map(b"".join)))
 @example(b"\x00\x00\x00\x01")
+@example(b"\x01\x00\x00\x00\x00")     # (UTF-32 cut short at the end: its last byte was dropped)
 def test_fuzzed_input_never_raises(data):
     """The records' bytes add up to the input, or, for a stream read as UTF-16 or UTF-32 (which
     four bytes such as 00 00 00 01 look like), to its text in UTF-8."""
