@@ -147,8 +147,8 @@ def descriptor_named(path: str) -> int | None:
     """The descriptor ``path`` names when it is one of this process's own (/dev/stdin,
     /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else None.
 
-    >>> [descriptor_named(p) for p in ("/dev/stdout", "/dev/fd/3", "out.jsonl")]
-    [1, 3, None]
+    >>> [descriptor_named(p) for p in ("/dev/stdout", "/dev/fd/3", "/proc/self/fd/4", "out.jsonl")]
+    [1, 3, 4, None]
     """
     named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}.get(path)
     if named is not None:

@@ -41,7 +41,19 @@ not annotated, a MemoryError without words, the jobs of the cores allowed and a 
 by table size, by test_batch.py; request fields past their length, a seed at its limit, a typo
 in ``/analyses``' fields and the choices of an unknown value, by test_api.py; annotate's own limit
 on its body and the node limit under a request's budget, by test_api_records.py; an enumeration's
-component, described and not over a model of its name, by test_api_app.py).
+component, described and not over a model of its name, by test_api_app.py), and on 2026-12-08 a
+fifth run twenty-nine more (a card outside an endgame's deal or past its end and a position's
+JSON, by test_position.py; rules made directly out of range, the shortest form's suit on a tie,
+the catalogue's choices and point cards, a value's key with spaces and a preset's description, by
+test_rules.py; two ``-`` hands, by test_deal.py; an index of rank 13 to 15 and a rank of two
+letters, by test_cards.py; a boolean's JSON name, a byte's place counted from 1 and a huge number
+shown, by test_errors.py; ``/proc/self/fd/N``, by cli_common's doctest; a negative
+``--time-limit``, by test_cli_errors.py; an unreadable input before others, a whole output's
+stop handlers and a link of a shared folder's owner, by test_cli_records.py; the inputs' names
+of a resumed run, inputs that end before the records it holds, a checkpoint without its hashes
+or its run, one its thread could not save, the output's permissions and one record kept, by
+test_checkpoint.py; a moon lost for good after it came back, in ``POST /moon``'s answer, by
+test_review.py).
 
 It rewrites ``solver/`` and ``api/`` and rebuilds the engine for each fault in it (a fault in
 Python runs as it is), so run it in a clone of its own, set up with ``make demo`` (about 30 s a
@@ -49,7 +61,7 @@ build, then the tests: most faults fail them within a minute, a harmless one run
 about 3 minutes)::
 
     git clone -q . /tmp/mutation && cd /tmp/mutation && make demo
-    .venv/bin/python tests/mutation.py              # every fault (5 to 6 hours)
+    .venv/bin/python tests/mutation.py              # every fault (7 to 8 hours)
     .venv/bin/python tests/mutation.py duck_tie     # some by name
 
 A fault whose text no longer appears in the source is reported stale: update it with the code.
@@ -288,6 +300,31 @@ FAULTS = [
          "                taken[(leader + 1) & 3] |= won_cards\n"),
         ("queen_never_breaks", "    return bool(won & HEART_MASK) or (queen_breaks and bool(won & SQ.mask))",
          "    return bool(won & HEART_MASK)"),
+        ("forced_lead_ignored", "    elif forced is not None:\n        legal = 1 << forced", "    elif 0:\n        legal = 1 << forced"),
+        ("trick1_points_only_none", "legal = legal & ~rules.point_mask or legal\n", "legal = legal & ~rules.point_mask\n"),
+        ("lowest_club_highest", "(clubs & -clubs).bit_length() - 1", "clubs.bit_length() - 1"),
+        ("given_leader_unchecked", "    if given is not None and given != holder:", "    if 0:"),
+        ("discard_called_play", 'verb = "lead" if led is None else "play" if card.suit == led else "discard"',
+         'verb = "lead" if led is None else "play"'),
+        ("already_played_unsaid", "            if card in self.played:\n", "            if 0:\n"),
+        ("not_in_deal_unsaid", "            if holder is None:\n                return f\"{seat} cannot play {card}: it is not",
+         "            if 0:\n                return f\"{seat} cannot play {card}: it is not"),
+        ("hand_over_trick_count", 'f"after trick {len(self.played) // 4}, the last', 'f"after trick {len(self.played) // 4 + 1}, the last'),
+        ("states_none_unbroken", 'leader, broken = Seat.of(leader0), rules.hearts_break == "none"',
+         "leader, broken = Seat.of(leader0), False"),
+        ("start_none_unbroken", '                   r.hearts_break == "none")', "                   False)"),
+        ("trick_points_uncounted", "+ self.rules.trick_points * tricks", ""),
+        ("moon_subtract_unsubtracted", '{"add": 0, "subtract": -M, "none": M}', '{"add": 0, "subtract": 0, "none": M}'),
+        ("moon_none_adds", '{"add": M, "subtract": 0, "none": 0}', '{"add": M, "subtract": 0, "none": M}'),
+        ("taken_by_one_seat", "return self.taken[seats[0]] | self.taken[seats[-1]]", "return self.taken[seats[0]]"),
+        ("fast_play_unchecked", "if bit & hands[seat] & legal_cards(self.rules", "if bit & hands[seat] & ~0 or legal_cards(self.rules"),
+        ("forced_every_trick", "None if played else forced)", "forced)"),
+        ("made_directly_empty", "        if any(self.hands) or self.trick or", "        if 1 or any(self.hands) or self.trick or"),
+        ("random_play_past_end", "            if p.is_over:\n                break", "            if 0:\n                break"),
+        ("trick_winner_of_three", "    for k in (1, 2, 3):\n        if trick[k]", "    for k in (1, 2):\n        if trick[k]"),
+        ("to_json_leader_now", '"leader": str(self.leader0)}', '"leader": str(self.leader)}'),
+        ("moon_state_north_first", "                if taker >= 0 and side != taker:", "                if taker > 0 and side != taker:"),
+        ("free_lead_holder_leads", '    if rules.first_lead == "free":\n', "    if 0:\n"),
     ]),
     # the deals a seat cannot tell apart (solver/sampling.py)
     *_faults("solver/sampling.py", SAMPLING_TESTS, [
@@ -367,6 +404,25 @@ FAULTS = [
         ("foot_quarter", "if 0 < total - points <= min(FOOT_MARGIN, total // 4):",
          "if 0 < total - points <= FOOT_MARGIN:"),
         ("moon_split", "end.moon_total <= 0 or state in (0, 7):", "end.moon_total <= 0 or state in (0,):"),
+        ("replay_wrong_starter_taken", "    if recorded.tricks and recorded.seat != start.to_move and any(",
+         "    if 0 and recorded.tricks and recorded.seat != start.to_move and any("),
+        ("replay_late_card_dropped", "            if late is not None:\n", "            if 0:\n"),
+        ("replay_over_called_missing", 'why = "the hand is over" if pos.is_over and not stopped else "a card is missing before it"',
+         'why = "a card is missing before it"'),
+        ("replay_past_gap", "            if stopped:\n                return Replay(start, tuple(cards), f\"trick {number}: {seat}'s",
+         "            if 0:\n                return Replay(start, tuple(cards), f\"trick {number}: {seat}'s"),
+        ("play_seat_never_leads", "        if play_seat is None:\n            raise PlayError('nobody",
+         "        if 1:\n            raise PlayError('nobody"),
+        ("given_leader_dropped", "    if leader is not None:\n        return Position.start(deal, rules, leader)",
+         "    if 0:\n        return Position.start(deal, rules, leader)"),
+        ("moon_report_lost_before", "steps[moon.last_forceable or 0]", "steps[(moon.last_forceable or 1) - 1]"),
+        ("moon_report_flags_before", "self.moon[s].forceable[k + 1] for s in Seat}", "self.moon[s].forceable[k] for s in Seat}"),
+        ("moon_shot_without_moon_rule", '    if end.rules.moon == "none" or end.moon_total <= 0 or state in (0, 7):',
+         "    if end.moon_total <= 0 or state in (0, 7):"),
+        ("foot_without_moon_rule", '    if total <= 0 or end.rules.moon == "none":', "    if total <= 0:"),
+        ("given_by_its_own_card", '"given_by": card(a - 1) if a > 0 else None', '"given_by": card(a) if a > 0 else None'),
+        ("segment_lost_before", '"lost_with": card(b) if b < len(self.cards) else None', '"lost_with": card(b - 1) if b < len(self.cards) else None'),
+        ("review_names_unsplit", "        cards = cards.split()\n", "        pass\n"),
     ]),
     # rule sets (solver/rules.py): the presets' values, the keys and their checks
     *_faults("solver/rules.py", RULES_TESTS, [
@@ -383,6 +439,40 @@ FAULTS = [
         ("whole_float_refused", "        if not (isinstance(v, float) and v.is_integer()):", "        if 1:"),
         ("shortest_every_setting", "if key not in (\"preset\", \"values\") and value != theirs[key])",
          "if key not in (\"preset\", \"values\"))"),
+        ("bool_takes_int", '    if not isinstance(v, bool):\n        raise RulesError(f"rule {key!r}: expected true',
+         '    if not isinstance(v, (bool, int)):\n        raise RulesError(f"rule {key!r}: expected true',
+         "Rules.__post_init__ refuses a number there too, in the same words"),
+        ("preset_case_in_object", "preset.strip().lower() not in PRESETS:", "preset not in PRESETS:"),
+        ("value_limit_shut", '    if abs(v) > VALUE_LIMIT:\n        raise RulesError(f"rule {what}',
+         '    if abs(v) >= VALUE_LIMIT:\n        raise RulesError(f"rule {what}'),
+        ("direct_values_range", "all(_is_int(v) and abs(v) <= VALUE_LIMIT for v in self.values)",
+         "all(_is_int(v) for v in self.values)"),
+        ("direct_trick_points_range", "if not (_is_int(self.trick_points) and abs(self.trick_points) <= VALUE_LIMIT):",
+         "if not _is_int(self.trick_points):"),
+        ("reach_trick_points_12", "+ 13 * abs(self.trick_points)", "+ 12 * abs(self.trick_points)"),
+        ("reach_signed_values", "reach = (sum(abs(v) for v in self.values)", "reach = (sum(v for v in self.values)"),
+        ("reach_moon_none", '{"add": 1, "subtract": 2}.get(self.moon, 0)', '{"add": 1, "subtract": 2}.get(self.moon, 1)'),
+        ("moon_total_every_card", "        return self.points_of(cards & self.point_mask)",
+         "        return self.points_of(cards)"),
+        ("to_json_always_dict", "return self.preset if self == Rules.parse(self.preset) else self.to_dict()",
+         "return self.to_dict()"),
+        ("dict_lists_every_value", "if self.values[c] != base.get(int(c), 0)}", "if self.values[c]}"),
+        ("shortest_suit_on_tie", "len(by_suit) < len(differ)", "len(by_suit) <= len(differ)"),
+        ("catalogue_bool_no_choices", 'return [False, True] if self.json_type == "boolean" else None',
+         "return None"),
+        ("values_key_unstripped", "k = card_letters(str(key).strip())", "k = card_letters(str(key))"),
+        ("direct_bool_unchecked",
+         '            if key.json_type == "boolean" and not isinstance(getattr(self, key.name), bool):',
+         "            if 0:"),
+        ("direct_values_any_length", "isinstance(self.values, tuple) and len(self.values) == 64",
+         "isinstance(self.values, tuple)"),
+        ("array_rules_a_preset", 'if text.startswith(("{", "[")):', 'if text.startswith("{"):'),
+        ("int_takes_bool", "    if isinstance(v, bool) or not isinstance(v, int):", "    if not isinstance(v, int):"),
+        ("catalogue_every_value", "{str(c): rules.values[c] for c in cards_of(DECK) if rules.values[c]}",
+         "{str(c): rules.values[c] for c in cards_of(DECK)}"),
+        ("describe_names_preset", 'for key, value in short.items() if key != "preset"]',
+         "for key, value in short.items()]"),
+        ("with_unknown_field_taken", "            if key not in _FIELDS:\n", "            if 0:\n"),
     ]),
     # deals, hands, cards and seats (solver/deal.py, cards.py)
     *_faults("solver/deal.py", DEAL_TESTS, [
@@ -393,11 +483,30 @@ FAULTS = [
         ("hand_low_first", "range(12, -1, -1) if lane >> r & 1", "range(13) if lane >> r & 1"),
         ("three_suits_a_hand", "    if len(suits) != 4:", "    if len(suits) > 4:"),
         ("ten_unread", 'ascii_upper(ranks).replace("10", "T")', "ascii_upper(ranks)"),
+        ("hand_bits_outside_deck", "            if hand & ~DECK or hand < 0:", "            if hand < 0:"),
+        ("deal_sizes_unchecked", "        if len(sizes) != 1:\n", "        if 0:\n"),
+        ("deal_no_cards_taken", "        if sizes == {0}:\n", "        if 0:\n"),
+        ("dash_dup_unchecked", "                if seen & h:\n                    raise DealError", "                if 0:\n                    raise DealError"),
+        ("two_dashes_taken", "        if len(missing) > 1:", "        if len(missing) > 2:"),
+        ("random_negative_seed", "            if rng < 0:\n", "            if 0:\n"),
+        ("deal_list_kept", '        object.__setattr__(self, "hands", hands)   # a list', '        pass   # a list'),
+        ("deal_bool_hand", "all(isinstance(h, int) and not isinstance(h, bool) for h in hands)", "all(isinstance(h, int) for h in hands)"),
+        ("hand_five_suits", '    if len(suits) != 4:\n        raise DealError(f"hand', '    if len(suits) < 4:\n        raise DealError(f"hand'),
+        ("deal_unknown_first_seat", '                first = Seat.parse(t[0])\n            except CardError:', '                first = Seat.parse(t[0])\n            except KeyError:'),
     ]),
     *_faults("solver/cards.py", DEAL_TESTS, [
         ("suit_last_unread", "        elif len(t) >= 2 and t[-1] in SUITS:", "        elif 0:"),
         ("partner_next", "        return _SEAT_ORDER[(self + 2) % 4]", "        return _SEAT_ORDER[(self + 1) % 4]"),
         ("seat_case", "        t = ascii_upper(str(text).strip())", "        t = str(text).strip()"),
+        ("card_ten_unread", 'rank = "T" if rank == "10" else rank', "rank = rank"),
+        ("seat_number_4", "and not isinstance(seat, bool) and 0 <= seat < 4:", "and not isinstance(seat, bool) and 0 <= seat < 5:"),
+        ("seat_bool_taken", "and not isinstance(seat, bool) and 0 <= seat < 4:", "and 0 <= seat < 4:"),
+        ("index_rank_13", "index & 15 >= 13:", "index & 15 > 13:"),
+        ("variation_kept", "            **{ord(v): None for v in VARIATIONS}}", "            }"),
+        ("cards_low_first", "            rank = lane.bit_length() - 1\n            yield", "            rank = (lane & -lane).bit_length() - 1\n            yield"),
+        ("rank_substring", "        if len(rank) != 1 or rank not in RANKS:", "        if rank not in RANKS:"),
+        ("card_bad_suit_number", "ok = not isinstance(suit, str) and 0 <= suit < 4 and 0 <= rank < 13",
+         "ok = not isinstance(suit, str) and 0 <= suit < 4 and 0 <= rank < 16"),
     ]),
     # hand records (solver/pbn.py): inheritance, deals, play, passing, the Hearts tags
     *_faults("solver/pbn.py", RECORD_TESTS, [
@@ -625,6 +734,31 @@ FAULTS = [
         ("nothing_done_kept", "        if self.created and records == 0:\n", "        if 0:\n"),
         ("ended_run_checkpoint_kept", "        if self.replaced:       # (stopped as it ended: OUT is whole)\n            with suppress(OSError):\n                os.unlink(self.state_path)\n",
          "        if self.replaced:       # (stopped as it ended: OUT is whole)\n            with suppress(OSError):\n                pass\n"),
+        ("other_format_taken", 'if not isinstance(state, dict) or state.get("hearts-dd checkpoint") != FORMAT:',
+         "if not isinstance(state, dict):"),
+        ("digests_unchecked", '                    not all(isinstance(state.get(k), str) for k in ("input_sha256", "output_sha256")) or \\\n',
+         "                    False or \\\n"),
+        ("run_field_unchecked", '                    not isinstance(state.get("run"), dict) or \\\n', "                    False or \\\n"),
+        ("nesting_bomb_traceback", "        except (OSError, ValueError, RecursionError) as e:     # (json's",
+         "        except (OSError, ValueError) as e:     # (json's"),
+        ("sidecar_link_traceback", '        except OSError as e:\n            raise self._refuse(f"cannot read it',
+         '        except KeyError as e:\n            raise self._refuse(f"cannot read it'),
+        ("difference_unnamed", "differs = [f\"{_WHAT.get(k, k)} {_shown(", "differs = [f\"{k} {_shown("),
+        ("missing_data_created", "(os.O_CREAT if self.created else 0)", "os.O_CREAT"),
+        ("stale_data_kept", "                os.ftruncate(fd, 0)\n", "                pass\n",
+         "begin cuts the data back to the bytes the checkpoint holds, none, before any is written"),
+        ("data_mode_unset", "                os.fchmod(fd, mode)\n", "                pass\n"),
+        ("fewer_inputs_unsaid", "            if record is None:\n                raise self._refuse(f\"the inputs hold",
+         "            if record is None:\n                break\n                raise self._refuse(f\"the inputs hold"),
+        ("tail_from_start", 'held["bytes"] - min(held["bytes"], TAIL))', "0)"),
+        ("errors_uncounted", 'd.errors + (result["error"] is not None)', "d.errors"),
+        ("failed_save_unraised", "                if self.failed is not None:\n                    raise self.failed",
+         "                if 0:\n                    raise self.failed"),
+        ("never_saved_while_running", "            if self._dirty:\n                try:", "            if 0:\n                try:"),
+        ("stop_unsaved", "        if self.verified and self.failed is None:\n", "        if 0:\n"),
+        ("refused_said_kept", "        if self.refused:\n            return None", "        if 0:\n            return None"),
+        ("kept_always_plural", "record{'s' if records != 1 else ''} kept", "records kept"),
+        ("setting_shown_raw", '        return "on" if value else "off"', "        return str(value)"),
     ]),
     # the command line (solver/cli.py) and the HTTP API (api/)
     *_faults("solver/cli.py", CLI_TESTS, [
@@ -687,6 +821,11 @@ FAULTS = [
         ("earlier_limits_kept", "    solver.thread_limits = (None, None)\n", "    pass\n"),
         ("node_limit_dropped", '                  config["SOLVER_NODE_LIMIT"])', "                  0)"),
         ("client_gone_unmarked", "                environ[CLIENT_GONE_KEY] = True\n", "                pass\n"),
+        ("fairlock_unheld_release", '            if not self._held:\n                raise RuntimeError', '            if 0:\n                raise RuntimeError'),
+        ("fairlock_stopped_waiter_kept", "                    self._waiters.remove(handed)\n", "                    pass\n"),
+        ("budget_seconds_ignored", 'config["SOLVER_TIME_LIMIT"] if seconds is None else seconds', 'config["SOLVER_TIME_LIMIT"]'),
+        ("client_gone_uncancelled", "                solver.cancel(caller)       # (again", "                pass       # (again"),
+        ("heartbeats_unsent", "    for beat in _heartbeats:\n        beat()", "    for beat in _heartbeats:\n        pass"),
     ]),
     # the answers as given (solver/results.py, report.py, position_lines.py) and bad input's words
     *_faults("solver/results.py", ANSWER_TESTS, [
@@ -843,6 +982,17 @@ FAULTS = [
         ("nan_read", "return json.loads(text, parse_constant=_not_json, parse_float=_finite)",
          "return json.loads(text, parse_float=_finite)"),
         ("long_messages_whole", "    if len(message) <= limit:", "    if len(message) <= 2 * limit:"),
+        ("json_bool_a_number", '    if isinstance(value, bool):\n        return "boolean"', '    if 0:\n        return "boolean"'),
+        ("json_lines_column_only", "if lines or e.lineno > 1", "if e.lineno > 1"),
+        ("json_at_twice", 'if e.msg.endswith(" at") else', "if 0 else"),
+        ("utf8_byte_from_0", "(byte {e.start + 1})", "(byte {e.start})"),
+        ("json_nesting_traceback", "    except RecursionError:\n        raise JsonError", "    except ZeroDivisionError:\n        raise JsonError"),
+        ("json_digits_traceback", "    except ValueError:      # int's limit", "    except ZeroDivisionError:      # int's limit"),
+        ("json_infinity_taken", "    if math.isinf(value):\n", "    if 0:\n"),
+        ("show_huge_int_whole", "value.bit_length() > 128:", "value.bit_length() > 100000:"),
+        ("show_json_uncut", "    return text if len(text) <= limit else text[:limit - 1]", "    return text if 1 else text[:limit - 1]"),
+        ("hearts_error_unshortened", "            args = (shortened(args[0]),)\n", "            pass\n"),
+        ("detail_word_prefix", r'rf"^{re.escape(self.field)}\b:? ?"', r'rf"^{re.escape(self.field)}:? ?"'),
     ]),
     *_faults("solver/bounded_lines.py", LINES_TESTS, [
         ("line_at_limit_cut", "if len(line) <= limit or line.endswith(newline):",
@@ -865,7 +1015,22 @@ FAULTS = [
         ("tally_never_ends", "            self.ended = True\n", "            pass\n"),
         ("os_error_unnamed", "return f\"{e.filename or ''}: {e.strerror or e}\".lstrip(\": \")",
          "return f\"{e.strerror or e}\""),
+        ("proc_self_fd_unnamed", 'r"/(?:dev/fd|proc/self/fd)/(\\d+)"', 'r"/dev/fd/(\\d+)"'),
+        ("seconds_negative_taken", "        super().__init__(0)\n", "        super().__init__()\n"),
+        ("dumb_terminal_live", '    return sys.stderr.isatty() and os.environ.get("TERM") != "dumb"',
+         "    return sys.stderr.isatty()"),
+        ("count_ahead_partial", "        if not isinstance(path, str) or not countable(path):\n            return None",
+         "        if not isinstance(path, str) or not countable(path):\n            continue"),
+        ("ascii_unknown_dropped", '_ASCII.get(ch, "?")', '_ASCII.get(ch, "")'),
+        ("output_whole_any_handler", "        if signal.getsignal(signum) in stop_handlers:", "        if 1:"),
+        ("messages_raise", "        except OSError:\n            return len(data)", "        except OSError:\n            raise"),
+        ("foreign_sigurg_raises", "        if seen:        # (not a SIGURG", "        if 1:        # (not a SIGURG"),
+        ("stdout_epipe_a_line", "    if e.errno == errno.EPIPE:\n        sys.exit(PIPE_STATUS)", "    if 0:\n        sys.exit(PIPE_STATUS)"),
+        ("tally_never_counts", "        self.taken += 1\n", "        pass\n"),
+        ("rules_option_traceback", "    except HeartsError as e:\n        fail(f\"--rules: {e}\")", "    except KeyError as e:\n        fail(f\"--rules: {e}\")"),
     ]),
+    # (no fault may let ``-o`` or ``--resume`` replace what is not a regular file: the tests
+    # name /dev/null, which a run as root then replaced with a file of the output)
     *_faults("solver/cli_records.py", COMMAND_TESTS, [
         ("status_ignores_inputs", "return 1 if failed or unreadable or gameless else 0", "return 1 if failed else 0"),
         ("sources_unnamed", "                    if len(paths) > 1:\n", "                    if len(paths) > 2:\n"),
@@ -874,6 +1039,33 @@ FAULTS = [
         ("resume_any_review", '"review": options.review,', ""),
         ("resume_to_stdout", 'if path in (None, "-") or descriptor_named(path) is not None:\n        fail("--resume',
          'if path is None:\n        fail("--resume'),
+        ("unreadable_input_ends_all", "            unreadable.append(path)\n            continue",
+         "            unreadable.append(path)\n            return"),
+        ("record_index_per_file", "read_records(stream, first_index=index):", "read_records(stream, first_index=0):"),
+        ("new_output_private", "os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())",
+         "os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o600)"),
+        ("output_mode_not_kept", "os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())",
+         "os.fchmod(fd, 0o666 & ~_umask())"),
+        ("failed_output_part_kept", "            if tmp is not None:\n                with suppress(OSError):\n                    os.unlink(tmp)\n        if tmp",
+         "            if tmp is not None:\n                pass\n        if tmp"),
+        ("planted_link_followed", '        if foreign:\n            return step, f"symbolic link {step}"',
+         '        if 0:\n            return step, f"symbolic link {step}"'),
+        ("planted_pipe_taken", '            if foreign and not todo and stat.S_ISFIFO(st.st_mode):',
+         "            if 0:"),
+        ("dask_blank_taken", "    if dask is not None and not dask.strip():\n", "    if 0:\n"),
+        ("annotated_counts_all", '                        annotated += result["players"] is not None',
+         "                        annotated += 1"),
+        ("pipe_output_buffered", "        as_done = on_terminal or is_pipe(out)", "        as_done = on_terminal"),
+        ("reader_gone_after_all_raises", "        if not (inputs.ended and records == inputs.taken):\n            raise",
+         "        if 1:\n            raise"),
+        ("resume_time_limit_unchecked", '"time_limit": options.time_limit,\n', "\n"),
+        ("resume_names_unchecked", "    if len(inputs) > 1:         # (each record", "    if 0:         # (each record"),
+        ("resume_kept_unsaid", "            if kept:\n                echo(kept, err=True)",
+         "            if 0:\n                echo(kept, err=True)"),
+        ("stdin_named_dash", '        name = "standard input" if path == "-" else path', "        name = path"),
+        ("summary_inputs_lost_unsaid", '    lost = f", {counted(len(unreadable), \'input\')} not read to the end" if unreadable else ""',
+         '    lost = ""'),
+        ("planted_folder_owner_foreign", "st.st_uid not in (os.geteuid(), folder.st_uid))", "st.st_uid != os.geteuid())"),
     ]),
     *_faults("solver/cli_serve.py", SERVE_TESTS, [
         ("ipv6_unbracketed", 'bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"', 'bind = f"{host}:{port}"'),

@@ -35,7 +35,7 @@ def test_spellings_from_the_spec(text: str, card: str) -> None:
     assert str(Card.parse(text)) == card
 
 
-@pytest.mark.parametrize("text", ["", "S", "X5", "S1", "S11", "SS", "HZ", "5", "♠"])
+@pytest.mark.parametrize("text", ["", "S", "X5", "S1", "S11", "SS", "HZ", "5", "♠", "SJQ", "AKH"])
 def test_unreadable_cards_raise_a_message_naming_them(text: str) -> None:
     with pytest.raises(CardError) as err:
         Card.parse(text)
@@ -92,10 +92,10 @@ def test_anything_else_is_no_seat(given: object) -> None:
         Seat.of(given)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("index", [True, 1.0, "17", -1, 13, 64, 10 ** 50])
+@pytest.mark.parametrize("index", [True, 1.0, "17", -1, 13, 15, 64, 10 ** 50])
 def test_an_index_that_is_no_card_is_an_error(index: object) -> None:
     """``True`` was the three of spades, and 1.0 a TypeError about ``>>``."""
-    with pytest.raises(CardError, match="no card with"):
+    with pytest.raises(CardError, match="no card with index"):
         Card.from_index(index)  # type: ignore[arg-type]
 
 

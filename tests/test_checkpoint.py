@@ -370,6 +370,37 @@ def test_a_checkpoint_of_other_inputs_is_refused_and_left_as_it_is(tmp_path, inp
              "b.pbn, not ")
 
 
+def test_inputs_that_end_before_the_records_it_holds_are_refused_saying_so(tmp_path, inputs):
+    out, kept = _checkpointed(tmp_path, inputs)
+    for path in inputs:             # (the same files, cut to their first games)
+        games = Path(path).read_bytes().split(b"\n\n")
+        Path(path).write_bytes(b"\n\n".join(games[:2]) + b"\n\n")
+    held = 0
+    for path in inputs:
+        with open(path, "rb") as f:
+            held += len(list(read_records(f)))
+    assert 0 < held < 5
+    _refused(run(*inputs, "-o", str(out), "--resume"), out, kept,
+             f"the inputs hold {held} records, fewer than the 5 it holds")
+
+
+def test_a_data_file_left_without_its_checkpoint_is_written_over_from_the_start(tmp_path, inputs):
+    """(its checkpoint removed by hand, say): none of it is kept, past the new output's end
+    either."""
+    out = tmp_path / "out.jsonl"
+    Path(f"{out}.part").write_bytes(b"stale\n" * 100_000)
+    p = run(*inputs, "-o", str(out), "--resume")
+    assert p.returncode == 0 and out.read_bytes() == run(*inputs).stdout
+
+
+def test_a_resumable_run_s_output_has_the_permissions_of_the_file_it_replaces(tmp_path, inputs):
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    assert run(*inputs, "-o", str(out), "--resume").returncode == 0
+    assert out.stat().st_mode & 0o777 == 0o640 and len(out.read_bytes().splitlines()) == 27
+
+
 def test_an_input_touched_or_copied_since_is_resumed_by_its_content(tmp_path, inputs):
     """The check is by content: a time stamp that changed (a copy, a touch) is no reason to
     throw hours of work away."""
@@ -400,6 +431,10 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
                         (["--no-review"], ["--review/--no-review on, not off"]),
                         (["--time-limit", "5"], ["--time-limit 0.0, not 5.0"])):
         _refused(run(*inputs, "-o", str(out), "--resume", *more), out, kept, *words)
+    # the same files by other names, which each record of several inputs gives
+    (tmp_path / "link").symlink_to(tmp_path)
+    renamed = [str(tmp_path / "link" / Path(p).name) for p in inputs]
+    _refused(run(*renamed, "-o", str(out), "--resume"), out, kept, f"link/b.pbn): give the same inputs")
     state = json.loads(kept[".checkpoint"][:kept[".checkpoint"].rindex(b"}") + 1])
     state["run"]["version"] = "0.0.1"
     Path(f"{out}.checkpoint").write_text(json.dumps(state))
@@ -422,6 +457,12 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
      b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),   # its summary said 2
     (b'{"hearts-dd checkpoint": 2, "records": true, "annotated": 0, "errors": 0, "bytes": 0, '
      b'"input_sha256": "", "output_sha256": "", "run": {}}', "a field is missing or bad"),
+    (b'{"hearts-dd checkpoint": 2, "records": 0, "annotated": 0, "errors": 0, "bytes": 0, '
+     b'"input_sha256": "", "run": {}}', "a field is missing or bad"),     # (no data's hash)
+    (b'{"hearts-dd checkpoint": 2, "records": 0, "annotated": 0, "errors": 0, "bytes": 0, '
+     b'"input_sha256": 0, "output_sha256": "", "run": {}}', "a field is missing or bad"),
+    (b'{"hearts-dd checkpoint": 2, "records": 0, "annotated": 0, "errors": 0, "bytes": 0, '
+     b'"input_sha256": "", "output_sha256": "", "run": []}', "a field is missing or bad"),
     (b"[" * 100_000, "nested too deeply")])     # (was a traceback)
 def test_an_unreadable_checkpoint_is_one_line_and_left_as_it_is(tmp_path, inputs, content, why):
     out, _ = _checkpointed(tmp_path, inputs)
@@ -544,6 +585,23 @@ def _written(tmp_path: Path, count: int, written: int | None = None) -> tuple[st
     for record in records[:written]:
         write(record, {"players": {}, "error": None})
     return target, cp, records
+
+
+def test_a_checkpoint_its_thread_could_not_save_fails_the_next_record(tmp_path):
+    """(a full disk, say): the run stops with the error, not going on with no checkpoint."""
+    target, cp, records = _written(tmp_path, 3, 1)
+    cp.failed = OSError(28, "No space left on device")
+    write = cp.writing(lambda record, result: cp.out.write(b"x\n"))
+    with pytest.raises(OSError, match="No space left on device"):
+        write(records[1], {"players": {}, "error": None})
+    assert cp.done.records == 1 and cp.done.bytes == 2
+    cp.keep()
+
+
+def test_a_stopped_run_says_how_many_records_it_keeps(tmp_path):
+    target, cp, _ = _written(tmp_path, 3, 1)
+    assert cp.keep() == (f"hearts-dd: 1 record kept in {target}.part (and out.jsonl.checkpoint): run "
+                         "the same command again to go on from there")
 
 
 def test_checkpoints_are_saved_once_a_second_not_once_a_record(tmp_path, monkeypatch):

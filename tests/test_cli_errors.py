@@ -96,6 +96,8 @@ def test_a_forked_case_is_the_command_run_anew(forker: Forker) -> None:
                  ["error: analyze --samples: --known: card SK of E", "N's own hand"],
                  id="known card the mover holds"),
     pytest.param(["--deal", DEAL, "--samples", "0"], ["--samples", "1<=x<=10000"], id="no samples"),
+    pytest.param(["--deal", DEAL, "--time-limit", "-1"], ["--time-limit", "-1.0 is not in the range x>=0"],
+                 id="negative time limit"),
     pytest.param(["--deal", DEAL, "--samples", "2", "--seed", str(2 ** 63)], ["--seed", "0<=x<=9223372036854775807"],
                  id="seed past the API's"),
     pytest.param(["--deal", DEAL, "--play", " ".join(["C2 CA C5 C4"]) + " " + "XX", "--samples", "3"],

@@ -428,6 +428,30 @@ def test_a_stop_once_the_output_is_renamed_into_place_is_ignored(tmp_path, when,
     assert sorted(q.name for q in tmp_path.iterdir()) == ["in.pbn", "out.jsonl"]
 
 
+def test_a_whole_output_ignores_the_command_s_own_stops_and_keeps_others_handlers(monkeypatch):
+    """A program or test that runs the command in its own process keeps its handlers."""
+    from solver import cli_common
+    from solver.batch import STOP_SIGNALS
+
+    def own(signum, frame):
+        pass
+
+    def theirs(signum, frame):
+        pass
+
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    monkeypatch.setattr(cli_common, "stop_handlers", {own})
+    try:
+        signal.signal(signal.SIGINT, own)
+        signal.signal(signal.SIGTERM, theirs)
+        cli_common.output_whole()
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is theirs
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
 def test_output_through_a_link_replaces_the_file_it_names_with_its_permissions(tmp_path):
     real = tmp_path / "real.jsonl"
     real.write_text("old\n")
@@ -595,10 +619,12 @@ def test_a_failed_write_is_one_line_and_leaves_nothing_behind(tmp_path):
     assert sorted(x.name for x in tmp_path.iterdir()) == ["small.pbn"]
 
 
-def test_an_unreadable_input_is_reported_and_the_others_are_annotated():
+@pytest.mark.parametrize("inputs", [[str(SAMPLE), "/proc/self/mem"], ["/proc/self/mem", str(SAMPLE)]])
+def test_an_unreadable_input_is_reported_and_the_others_are_annotated(inputs):
+    """Those after it too."""
     if not Path("/proc/self/mem").exists():
         pytest.skip("needs /proc/self/mem, a file that fails to read")
-    p = run("annotate", str(SAMPLE), "/proc/self/mem", "-j", "1")
+    p = run("annotate", *inputs, "-j", "1")
     assert p.returncode == 1
     assert len(p.stdout.decode().splitlines()) == 5                       # the sample's records
     first, last = p.stderr.decode().strip().splitlines()
@@ -907,6 +933,16 @@ def test_output_is_not_written_through_another_users_link_or_pipe_in_a_shared_di
     own.symlink_to(victim)
     p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(own))
     assert p.returncode == 0 and own.is_symlink() and victim.read_text().startswith('{"index": 0')
+    # and, as the kernel follows it, a link of the shared directory's own owner
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    theirs.chmod(0o1777)
+    os.chown(theirs, nobody, nobody)
+    target = tmp_path / "target.jsonl"
+    (theirs / "out.jsonl").symlink_to(target)
+    os.chown(theirs / "out.jsonl", nobody, nobody, follow_symlinks=False)
+    p = run("annotate", str(SAMPLE), "-j", "1", "--no-review", "-o", str(theirs / "out.jsonl"))
+    assert p.returncode == 0 and target.read_text().startswith('{"index": 0')
 
 
 #: ``hearts-dd ARGS...`` with a symbolic link ``OUT -> VICTIM`` planted right after the check

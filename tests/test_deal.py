@@ -69,7 +69,7 @@ def test_smaller_deals_with_equal_hands_are_deals() -> None:
     ("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.4", ["W=12", "same number"]),
     ("X:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J95 J865.AQ92.KT8.T4", ["first seat", "'X'"]),
     ("N:... ... ... ...", ["no cards"]),
-    ("N:A... - - K...", ["'-'"]),
+    ("N:A... - - K...", ["only one hand may be '-'"]),
     # a '-' hand is what the other three lack: they must be whole and apart
     ("N:KQT2.8653.A7.K32 A.KJT.9654.AQ876 9743.74.QJ32.J9 -", ["'-' hand", "13 cards"]),
     ("N:KQT2.8653.A7.K32 - KQT2.8653.A7.K32 A.KJT.9654.AQ876", ["deal 'N:KQT2", "SK", "twice"]),

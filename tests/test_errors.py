@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.errors import (MAX_MESSAGE, DealError, HeartsError, error_line, printable, printable_json,
-                           shortened)
+from solver.errors import (MAX_MESSAGE, DealError, HeartsError, JsonError, error_line, json_type,
+                           printable, printable_json, read_json, shortened, show_json)
 from strategies import PROPERTY
 
 #: The characters ``printable`` escapes, as its docstring lists them: C0 and C1 controls and
@@ -28,6 +28,28 @@ def test_printable_escapes_exactly_the_controls_and_the_bidi_and_line_characters
             assert printable(c) == (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"), hex(code)
         else:
             assert printable(c) == c, hex(code)
+
+
+@pytest.mark.parametrize("text, name", [("null", "null"), ("true", "boolean"), ("false", "boolean"),
+                                        ("0", "number"), ("1.5", "number"), ('"x"', "string"),
+                                        ("[]", "array"), ("{}", "object")])
+def test_a_parsed_value_s_type_is_named_as_json_names_it(text: str, name: str) -> None:
+    """(a boolean is an int to Python: named a number, "expected an object, got number" for
+    ``true`` misled)"""
+    assert json_type(json.loads(text)) == name
+
+
+def test_bytes_not_utf8_are_named_by_their_place_from_1() -> None:
+    """(as columns are counted)"""
+    with pytest.raises(JsonError, match=r"^not UTF-8 text \(byte 3\)$"):
+        read_json(b'{"\xff": 1}')
+
+
+@pytest.mark.parametrize("value, shown", [(10 ** 500, "a number of about 501 digits"),
+                                          (2 ** 127, "170141183460469231731687303715884105728"),
+                                          (True, "true"), ("x" * 50, '"' + "x" * 38 + "…")])
+def test_a_value_is_shown_as_json_and_a_huge_number_by_its_digits(value: object, shown: str) -> None:
+    assert show_json(value) == shown
 
 
 @PROPERTY

@@ -101,6 +101,17 @@ def test_a_position_made_directly_from_its_cards_is_the_played_one(
 
 
 @PROPERTY
+@given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.integers(0, 52), st.randoms())
+def test_a_position_s_json_is_the_request_that_makes_it_again(
+        deal: Deal, spec: dict, leader: Seat, cards: int, rng: random.Random) -> None:
+    """Its ``leader`` is trick 1's, as a request gives it, not the current trick's."""
+    pos = start(deal, Rules.parse(spec), leader)[0].random_play(rng, cards)
+    out = pos.to_json()
+    again = Position.from_play(Deal.parse(out["deal"]), out["rules"], out["play"], out["leader"])
+    assert again == pos and again.hands == pos.hands and again.leader == pos.leader
+
+
+@PROPERTY
 @given(deals(), rule_specs(), st.sampled_from(list(Seat)), st.data())
 def test_an_illegal_card_names_card_seat_and_trick(
         deal: Deal, spec: dict, leader: Seat, data: st.DataObject) -> None:
@@ -148,6 +159,17 @@ def test_illegal_play_messages(play: str, words: list[str]) -> None:
         Position.from_play(SAMPLE, Rules(), play)
     for word in words:
         assert word in str(err.value)
+
+
+@pytest.mark.parametrize("play, message", [
+    ("C2", "trick 1: N cannot play C2: it is not in the deal"),
+    ("SA SK SQ SJ HA", "after trick 1, the last: no one can play HA: the hand is already over"),
+])
+def test_a_card_outside_an_endgame_deal_or_past_its_end_is_refused_saying_so(play: str, message: str) -> None:
+    deal = Deal.parse("N:A... K... Q... J...")
+    with pytest.raises(PlayError) as err:
+        Position.from_play(deal, {"first_lead": "free"}, play, leader="N")
+    assert str(err.value) == message
 
 
 def test_no_points_on_the_first_trick_unless_nothing_else() -> None:

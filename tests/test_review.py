@@ -147,6 +147,9 @@ def test_the_moon_report_names_each_card_and_the_one_that_lost_a_moon(solver):
             trick, by, card = line.lost_with
             assert lost == {"index": line.last_forceable, "trick": trick, "seat": str(by), "card": str(card)}
     assert got["lost"]["E"] == {"index": 0, "trick": 1, "seat": "E", "card": "C4"}
+    # (handed back to E by the seventh card, S9; E's SQ, the eighth, loses it for good)
+    later = review(solver, start, "C4 C9 ST C2 D8 D7 S9 SQ".split(), costs=False).moon_report()
+    assert later["lost"]["E"] == {"index": 7, "trick": 2, "seat": "E", "card": "SQ"}
 
 
 def test_shot_the_foot(solver):

@@ -98,6 +98,11 @@ def test_the_description_names_the_values_that_rebuild_the_rules(spec: dict) -> 
     assert (f"values={json.dumps(values)}" in rules.describe()) is bool(values)
 
 
+def test_the_description_is_the_preset_then_what_differs_from_it() -> None:
+    assert Rules.parse({"preset": "omnibus", "moon": "none"}).describe() == 'omnibus with moon="none"'
+    assert Rules.parse({"preset": "Spot"}).describe() == "spot"
+
+
 @PROPERTY
 @given(rule_specs())
 def test_every_valid_rule_object_parses_and_round_trips(spec: dict) -> None:
@@ -247,6 +252,8 @@ def test_a_setting_s_words_are_read_in_any_case_and_spacing(spec: dict, field: s
     ({"trick_points": 2.5}, "rule trick_points: expected an integer"),
     ({"first_trick_points": 1}, "expected true or false"),
     ({"values": (1,) * 63}, "rule values: expected 64 integers"),
+    ({"values": (VALUE_LIMIT + 1,) + (0,) * 63}, f"rule values: expected 64 integers in -{VALUE_LIMIT}..{VALUE_LIMIT}"),
+    ({"trick_points": -VALUE_LIMIT - 1}, f"rule trick_points: expected an integer in -{VALUE_LIMIT}..{VALUE_LIMIT}"),
     ({"preset": "nonsense"}, "rule 'preset': unknown value"),
 ])
 def test_rules_made_directly_are_checked_as_parsed_ones(change: dict, words: str) -> None:
@@ -300,6 +307,31 @@ def test_the_catalogue_is_a_new_object_each_call() -> None:
     assert again["presets"]["omnibus"]["rules"]["values"]["DJ"] == -10 and list(again["keys"]) == list(KEYS)
     assert all(key["standard"] == Rules().to_dict()[name] or name == "values"
                for name, key in again["keys"].items())
+
+
+def test_the_catalogue_lists_each_preset_s_point_cards_and_each_key_s_choices() -> None:
+    """A preset's ``values`` are its cards of non-zero value; a boolean key's choices are
+    false and true, as a front end offers them."""
+    standard = catalogue()["presets"]["standard"]["rules"]["values"]
+    assert standard == {**{str(h): 1 for h in HEARTS}, "SQ": 13}
+    assert catalogue()["presets"]["bridge"]["rules"]["values"] == {}
+    keys = catalogue()["keys"]
+    assert keys["partnership"]["choices"] == keys["first_trick_points"]["choices"] == [False, True]
+    assert keys["trick_points"]["choices"] is None and keys["moon"]["choices"] == ["add", "subtract", "none"]
+
+
+@pytest.mark.parametrize("values, shortest", [
+    ({"SQ": 0}, {"values": {"SQ": 0}}),          # (one card or its suit: the card, as given)
+    ({"S": 1, "SA": 2}, {"values": {"S": 1, "SA": 2}}),   # (13 cards or 2 keys: the suit)
+    ({"H": 2, "HA": 5}, {"values": {"H": 2, "HA": 5}}),
+])
+def test_the_shortest_form_names_a_suit_only_where_that_is_shorter(values: dict, shortest: dict) -> None:
+    assert Rules.parse({"values": values}).shortest() == shortest
+
+
+def test_a_value_s_suit_or_card_key_is_read_with_spaces_around_it() -> None:
+    rules = Rules.parse({"values": {" h ": 2, " sq": 5}})
+    assert rules.value("H2") == 2 and rules.value("SQ") == 5
 
 
 
