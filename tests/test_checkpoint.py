@@ -434,7 +434,7 @@ def test_a_checkpoint_of_other_options_is_refused_and_left_as_it_is(tmp_path, in
     # the same files by other names, which each record of several inputs gives
     (tmp_path / "link").symlink_to(tmp_path)
     renamed = [str(tmp_path / "link" / Path(p).name) for p in inputs]
-    _refused(run(*renamed, "-o", str(out), "--resume"), out, kept, f"link/b.pbn): give the same inputs")
+    _refused(run(*renamed, "-o", str(out), "--resume"), out, kept, "link/b.pbn): give the same inputs")
     state = json.loads(kept[".checkpoint"][:kept[".checkpoint"].rindex(b"}") + 1])
     state["run"]["version"] = "0.0.1"
     Path(f"{out}.checkpoint").write_text(json.dumps(state))

@@ -23,6 +23,8 @@ import pytest
 from benchmarks.record_files import endgame_file
 from signals import (WHOLE_THEN_STOPPED, Fed, as_in_a_terminal, blocking, finished, output_begun,
                      reader_left)
+from solver import cli_common
+from solver.batch import STOP_SIGNALS
 from solver.bounded_lines import MAX_LINE
 from solver.pbn import ANNOTATION_TAGS, read_records
 from terminal import open_terminal, shown
@@ -430,9 +432,6 @@ def test_a_stop_once_the_output_is_renamed_into_place_is_ignored(tmp_path, when,
 
 def test_a_whole_output_ignores_the_command_s_own_stops_and_keeps_others_handlers(monkeypatch):
     """A program or test that runs the command in its own process keeps its handlers."""
-    from solver import cli_common
-    from solver.batch import STOP_SIGNALS
-
     def own(signum, frame):
         pass
 
